@@ -1,0 +1,93 @@
+// swift-tools-version:6.0
+//
+// PhotoLib: Apple's PhotoKit photo-library model, served over the network.
+// Data flows one way: bytes → frames → messages → values → handlers → library → events,
+// and each target below imports only the targets beneath it.
+import PackageDescription
+
+let package = Package(
+    name: "PhotoLib",
+    platforms: [.macOS(.v14)],
+    products: [
+        .library(name: "PhotoLibClient", targets: ["PhotoLibClient"]),
+        .executable(name: "photolibd", targets: ["photolibd"]),
+        .executable(name: "photolib", targets: ["photolib"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-crypto", "3.0.0"..<"5.0.0"),
+    ],
+    targets: [
+        // MARK: System libraries (Debian -dev packages) and C shims.
+        .systemLibrary(
+            name: "CSQLite", pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(
+            name: "CProtobufC", pkgConfig: "libprotobuf-c",
+            providers: [.apt(["libprotobuf-c-dev"])]),
+        .target(
+            name: "CPhotoLibProto", dependencies: ["CProtobufC"],
+            exclude: ["version.txt"]),
+        .target(
+            name: "CPhotoLibJPEG",
+            linkerSettings: [.linkedLibrary("jpeg")]),
+        .target(
+            name: "CPhotoLibExif",
+            linkerSettings: [.linkedLibrary("exif")]),
+
+        // MARK: Swift modules, lowest first.
+        .target(name: "PhotoLibCore"),
+        .target(name: "PhotoLibTestSupport", dependencies: ["PhotoLibCore"], path: "Tests/PhotoLibTestSupport"),
+        .target(name: "PhotoLibWire", dependencies: ["PhotoLibCore", "CPhotoLibProto"]),
+        .target(name: "PhotoLibNet"),
+        .target(
+            name: "PhotoLibImaging",
+            dependencies: ["CPhotoLibJPEG", "CPhotoLibExif"]),
+        .target(
+            name: "PhotoLibStore",
+            dependencies: [
+                "PhotoLibCore", "CSQLite",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]),
+        .target(
+            name: "PhotoLibServer",
+            dependencies: [
+                "PhotoLibCore", "PhotoLibWire", "PhotoLibNet", "PhotoLibStore", "PhotoLibImaging",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+        .target(
+            name: "PhotoLibClient",
+            dependencies: ["PhotoLibCore", "PhotoLibWire", "PhotoLibNet"]),
+        .executableTarget(
+            name: "photolibd",
+            dependencies: [
+                "PhotoLibServer", "PhotoLibStore", "PhotoLibImaging",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+        .executableTarget(
+            name: "photolib",
+            dependencies: [
+                "PhotoLibClient",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+
+        // MARK: Tests mirror the modules.
+        .testTarget(name: "PhotoLibCoreTests", dependencies: ["PhotoLibCore"]),
+        .testTarget(name: "PhotoLibWireTests", dependencies: ["PhotoLibWire", "PhotoLibCore"]),
+        .testTarget(name: "PhotoLibImagingTests", dependencies: ["PhotoLibImaging", "PhotoLibTestSupport"]),
+        .testTarget(name: "PhotoLibStoreTests", dependencies: ["PhotoLibStore", "PhotoLibCore", "PhotoLibTestSupport"]),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["PhotoLibClient", "PhotoLibCore", "PhotoLibTestSupport"],
+            exclude: []),
+    ]
+)
+
+// Language settings shared by every Swift target.
+for target in package.targets where target.type != .system && !target.name.hasPrefix("C") {
+    var settings = target.swiftSettings ?? []
+    settings.append(.enableUpcomingFeature("ExistentialAny"))
+    target.swiftSettings = settings
+}

@@ -1,0 +1,65 @@
+/*
+ * CPhotoLibExif: reads the few EXIF fields PhotoLib needs from JPEG bytes into a plain
+ * C struct, using libexif.
+ *
+ * Why Swift does not call libexif directly:
+ *  - libexif's lookup helper exif_data_get_entry is a macro (does not import), and it
+ *    searches every IFD in turn, which is wrong for GPS tags: GPS tags 1...6 share
+ *    numbers with the Interoperability IFD's tags. We look up each tag in its own IFD.
+ *  - Entries are raw byte buffers whose format, component count and byte order must be
+ *    checked before reading; doing it once here keeps unchecked pointer reads out of
+ *    Swift, and keeps every libexif allocation freed on every path in one function.
+ *  - No libexif type appears in this header.
+ *
+ * Malformed EXIF never fails or crashes: unreadable fields are reported as absent.
+ * Every symbol carries the CPhotoLibExif_ prefix.
+ */
+#ifndef CPHOTOLIBEXIF_H
+#define CPHOTOLIBEXIF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The EXIF fields PhotoLib reads. Every has_ flag is 0 or 1. */
+typedef struct CPhotoLibExif_Info {
+    /* 1 when an APP1 "Exif" segment was found and libexif could parse it. */
+    int32_t has_exif;
+    /* 1 when IFD0 holds a valid Orientation (1...8). */
+    int32_t has_orientation;
+    /* EXIF orientation 1...8; 1 when absent or invalid. */
+    int32_t orientation;
+    /* 1 when DateTimeOriginal is present and shaped "YYYY:MM:DD HH:MM:SS". */
+    int32_t has_date_time_original;
+    /* DateTimeOriginal text, NUL-terminated ("YYYY:MM:DD HH:MM:SS"). */
+    char date_time_original[20];
+    /* 1 when OffsetTimeOriginal is present and shaped "+HH:MM" / "-HH:MM". */
+    int32_t has_offset_time_original;
+    /* OffsetTimeOriginal text, NUL-terminated ("+HH:MM"). */
+    char offset_time_original[7];
+    /* 1 when GPS latitude and longitude (with their N/S/E/W refs) are valid. */
+    int32_t has_location;
+    /* Signed decimal degrees: south and west are negative. */
+    double latitude;
+    double longitude;
+    /* 1 when GPSAltitude is valid (only meaningful with has_location). */
+    int32_t has_altitude;
+    /* Metres; negative below sea level (GPSAltitudeRef 1). */
+    double altitude;
+} CPhotoLibExif_Info;
+
+/*
+ * Finds the first APP1 "Exif" segment of the JPEG in data[0..<size] (scanning markers
+ * from SOI up to the first SOS) and reads it into `info`. Always fills `info`
+ * (zeroed, orientation 1, when there is no usable EXIF). Never fails.
+ */
+void CPhotoLibExif_read(const uint8_t *data, size_t size, CPhotoLibExif_Info *info);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CPHOTOLIBEXIF_H */

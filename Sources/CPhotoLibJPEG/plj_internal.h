@@ -1,0 +1,43 @@
+/*
+ * Helpers shared by the CPhotoLibJPEG .c files. Not part of the public header:
+ * nothing here is visible to Swift.
+ */
+#ifndef CPHOTOLIBJPEG_INTERNAL_H
+#define CPHOTOLIBJPEG_INTERNAL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "include/CPhotoLibJPEG.h"
+
+/* Writes a printf-style message into the caller's buffer (if any), always terminated. */
+__attribute__((format(printf, 3, 4)))
+static inline void CPhotoLibJPEG_set_message(char *message, size_t capacity, const char *format, ...) {
+    if (message == NULL || capacity == 0) {
+        return;
+    }
+    va_list arguments;
+    va_start(arguments, format);
+    vsnprintf(message, capacity, format, arguments);
+    va_end(arguments);
+}
+
+/* Bytes needed for an image, or 0 when width * height * components overflows size_t. */
+static inline size_t CPhotoLibJPEG_image_bytes(uint64_t width, uint64_t height, uint64_t components) {
+    if (width == 0 || height == 0 || components == 0) {
+        return 0;
+    }
+    if (width > SIZE_MAX / height || width * height > SIZE_MAX / components) {
+        return 0;
+    }
+    return (size_t)(width * height * components);
+}
+
+/* Megabytes for messages. */
+static inline double CPhotoLibJPEG_megabytes(uint64_t bytes) {
+    return (double)bytes / (1024.0 * 1024.0);
+}
+
+#endif /* CPHOTOLIBJPEG_INTERNAL_H */

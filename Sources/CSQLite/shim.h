@@ -1,0 +1,63 @@
+// CSQLite: the system sqlite3 (Debian libsqlite3-dev), plus the few helpers Swift cannot
+// express itself. Every helper carries the CSQLite_ prefix and says why it exists.
+#ifndef CSQLITE_SHIM_H
+#define CSQLITE_SHIM_H
+
+#include <sqlite3.h>
+
+// MARK: Destructor sentinels
+//
+// SQLITE_TRANSIENT is `((sqlite3_destructor_type)-1)`: a cast of an integer to a function
+// pointer, which the Clang importer drops. Binding with it makes SQLite copy the bytes
+// before the call returns, so Swift may free its temporary buffer right after.
+
+/// sqlite3_bind_text with SQLITE_TRANSIENT: SQLite copies `text` (`length` bytes, UTF-8).
+/// Related SQLite documentation: https://www.sqlite.org/c3ref/bind_blob.html
+static inline int CSQLite_bind_text_transient(sqlite3_stmt *statement, int index,
+                                              const char *text, int length) {
+    return sqlite3_bind_text(statement, index, text, length, SQLITE_TRANSIENT);
+}
+
+/// sqlite3_bind_blob with SQLITE_TRANSIENT: SQLite copies the `length` bytes at `bytes`.
+/// Related SQLite documentation: https://www.sqlite.org/c3ref/bind_blob.html
+static inline int CSQLite_bind_blob_transient(sqlite3_stmt *statement, int index,
+                                              const void *bytes, int length) {
+    return sqlite3_bind_blob(statement, index, bytes, length, SQLITE_TRANSIENT);
+}
+
+// MARK: Extended result codes
+//
+// The extended codes are macros built with `|` and `<<` (`SQLITE_CONSTRAINT | (8<<8)`),
+// which the Clang importer does not evaluate. Constants give them Swift names.
+
+/// A UNIQUE constraint failed.
+static const int CSQLite_CONSTRAINT_UNIQUE = SQLITE_CONSTRAINT_UNIQUE;
+/// A PRIMARY KEY constraint failed.
+static const int CSQLite_CONSTRAINT_PRIMARYKEY = SQLITE_CONSTRAINT_PRIMARYKEY;
+/// A FOREIGN KEY constraint failed.
+static const int CSQLite_CONSTRAINT_FOREIGNKEY = SQLITE_CONSTRAINT_FOREIGNKEY;
+
+// MARK: Variadic configuration
+//
+// sqlite3_db_config is variadic, and Swift cannot call C variadic functions.
+
+/// Turns off double-quoted string literals in DDL and DML, so that a misspelt column name
+/// is an error instead of silently becoming a string. No-op before SQLite 3.29.
+/// Related SQLite documentation: https://www.sqlite.org/quirks.html#dblquote
+static inline void CSQLite_disable_double_quoted_strings(sqlite3 *db) {
+#if SQLITE_VERSION_NUMBER >= 3029000
+    sqlite3_db_config(db, SQLITE_DBCONFIG_DQS_DDL, 0, (void *)0);
+    sqlite3_db_config(db, SQLITE_DBCONFIG_DQS_DML, 0, (void *)0);
+#endif
+}
+
+/// Turns on defensive mode: ordinary SQL can no longer corrupt the file
+/// (writable_schema, journal_mode=OFF and friends are refused).
+/// Related SQLite documentation: https://www.sqlite.org/c3ref/c_dbconfig_defensive.html
+static inline void CSQLite_enable_defensive(sqlite3 *db) {
+#if SQLITE_VERSION_NUMBER >= 3026000
+    sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, (void *)0);
+#endif
+}
+
+#endif

@@ -1,0 +1,128 @@
+import Foundation
+import PhotoLibWire
+
+/// An object a fetch result can hold: an asset or an asset collection.
+public protocol FetchableObject: Sendable {
+    /// The object's identifier.
+    var localIdentifier: String { get }
+}
+
+extension Asset: FetchableObject {}
+extension AssetCollection: FetchableObject {}
+
+/// An immutable, server-side snapshot of fetched objects: PhotoKit's `PHFetchResult`.
+///
+/// Only ``count`` and the first page arrive with the fetch; other objects are fetched by
+/// index range on demand (and cached), so counting a million assets ships no list.
+public final class FetchResult<Object: FetchableObject>: @unchecked Sendable {
+    /// Objects fetched per request.
+    public static var pageSize: Int { 200 }
+
+    /// How many objects the snapshot holds.
+    public let count: Int
+    /// The server's id of the snapshot.
+    public let fetchResultID: String
+    private let connection: ClientConnection
+    private let lock = NSLock()
+    private var cache: [Int: Object] = [:]
+    private var missing: Set<Int> = []
+
+    init(snapshot: FetchResultSnapshot, connection: ClientConnection) throws {
+        self.count = snapshot.count
+        self.fetchResultID = snapshot.fetchResultID
+        self.connection = connection
+        let first = try Self.objects(snapshot.prefetched)
+        for (index, object) in first.enumerated() { cache[index] = object }
+    }
+
+    /// Whether the snapshot is empty.
+    public var isEmpty: Bool { count == 0 }
+
+    /// `object(at:)`; throws `outOfRange` for a bad index, `notFound` if the object was deleted since.
+    public func object(at index: Int) async throws -> Object {
+        guard index >= 0, index < count else {
+            throw PhotoLibError(.outOfRange, "index \(index) is outside a fetch result of \(count) objects")
+        }
+        if let cached = lock.withLock({ cache[index] }) { return cached }
+        try await load(index..<min(count, index + Self.pageSize))
+        guard let object = lock.withLock({ cache[index] }) else {
+            throw PhotoLibError(.notFound, "the object at index \(index) was deleted after the fetch")
+        }
+        return object
+    }
+
+    /// `objects(at:)` for a range; objects deleted since the fetch are left out.
+    public func objects(in range: Range<Int>) async throws -> [Object] {
+        guard range.lowerBound >= 0, range.upperBound <= count else {
+            throw PhotoLibError(.outOfRange, "range \(range) is outside a fetch result of \(count) objects")
+        }
+        var start = range.lowerBound
+        while start < range.upperBound {
+            let end = min(range.upperBound, start + Self.pageSize)
+            let known = lock.withLock { (start..<end).allSatisfy { cache[$0] != nil || missing.contains($0) } }
+            if !known { try await load(start..<end) }
+            start = end
+        }
+        return lock.withLock { range.compactMap { cache[$0] } }
+    }
+
+    /// Every object, fetched page by page.
+    public func allObjects() async throws -> [Object] {
+        try await objects(in: 0..<count)
+    }
+
+    /// The first object, or `nil` when empty.
+    public var firstObject: Object? {
+        get async throws { count == 0 ? nil : try await object(at: 0) }
+    }
+
+    /// The last object, or `nil` when empty.
+    public var lastObject: Object? {
+        get async throws { count == 0 ? nil : try await object(at: count - 1) }
+    }
+
+    /// `index(of:)`: the object's index, or `nil` when not in the snapshot.
+    public func index(of localIdentifier: String) async throws -> Int? {
+        if let hit = lock.withLock({ cache.first { $0.value.localIdentifier == localIdentifier }?.key }) { return hit }
+        let response: FetchResultIndexResponse = try await connection.unary(
+            PhotoLibraryMethods.fetchResultIndex, FetchResultIndexRequest(fetchResultID: fetchResultID, localIdentifier: localIdentifier))
+        return response.index
+    }
+
+    /// `contains(_:)`.
+    public func contains(_ localIdentifier: String) async throws -> Bool {
+        try await index(of: localIdentifier) != nil
+    }
+
+    /// Frees the snapshot on the server (it also expires by itself).
+    public func release() async throws {
+        let _: EmptyMessage = try await connection.unary(PhotoLibraryMethods.releaseFetchResult, ReleaseFetchResultRequest(fetchResultID: fetchResultID))
+    }
+
+    private func load(_ range: Range<Int>) async throws {
+        let response: FetchResultObjectsResponse = try await connection.unary(
+            PhotoLibraryMethods.fetchResultObjects,
+            FetchResultObjectsRequest(fetchResultID: fetchResultID, offset: range.lowerBound, length: range.count))
+        let objects = try Self.objects(response.objects)
+        let byIdentifier = Dictionary(objects.map { ($0.localIdentifier, $0) }, uniquingKeysWith: { first, _ in first })
+        lock.withLock {
+            for (offset, identifier) in response.localIdentifiers.enumerated() {
+                let index = response.offset + offset
+                if let object = byIdentifier[identifier] { cache[index] = object } else { missing.insert(index) }
+            }
+        }
+    }
+
+    private static func objects(_ objects: FetchObjects) throws -> [Object] {
+        switch objects {
+        case .assets(let assets):
+            if let typed = assets as? [Object] { return typed }
+        case .assetCollections(let collections):
+            if let typed = collections as? [Object] { return typed }
+        case .collectionLists(let lists):
+            if let typed = lists as? [Object] { return typed }
+        }
+        if objects.count == 0 { return [] }
+        throw PhotoLibError(.internalError, "the server returned \(objects) for a fetch of \(Object.self)")
+    }
+}

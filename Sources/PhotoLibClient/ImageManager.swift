@@ -1,0 +1,123 @@
+import Foundation
+import PhotoLibWire
+
+/// One image delivered by ``ImageManager``.
+public struct DeliveredImage: Sendable, Hashable {
+    /// The encoded JPEG.
+    public var data: [UInt8]
+    /// Width in pixels.
+    public var width: Int
+    /// Height in pixels.
+    public var height: Int
+    /// Whether this is a degraded (fast, lower quality) image that a better one follows.
+    public var isDegraded: Bool
+    /// Whether no other image follows (PhotoKit's result handler "final" call).
+    public var isFinal: Bool
+}
+
+/// Progress of an image request.
+public enum ImageRequestProgress: Sendable, Hashable {
+    /// The server reports its own progress (0…1).
+    case rendering(Double)
+    /// Bytes of an image arriving.
+    case receiving(received: Int, total: Int)
+}
+
+/// Requests images of assets at a size: PhotoKit's `PHImageManager`.
+public struct ImageManager: Sendable {
+    let connection: ClientConnection
+    private static let requestIDs = RequestIDs()
+
+    /// `requestImage(for:targetSize:contentMode:options:resultHandler:)` as a stream: each
+    /// delivered image (a degraded one first in opportunistic mode, then the final one).
+    public func requestImage(
+        for asset: Asset, targetSize: PixelSize, contentMode: ContentMode = .aspectFit,
+        options: ImageRequestOptions = ImageRequestOptions(), progress: (@Sendable (ImageRequestProgress) -> Void)? = nil
+    ) async throws -> AsyncThrowingStream<DeliveredImage, any Error> {
+        try await requestImage(forAssetIdentifier: asset.localIdentifier, targetSize: targetSize, contentMode: contentMode, options: options, progress: progress)
+    }
+
+    /// The same, by asset identifier.
+    public func requestImage(
+        forAssetIdentifier identifier: String, targetSize: PixelSize, contentMode: ContentMode = .aspectFit,
+        options: ImageRequestOptions = ImageRequestOptions(), progress: (@Sendable (ImageRequestProgress) -> Void)? = nil
+    ) async throws -> AsyncThrowingStream<DeliveredImage, any Error> {
+        let request = ImageRequest(
+            assetIdentifier: identifier, targetSize: targetSize, contentMode: contentMode, options: options,
+            wantsProgress: progress != nil, requestID: Self.requestIDs.next())
+        let parts: AsyncThrowingStream<ImageResponse, any Error> = try await connection.serverStreaming(PhotoLibraryMethods.requestImage, request)
+        let (images, continuation) = AsyncThrowingStream<DeliveredImage, any Error>.makeStream()
+        let task = Task {
+            do {
+                try await Self.assemble(parts, progress: progress) { continuation.yield($0) }
+                continuation.finish()
+            } catch {
+                continuation.finish(throwing: error)
+            }
+        }
+        continuation.onTermination = { termination in
+            if case .cancelled = termination { task.cancel() }
+        }
+        return images
+    }
+
+    /// The final image only (what a caller that does not care for degraded images wants).
+    public func image(
+        forAssetIdentifier identifier: String, targetSize: PixelSize, contentMode: ContentMode = .aspectFit,
+        options: ImageRequestOptions = ImageRequestOptions(), progress: (@Sendable (ImageRequestProgress) -> Void)? = nil
+    ) async throws -> DeliveredImage {
+        var last: DeliveredImage?
+        for try await image in try await requestImage(forAssetIdentifier: identifier, targetSize: targetSize, contentMode: contentMode, options: options, progress: progress) {
+            last = image
+        }
+        guard let last else { throw PhotoLibError(.internalError, "the image request ended without an image", reason: .protocolViolation) }
+        return last
+    }
+
+    /// Reassembles ImageStart / ImageChunk / ImageEnd parts into images, checking offsets and sizes.
+    static func assemble(_ parts: AsyncThrowingStream<ImageResponse, any Error>, progress: (@Sendable (ImageRequestProgress) -> Void)?, deliver: (DeliveredImage) -> Void) async throws {
+        var current: ImageStart?
+        var buffer: [UInt8] = []
+        for try await part in parts {
+            switch part {
+            case .progress(let fraction):
+                progress?(.rendering(fraction))
+            case .start(let start):
+                guard current == nil else { throw PhotoLibError(.internalError, "image \(start.imageIndex) began before the previous one ended", reason: .protocolViolation) }
+                guard start.byteCount >= 0, start.byteCount <= 512 << 20 else {
+                    throw PhotoLibError(.resourceExhausted, "the server announced a \(start.byteCount)-byte image, over the client's 512 MiB limit")
+                }
+                current = start
+                buffer = []
+                buffer.reserveCapacity(start.byteCount)
+                progress?(.receiving(received: 0, total: start.byteCount))
+            case .chunk(let offset, let data):
+                guard let start = current, offset == buffer.count, buffer.count + data.count <= start.byteCount else {
+                    throw PhotoLibError(.internalError, "an image chunk at offset \(offset) does not continue the image (have \(buffer.count) bytes)", reason: .protocolViolation)
+                }
+                buffer.append(contentsOf: data)
+                progress?(.receiving(received: buffer.count, total: start.byteCount))
+            case .end(let index, let isFinal):
+                guard let start = current, start.imageIndex == index, buffer.count == start.byteCount else {
+                    throw PhotoLibError(.internalError, "image \(index) ended with \(buffer.count) of \(current?.byteCount ?? 0) bytes", reason: .protocolViolation)
+                }
+                deliver(DeliveredImage(data: buffer, width: start.width, height: start.height, isDegraded: start.degraded, isFinal: isFinal))
+                current = nil
+                buffer = []
+            }
+        }
+        if current != nil { throw PhotoLibError(.dataLoss, "the image stream ended in the middle of an image") }
+    }
+}
+
+/// Client-chosen image request ids, unique per process.
+final class RequestIDs: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: UInt64 = 0
+    func next() -> UInt64 {
+        lock.withLock {
+            value += 1
+            return value
+        }
+    }
+}

@@ -1,0 +1,114 @@
+@_exported import PhotoLibCore
+import Foundation
+import PhotoLibNet
+import PhotoLibWire
+
+/// A remote photo library: PhotoKit's `PHPhotoLibrary`, `PHAsset.fetchAssets`,
+/// `PHAssetCollection.fetchAssetCollections` and `PHImageManager`, over one connection.
+///
+/// ```swift
+/// let library = try await PhotoLibrary.connect(to: "127.0.0.1:7800", token: token)
+/// let assets = try await library.fetchAssets(with: FetchOptions(sortDescriptors: [.init(key: .creationDate, ascending: false)]))
+/// let first = try await assets.firstObject
+/// let image = try await library.imageManager.requestImage(for: first!, targetSize: PixelSize(width: 256, height: 256), contentMode: .aspectFill)
+/// ```
+public final class PhotoLibrary: Sendable {
+    /// The library's identifier.
+    public let libraryIdentifier: String
+    /// The server's name and version.
+    public let serverName: String
+    /// Whether this connection holds the owner token.
+    public let isOwner: Bool
+    /// Image requests on this connection.
+    public var imageManager: ImageManager { ImageManager(connection: connection) }
+
+    let connection: ClientConnection
+
+    private init(connection: ClientConnection, welcome: Welcome) {
+        self.connection = connection
+        self.libraryIdentifier = welcome.libraryIdentifier
+        self.serverName = welcome.serverName
+        self.isOwner = welcome.isOwner
+    }
+
+    /// Connects to `server` (`HOST:PORT`) and authenticates with `token`.
+    ///
+    /// Throws `unavailable` when nothing answers, `unauthenticated` for a wrong token.
+    public static func connect(to server: String, token: String, clientName: String = "PhotoLibClient/0.1", configuration: ClientConfiguration = ClientConfiguration()) async throws -> PhotoLibrary {
+        let endpoint: Endpoint
+        do {
+            endpoint = try Endpoint(parsing: server)
+        } catch {
+            throw PhotoLibError(.invalidArgument, error.description)
+        }
+        let connection = try await ClientConnection.connect(to: endpoint, token: token, clientName: clientName, configuration: configuration)
+        guard let welcome = connection.queue.sync(execute: { connection.welcome }) else {
+            throw PhotoLibError(.internalError, "handshake finished without WELCOME")
+        }
+        return PhotoLibrary(connection: connection, welcome: welcome)
+    }
+
+    /// Closes the connection; calls still running fail with `cancelled`.
+    public func close() {
+        connection.close()
+    }
+
+    /// Counts and identity of the library.
+    public func libraryInfo() async throws -> LibraryInfo {
+        let info: PhotoLibWire.LibraryInfo = try await connection.unary(PhotoLibraryMethods.getLibraryInfo, EmptyMessage())
+        return LibraryInfo(libraryIdentifier: info.libraryIdentifier, serverName: info.serverName, assetCount: info.assetCount, albumCount: info.albumCount)
+    }
+
+    /// `PHAsset.fetchAssets(with:)`: every asset matching `options`, as a server-side snapshot.
+    public func fetchAssets(with options: FetchOptions = FetchOptions()) async throws -> FetchResult<Asset> {
+        try await fetchAssets(FetchAssetsRequest(options: options, prefetchCount: FetchResult<Asset>.pageSize))
+    }
+
+    /// `PHAsset.fetchAssets(in:options:)`: the assets of an album or smart album.
+    public func fetchAssets(in collectionIdentifier: String, options: FetchOptions = FetchOptions()) async throws -> FetchResult<Asset> {
+        try await fetchAssets(FetchAssetsRequest(options: options, collectionIdentifier: collectionIdentifier, prefetchCount: FetchResult<Asset>.pageSize))
+    }
+
+    /// `PHAsset.fetchAssets(withLocalIdentifiers:options:)`.
+    public func fetchAssets(withLocalIdentifiers identifiers: [String], options: FetchOptions = FetchOptions()) async throws -> FetchResult<Asset> {
+        try await fetchAssets(FetchAssetsRequest(options: options, localIdentifiers: identifiers, prefetchCount: FetchResult<Asset>.pageSize))
+    }
+
+    /// `PHAsset.fetchAssets(with:options:)` for one media type.
+    public func fetchAssets(with mediaType: MediaType, options: FetchOptions = FetchOptions()) async throws -> FetchResult<Asset> {
+        try await fetchAssets(FetchAssetsRequest(options: options, mediaTypes: [mediaType], prefetchCount: FetchResult<Asset>.pageSize))
+    }
+
+    /// `PHAssetCollection.fetchAssetCollections(with:subtype:options:)`; `nil` type or subtype means any.
+    public func fetchAssetCollections(with type: AssetCollectionType? = nil, subtype: AssetCollectionSubtype? = nil) async throws -> FetchResult<AssetCollection> {
+        let snapshot: FetchResultSnapshot = try await connection.unary(
+            PhotoLibraryMethods.fetchAssetCollections,
+            FetchAssetCollectionsRequest(type: type, subtype: subtype, prefetchCount: FetchResult<AssetCollection>.pageSize))
+        return try FetchResult(snapshot: snapshot, connection: connection)
+    }
+
+    /// `PHAssetCollection.fetchAssetCollections(withLocalIdentifiers:options:)`.
+    public func fetchAssetCollections(withLocalIdentifiers identifiers: [String]) async throws -> FetchResult<AssetCollection> {
+        let snapshot: FetchResultSnapshot = try await connection.unary(
+            PhotoLibraryMethods.fetchAssetCollections,
+            FetchAssetCollectionsRequest(localIdentifiers: identifiers, prefetchCount: FetchResult<AssetCollection>.pageSize))
+        return try FetchResult(snapshot: snapshot, connection: connection)
+    }
+
+    private func fetchAssets(_ request: FetchAssetsRequest) async throws -> FetchResult<Asset> {
+        let snapshot: FetchResultSnapshot = try await connection.unary(PhotoLibraryMethods.fetchAssets, request)
+        return try FetchResult(snapshot: snapshot, connection: connection)
+    }
+}
+
+/// Counts and identity of a library.
+public struct LibraryInfo: Sendable, Hashable {
+    /// The library's identifier.
+    public var libraryIdentifier: String
+    /// The server's name and version.
+    public var serverName: String
+    /// Assets (not in the trash).
+    public var assetCount: Int
+    /// User albums.
+    public var albumCount: Int
+}

@@ -1,0 +1,103 @@
+/// How an image fills the target size: PhotoKit's `PHImageContentMode`.
+public enum ContentMode: Int, Sendable, Hashable, CaseIterable {
+    /// Scale so the whole image fits inside the target (`aspectFit`).
+    case aspectFit = 0
+    /// Scale so the image covers the target, aspect kept, not cropped (`aspectFill`).
+    case aspectFill = 1
+}
+
+/// Quality versus speed of delivery: PhotoKit's `PHImageRequestOptionsDeliveryMode`.
+public enum DeliveryMode: Int, Sendable, Hashable, CaseIterable {
+    /// A fast degraded image first, then the final one.
+    case opportunistic = 0
+    /// Only the final, high-quality image.
+    case highQualityFormat = 1
+    /// One image, as fast as possible, possibly degraded.
+    case fastFormat = 2
+}
+
+/// How exactly the image is resized: PhotoKit's `PHImageRequestOptionsResizeMode`.
+public enum ResizeMode: Int, Sendable, Hashable, CaseIterable {
+    /// No resize: the image at its stored size.
+    case none = 0
+    /// Close to the target size, possibly larger, as fast as possible.
+    case fast = 1
+    /// Exactly the target size for the content mode.
+    case exact = 2
+}
+
+/// Which version of an edited asset: PhotoKit's `PHImageRequestOptionsVersion`.
+public enum ImageVersion: Int, Sendable, Hashable, CaseIterable {
+    /// With edits applied.
+    case current = 0
+    /// Without edits.
+    case unadjusted = 1
+    /// The original file, unrendered.
+    case original = 2
+}
+
+/// A rectangle in unit coordinates (0…1), origin at the top left of the upright image.
+public struct NormalizedRect: Sendable, Hashable {
+    /// Left edge.
+    public var x: Double
+    /// Top edge.
+    public var y: Double
+    /// Width.
+    public var width: Double
+    /// Height.
+    public var height: Double
+
+    /// Creates a rectangle.
+    public init(x: Double, y: Double, width: Double, height: Double) {
+        self.x = x
+        self.y = y
+        self.width = width
+        self.height = height
+    }
+}
+
+/// The options of an image request: PhotoKit's `PHImageRequestOptions`.
+public struct ImageRequestOptions: Sendable, Hashable {
+    /// Delivery mode.
+    public var deliveryMode: DeliveryMode
+    /// Resize mode.
+    public var resizeMode: ResizeMode
+    /// Version.
+    public var version: ImageVersion
+    /// Crop, or `nil` for the whole image.
+    public var normalizedCropRect: NormalizedRect?
+
+    /// Creates options; the defaults are PhotoKit's.
+    public init(deliveryMode: DeliveryMode = .opportunistic, resizeMode: ResizeMode = .fast, version: ImageVersion = .current, normalizedCropRect: NormalizedRect? = nil) {
+        self.deliveryMode = deliveryMode
+        self.resizeMode = resizeMode
+        self.version = version
+        self.normalizedCropRect = normalizedCropRect
+    }
+}
+
+/// A size in pixels; PhotoKit's `PHImageManagerMaximumSize` is ``maximum``.
+public struct PixelSize: Sendable, Hashable {
+    /// Width in pixels.
+    public var width: Int
+    /// Height in pixels.
+    public var height: Int
+
+    /// Creates a size.
+    public init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+    }
+
+    /// The largest available size (the image at full resolution).
+    public static let maximum = PixelSize(width: 0, height: 0)
+
+    /// Parses `WxH`, e.g. `256x256`.
+    public init(parsing text: String) throws(PhotoLibError) {
+        let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
+        guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), w > 0, h > 0, w <= 65_535, h <= 65_535 else {
+            throw PhotoLibError(.invalidArgument, "size '\(text)' must be WIDTHxHEIGHT with each side 1…65535, e.g. 256x256")
+        }
+        self.init(width: w, height: h)
+    }
+}

@@ -1,0 +1,58 @@
+/// An error from decoding, inspecting or rendering an image: a code to branch on and a
+/// message a person can act on.
+///
+/// `Code` is an extensible struct rather than an enum, so new codes can be added
+/// without breaking exhaustive `switch`es in callers (the shape of grpc-swift's
+/// `RPCError.Code`).
+public struct ImagingError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What kind of failure this is.
+    public var code: Code
+    /// A readable explanation, e.g. "truncated JPEG data: premature end of file after 12345 bytes".
+    public var message: String
+
+    /// Creates an error with a code and a message.
+    public init(code: Code, message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    /// `"<code>: <message>"`.
+    public var description: String {
+        "\(code): \(message)"
+    }
+}
+
+extension ImagingError {
+    /// The kind of an ``ImagingError``.
+    public struct Code: Sendable, Hashable, CustomStringConvertible {
+        private enum Wrapped: String, Sendable, Hashable {
+            case notJPEG, truncated, corrupt, tooLarge, unsupported, invalidArgument, internalError
+        }
+
+        private let wrapped: Wrapped
+
+        private init(_ wrapped: Wrapped) {
+            self.wrapped = wrapped
+        }
+
+        /// The bytes are not a JPEG stream (empty input, or no SOI marker).
+        public static let notJPEG = Code(.notJPEG)
+        /// The JPEG stream ends before the image is complete.
+        public static let truncated = Code(.truncated)
+        /// The JPEG stream is damaged (bad markers, bad entropy data, any libjpeg warning).
+        public static let corrupt = Code(.corrupt)
+        /// A configured ``ImagingLimits`` value refuses the input.
+        public static let tooLarge = Code(.tooLarge)
+        /// A valid JPEG this library does not handle (12-bit samples, an unknown colour space, ...).
+        public static let unsupported = Code(.unsupported)
+        /// The caller passed an invalid argument (target size, quality, limits).
+        public static let invalidArgument = Code(.invalidArgument)
+        /// Out of memory or an unexpected library state; not the input's fault.
+        public static let internalError = Code(.internalError)
+
+        /// The code's name, e.g. `"truncated"`.
+        public var description: String {
+            wrapped.rawValue
+        }
+    }
+}

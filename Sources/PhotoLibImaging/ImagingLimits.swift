@@ -1,0 +1,32 @@
+/// Limits applied to every decode, so hostile or absurd files are refused quickly.
+///
+/// Each limit is checked before the allocation it protects: the pixel count right after
+/// the frame header is read (before any pixel buffer exists), the input size before
+/// libjpeg sees a byte, the scan count while scans are read.
+public struct ImagingLimits: Sendable, Hashable {
+    /// Maximum width × height declared in the JPEG frame header. Default 120 megapixels.
+    public var maxPixels: Int
+    /// Maximum size of the compressed input in bytes. Default 256 MiB.
+    public var maxInputBytes: Int
+    /// Maximum memory for one decode: libjpeg's `max_memory_to_use`, plus the estimate of
+    /// the coefficient and pixel buffers, plus resampling buffers. Default 1 GiB.
+    public var maxMemoryBytes: Int
+    /// Maximum number of scans (SOS markers); progressive photos have about 10. Default 1000.
+    public var maxScans: Int
+
+    /// Creates limits; every value must be positive.
+    public init(
+        maxPixels: Int = 120_000_000,
+        maxInputBytes: Int = 256 << 20,
+        maxMemoryBytes: Int = 1 << 30,
+        maxScans: Int = 1000
+    ) {
+        self.maxPixels = maxPixels
+        self.maxInputBytes = maxInputBytes
+        self.maxMemoryBytes = maxMemoryBytes
+        self.maxScans = maxScans
+    }
+
+    /// 120 megapixels, 256 MiB of input, 1 GiB of memory, 1000 scans.
+    public static let `default` = ImagingLimits()
+}

@@ -1,0 +1,163 @@
+internal import CPhotoLibJPEG
+
+/// Swift face of the CPhotoLibJPEG shim: every call goes through ``call(_:)``, which
+/// turns a C status and message into a thrown ``ImagingError``.
+enum LibJPEG {
+    /// Header fields from the frame header.
+    struct Header: Sendable, Hashable {
+        var width: Int
+        var height: Int
+        var components: Int
+        var isProgressive: Bool
+        var isCMYK: Bool
+    }
+
+    /// Runs a C function that returns a status and writes a message; throws on failure.
+    static func call(
+        _ body: (UnsafeMutablePointer<CChar>, Int) -> Int32
+    ) throws(ImagingError) {
+        var message = [CChar](repeating: 0, count: Int(CPhotoLibJPEG_MESSAGE_CAPACITY))
+        let status = message.withUnsafeMutableBufferPointer { buffer in
+            body(buffer.baseAddress!, buffer.count)
+        }
+        guard status != CPhotoLibJPEG_OK else { return }
+        let bytes = message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+        var text = String(decoding: bytes, as: UTF8.self)
+        if text.isEmpty { text = "JPEG operation failed with status \(status)" }
+        throw ImagingError(code: code(for: status), message: text)
+    }
+
+    /// The Swift code for a C status.
+    static func code(for status: Int32) -> ImagingError.Code {
+        switch status {
+        case CPhotoLibJPEG_NOT_JPEG: .notJPEG
+        case CPhotoLibJPEG_TRUNCATED: .truncated
+        case CPhotoLibJPEG_CORRUPT: .corrupt
+        case CPhotoLibJPEG_TOO_LARGE: .tooLarge
+        case CPhotoLibJPEG_UNSUPPORTED: .unsupported
+        case CPhotoLibJPEG_INVALID_ARGUMENT: .invalidArgument
+        default: .internalError
+        }
+    }
+
+    /// The C form of the limits, after checking they are positive.
+    static func cLimits(_ limits: ImagingLimits) throws(ImagingError) -> CPhotoLibJPEG_Limits {
+        guard limits.maxPixels > 0, limits.maxInputBytes > 0, limits.maxMemoryBytes > 0,
+            limits.maxScans > 0
+        else {
+            throw ImagingError(
+                code: .invalidArgument,
+                message: "imaging limits must be positive (got \(limits))")
+        }
+        return CPhotoLibJPEG_Limits(
+            max_pixels: UInt64(limits.maxPixels),
+            max_input_bytes: UInt64(limits.maxInputBytes),
+            max_memory_bytes: UInt64(limits.maxMemoryBytes),
+            max_scans: UInt32(clamping: limits.maxScans))
+    }
+
+    /// Reads the frame header (no entropy decode).
+    ///
+    /// Related libjpeg documentation: libjpeg.txt, "Decompression details" (jpeg_read_header).
+    static func readHeader(_ data: [UInt8], limits: ImagingLimits) throws(ImagingError) -> Header {
+        var cLimits = try cLimits(limits)
+        var info = CPhotoLibJPEG_HeaderInfo()
+        try call { message, capacity in
+            data.withUnsafeBufferPointer { input in
+                CPhotoLibJPEG_read_header(
+                    input.baseAddress, input.count, &cLimits, &info, message, capacity)
+            }
+        }
+        return Header(info)
+    }
+
+    /// Decodes the whole stream at DCT scale `scale`/8; with `keepPixels` false the
+    /// scanlines are discarded (validation).
+    ///
+    /// Related libjpeg documentation: libjpeg.txt, "Decompression details",
+    /// "Decompression parameter selection" (scale_num, scale_denom).
+    static func decode(
+        _ data: [UInt8], scale: Int, limits: ImagingLimits, keepPixels: Bool
+    ) throws(ImagingError) -> (header: Header, pixels: PixelBuffer?) {
+        var cLimits = try cLimits(limits)
+        var info = CPhotoLibJPEG_HeaderInfo()
+        var image = CPhotoLibJPEG_Image()
+        try call { message, capacity in
+            data.withUnsafeBufferPointer { input in
+                if keepPixels {
+                    CPhotoLibJPEG_decode(
+                        input.baseAddress, input.count, &cLimits, UInt32(clamping: scale), &info,
+                        &image, message, capacity)
+                } else {
+                    CPhotoLibJPEG_decode(
+                        input.baseAddress, input.count, &cLimits, UInt32(clamping: scale), &info,
+                        nil, message, capacity)
+                }
+            }
+        }
+        return (Header(info), keepPixels ? PixelBuffer(taking: image) : nil)
+    }
+
+    /// The size libjpeg produces for `dimension` at DCT scale `scale`/8.
+    static func scaledDimension(_ dimension: Int, scale: Int) -> Int {
+        Int(CPhotoLibJPEG_scaled_dimension(UInt32(clamping: dimension), UInt32(clamping: scale)))
+    }
+
+    /// Resamples with the shim's Lanczos-3 filter (antialiased when downscaling).
+    static func resample(
+        _ source: PixelBuffer, width: Int, height: Int, limits: ImagingLimits
+    ) throws(ImagingError) -> PixelBuffer {
+        var output = CPhotoLibJPEG_Image()
+        try call { message, capacity in
+            CPhotoLibJPEG_resample(
+                &source.image, UInt32(clamping: width), UInt32(clamping: height),
+                UInt64(max(0, limits.maxMemoryBytes)), &output, message, capacity)
+        }
+        return PixelBuffer(taking: output)
+    }
+
+    /// Applies EXIF orientation 1...8 so the result is upright.
+    static func orient(_ source: PixelBuffer, orientation: Int) throws(ImagingError) -> PixelBuffer {
+        var output = CPhotoLibJPEG_Image()
+        try call { message, capacity in
+            CPhotoLibJPEG_orient(&source.image, Int32(clamping: orientation), &output, message, capacity)
+        }
+        return PixelBuffer(taking: output)
+    }
+
+    /// Makes a zeroed buffer (for synthetic images in tests).
+    static func allocate(width: Int, height: Int, components: Int) throws(ImagingError) -> PixelBuffer {
+        var output = CPhotoLibJPEG_Image()
+        try call { message, capacity in
+            CPhotoLibJPEG_image_alloc(
+                UInt32(clamping: width), UInt32(clamping: height), UInt32(clamping: components),
+                &output, message, capacity)
+        }
+        return PixelBuffer(taking: output)
+    }
+
+    /// Encodes a baseline JPEG at `quality` (1...100).
+    ///
+    /// Related libjpeg documentation: libjpeg.txt, "Compression details",
+    /// "Compression parameter selection" (jpeg_set_quality).
+    static func encode(_ source: PixelBuffer, quality: Int) throws(ImagingError) -> [UInt8] {
+        var output: UnsafeMutablePointer<UInt8>? = nil
+        var size = 0
+        try call { message, capacity in
+            CPhotoLibJPEG_encode(&source.image, Int32(clamping: quality), &output, &size, message, capacity)
+        }
+        defer { CPhotoLibJPEG_buffer_free(output) }
+        guard let output, size > 0 else {
+            throw ImagingError(code: .internalError, message: "JPEG encoder produced no bytes")
+        }
+        return Array(UnsafeBufferPointer(start: output, count: size))
+    }
+}
+
+extension LibJPEG.Header {
+    init(_ info: CPhotoLibJPEG_HeaderInfo) {
+        self.init(
+            width: Int(info.width), height: Int(info.height), components: Int(info.components),
+            isProgressive: info.is_progressive != 0, isCMYK: info.is_cmyk != 0)
+    }
+}

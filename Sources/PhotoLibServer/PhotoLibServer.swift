@@ -1,0 +1,105 @@
+import Dispatch
+import Foundation
+import Logging
+import PhotoLibCore
+import PhotoLibNet
+import PhotoLibStore
+import PhotoLibWire
+
+/// The PhotoLib server: accepts TCP connections and serves a library over the protocol.
+///
+/// Lifecycle as in grpc-swift: ``start()``, then ``serve()`` until
+/// ``beginGracefulShutdown()`` (SIGTERM / SIGINT in `photolibd`).
+public final class PhotoLibServer: @unchecked Sendable {
+    /// The address the server listens on (the real port when 0 was asked for).
+    public var listeningEndpoint: Endpoint { listener.boundEndpoint }
+
+    private let core: ServerCore
+    private let listener: Listener
+    private let queue = DispatchQueue(label: "photolibd.server")
+    private var connections: [UInt64: ServerConnection] = [:]
+    private var nextConnectionID: UInt64 = 1
+    private var shuttingDown = false
+    private var stopped: [CheckedContinuation<Void, Never>] = []
+    private var isStopped = false
+    private let logger: Logger
+
+    /// Binds `endpoint` and prepares to serve `library`.
+    public init(library: PhotoLibrary, endpoint: Endpoint, configuration: ServerConfiguration = ServerConfiguration(), logger: Logger) throws {
+        self.logger = logger
+        let service = PhotoLibraryService(library: library, configuration: configuration, logger: logger)
+        var router = RPCRouter()
+        service.register(in: &router)
+        self.core = ServerCore(
+            configuration: configuration, router: router, logger: logger,
+            libraryIdentifier: library.libraryIdentifier, ownerToken: try library.ownerToken())
+        do {
+            self.listener = try Listener(endpoint: endpoint, queue: queue)
+        } catch {
+            throw PhotoLibError(.unavailable, "cannot listen on \(endpoint): \(error)")
+        }
+    }
+
+    /// Starts accepting connections.
+    public func start() {
+        queue.async {
+            self.listener.start { [weak self] fd, peer in self?.accepted(fd: fd, peer: peer) }
+        }
+    }
+
+    /// Waits until the server has stopped.
+    public func serve() async {
+        await withCheckedContinuation { continuation in
+            queue.async {
+                if self.isStopped { continuation.resume() } else { self.stopped.append(continuation) }
+            }
+        }
+    }
+
+    /// Stops accepting, sends GOAWAY to every client, lets running calls finish within the
+    /// grace period, then closes what is left.
+    public func beginGracefulShutdown() {
+        queue.async {
+            guard !self.shuttingDown else { return }
+            self.shuttingDown = true
+            self.logger.info("shutting down", metadata: ["connections": "\(self.connections.count)"])
+            self.listener.stop()
+            for connection in self.connections.values { connection.beginGracefulShutdown() }
+            self.queue.asyncAfter(deadline: .now() + self.core.configuration.shutdownGracePeriod) {
+                for connection in self.connections.values {
+                    connection.queue.async { connection.forceClose() }
+                }
+            }
+            self.stopIfIdle()
+        }
+    }
+
+    private func accepted(fd: Int32, peer: Endpoint?) {
+        let id = nextConnectionID
+        nextConnectionID += 1
+        let connection = ServerConnection(id: id, fd: fd, peer: peer, core: core)
+        guard !shuttingDown, connections.count < core.configuration.maxConnections else {
+            connection.queue.async {
+                connection.refuse(PhotoLibError(.resourceExhausted, self.shuttingDown ? "the server is shutting down" : "the server already has \(self.core.configuration.maxConnections) connections; try again later"))
+            }
+            return
+        }
+        connections[id] = connection
+        connection.onClose = { [weak self] in
+            guard let self else { return }
+            self.queue.async {
+                self.connections[id] = nil
+                self.stopIfIdle()
+            }
+        }
+        connection.queue.async { connection.start() }
+    }
+
+    private func stopIfIdle() {
+        guard shuttingDown, connections.isEmpty, !isStopped else { return }
+        isStopped = true
+        let waiting = stopped
+        stopped = []
+        for continuation in waiting { continuation.resume() }
+    }
+}

@@ -1,0 +1,34 @@
+import PhotoLibWire
+
+/// The server's explicit limits and timings; every one can be set from `photolibd serve`.
+public struct ServerConfiguration: Sendable {
+    /// Largest frame payload accepted from clients (bytes).
+    public var maxFrameSize: Int = WireLimits.defaultMaxFrameSize
+    /// Initial per-stream credit granted to clients for request data.
+    public var initialStreamWindow: Int = WireLimits.defaultStreamWindow
+    /// Initial connection credit granted to clients for request data.
+    public var initialConnectionWindow: Int = WireLimits.defaultConnectionWindow
+    /// Most concurrent calls per connection.
+    public var maxConcurrentStreams: Int = 100
+    /// Most open connections; more are refused with GOAWAY `RESOURCE_EXHAUSTED`.
+    public var maxConnections: Int = 1024
+    /// A connection that sends no frame for this long is closed (seconds).
+    public var idleTimeout: Double = 300
+    /// A connection must complete its HELLO within this long (seconds).
+    public var handshakeTimeout: Double = 10
+    /// Running calls get this long to finish after a graceful shutdown begins (seconds).
+    public var shutdownGracePeriod: Double = 10
+    /// Fetch-result snapshots expire this long after their last use (seconds).
+    public var snapshotLifetime: Double = 600
+    /// Most live snapshots per connection; the least recently used one is dropped beyond it.
+    public var maxSnapshotsPerConnection: Int = 256
+    /// Largest image side a client may ask for (pixels).
+    public var maxImageDimension: Int = 16_384
+    /// Concurrent image renders across the server (CPU bound).
+    public var renderConcurrency: Int = 2
+    /// The server's name in WELCOME.
+    public var serverName: String = "photolibd/0.1.0"
+
+    /// The defaults.
+    public init() {}
+}

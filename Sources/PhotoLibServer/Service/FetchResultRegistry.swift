@@ -1,0 +1,77 @@
+import Foundation
+import PhotoLibCore
+
+/// The fetch-result snapshots of one connection: immutable lists with a bounded lifetime.
+public final class FetchResultRegistry: @unchecked Sendable {
+    /// What a snapshot holds.
+    enum Contents {
+        /// Asset identifiers, in fetch order.
+        case assets([String])
+        /// Collections as they were at fetch time.
+        case collections([AssetCollection])
+    }
+
+    struct Entry {
+        var contents: Contents
+        var expiresAt: Date
+        var lastUsed: UInt64
+    }
+
+    private let lock = NSLock()
+    private var entries: [String: Entry] = [:]
+    private var clock: UInt64 = 0
+    private let lifetime: TimeInterval
+    private let capacity: Int
+
+    init(lifetime: TimeInterval, capacity: Int) {
+        self.lifetime = lifetime
+        self.capacity = capacity
+    }
+
+    /// Stores a snapshot; returns its id and expiry. Drops the least recently used beyond capacity.
+    func add(_ contents: Contents, now: Date = Date()) -> (id: String, expiresAt: Date) {
+        lock.withLock {
+            purgeExpired(now)
+            if entries.count >= capacity, let oldest = entries.min(by: { $0.value.lastUsed < $1.value.lastUsed }) {
+                entries[oldest.key] = nil
+            }
+            clock += 1
+            let id = "fr-" + UUID().uuidString.lowercased()
+            let expiry = now.addingTimeInterval(lifetime)
+            entries[id] = Entry(contents: contents, expiresAt: expiry, lastUsed: clock)
+            return (id, expiry)
+        }
+    }
+
+    /// The snapshot with `id`, extending its life; `failedPrecondition` when expired or unknown.
+    func use(_ id: String, now: Date = Date()) throws(PhotoLibError) -> Contents {
+        let found: Contents? = lock.withLock {
+            purgeExpired(now)
+            guard var entry = entries[id] else { return nil }
+            clock += 1
+            entry.lastUsed = clock
+            entry.expiresAt = now.addingTimeInterval(lifetime)
+            entries[id] = entry
+            return entry.contents
+        }
+        guard let found else {
+            throw PhotoLibError(.failedPrecondition, "fetch result '\(id.prefix(64))' has expired or was released (snapshots live \(Int(lifetime)) s after their last use); fetch again", reason: .fetchResultExpired)
+        }
+        return found
+    }
+
+    /// Drops a snapshot; `false` when there was none.
+    @discardableResult
+    func release(_ id: String) -> Bool {
+        lock.withLock { entries.removeValue(forKey: id) != nil }
+    }
+
+    /// Drops every snapshot (connection closed).
+    func removeAll() {
+        lock.withLock { entries.removeAll() }
+    }
+
+    private func purgeExpired(_ now: Date) {
+        entries = entries.filter { $0.value.expiresAt > now }
+    }
+}

@@ -1,0 +1,46 @@
+import Foundation
+import Logging
+import PhotoLibCore
+import PhotoLibImaging
+import PhotoLibStore
+import PhotoLibWire
+
+/// The `PhotoLibrary` service: the handlers of the methods this server has built.
+///
+/// Methods of Protos/service.proto that are not registered here answer `UNIMPLEMENTED`.
+final class PhotoLibraryService: Sendable {
+    let library: PhotoLibrary
+    let configuration: ServerConfiguration
+    let logger: Logger
+    let renderer: RenderPool
+
+    /// Objects returned with a snapshot or per page, at most.
+    static let maxPageLength = 1000
+
+    init(library: PhotoLibrary, configuration: ServerConfiguration, logger: Logger) {
+        self.library = library
+        self.configuration = configuration
+        self.logger = logger
+        self.renderer = RenderPool(concurrency: configuration.renderConcurrency)
+    }
+
+    func register(in router: inout RPCRouter) {
+        router.register(PhotoLibraryMethods.getLibraryInfo) { [self] call in try await getLibraryInfo(call) }
+        router.register(PhotoLibraryMethods.fetchAssets) { [self] call in try await fetchAssets(call) }
+        router.register(PhotoLibraryMethods.fetchAssetCollections) { [self] call in try await fetchAssetCollections(call) }
+        router.register(PhotoLibraryMethods.fetchResultObjects) { [self] call in try await fetchResultObjects(call) }
+        router.register(PhotoLibraryMethods.fetchResultIndex) { [self] call in try await fetchResultIndex(call) }
+        router.register(PhotoLibraryMethods.releaseFetchResult) { [self] call in try await releaseFetchResult(call) }
+        router.register(PhotoLibraryMethods.requestImage) { [self] call in try await requestImage(call) }
+        router.register(PhotoLibraryMethods.cancelImageRequest) { [self] call in try await cancelImageRequest(call) }
+    }
+
+    private func getLibraryInfo(_ call: ServerCall) async throws {
+        _ = try await call.singleRequest(EmptyMessage.self)
+        let assets = try library.countAssets(AssetQuery())
+        let albums = try library.assetCollections().filter { $0.type == .album }.count
+        try await call.send(LibraryInfo(
+            libraryIdentifier: library.libraryIdentifier, serverName: configuration.serverName,
+            assetCount: assets, albumCount: albums))
+    }
+}

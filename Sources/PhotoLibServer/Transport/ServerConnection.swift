@@ -1,0 +1,457 @@
+import Dispatch
+import Foundation
+import Logging
+import PhotoLibCore
+import PhotoLibNet
+import PhotoLibWire
+
+/// One client connection: the handshake, then multiplexed calls (docs/PROTOCOL.md).
+///
+/// All state lives on ``queue``; handlers run as tasks and reach back through `queue.async`.
+final class ServerConnection: @unchecked Sendable {
+    private enum Phase {
+        case awaitingHello
+        case open
+        case draining
+        case closed
+    }
+
+    let id: UInt64
+    let queue: DispatchQueue
+    private let channel: SocketChannel
+    private let core: ServerCore
+    private var logger: Logger
+    private var decoder = FrameDecoder(maxPayloadSize: WireLimits.maxHelloSize)
+    private var phase = Phase.awaitingHello
+    private var streams: [UInt32: ServerStream] = [:]
+    private var highestStreamID: UInt32 = 0
+    private var sendConnectionWindow = FlowWindow(initial: WireLimits.defaultConnectionWindow)
+    private var receiveConnectionWindow: FlowWindow
+    private var initialSendStreamWindow = WireLimits.defaultStreamWindow
+    private var peerMaxFrameSize = WireLimits.defaultMaxFrameSize
+    private var blockedOnConnection: [UInt32] = []
+    private var lastFrameAt = DispatchTime.now()
+    private let openedAt = DispatchTime.now()
+    private var timer: (any DispatchSourceTimer)?
+    private(set) var session: ConnectionSession?
+    /// Called once on close.
+    var onClose: (() -> Void)?
+
+    init(id: UInt64, fd: Int32, peer: Endpoint?, core: ServerCore) {
+        self.id = id
+        self.core = core
+        self.queue = DispatchQueue(label: "photolibd.connection.\(id)")
+        self.channel = SocketChannel(fd: fd, peer: peer, queue: queue)
+        self.receiveConnectionWindow = FlowWindow(initial: core.configuration.initialConnectionWindow)
+        var logger = core.logger
+        logger[metadataKey: "connection.id"] = "\(id)"
+        logger[metadataKey: "connection.peer"] = "\(peer?.description ?? "?")"
+        self.logger = logger
+    }
+
+    /// Starts reading and the timers. Call on ``queue``.
+    func start() {
+        channel.onRead = { [weak self] bytes in self?.received(bytes) }
+        channel.onClose = { [weak self] error in self?.channelClosed(error) }
+        channel.start()
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        let period = max(0.05, min(1, core.configuration.handshakeTimeout / 4, core.configuration.idleTimeout / 4))
+        timer.schedule(deadline: .now() + period, repeating: period)
+        timer.setEventHandler { [weak self] in self?.checkTimeouts() }
+        timer.resume()
+        self.timer = timer
+        logger.debug("connection opened")
+    }
+
+    /// Refuses the connection at once (connection limit reached).
+    func refuse(_ error: PhotoLibError) {
+        channel.start()
+        channel.write(Frame(.goAway, payload: GoAway(lastStreamID: 0, status: CallStatus(error)).encoded()).encoded)
+        channel.closeAfterWriting()
+    }
+
+    // MARK: Receiving
+
+    private func received(_ bytes: [UInt8]) {
+        guard phase != .closed else { return }
+        lastFrameAt = .now()
+        decoder.append(bytes)
+        do {
+            while phase != .closed, let frame = try decoder.next() {
+                try handle(frame)
+            }
+        } catch let error as PhotoLibError {
+            fail(error)
+        } catch {
+            fail(PhotoLibError(.internalError, "\(error)"))
+        }
+    }
+
+    private func handle(_ frame: Frame) throws(PhotoLibError) {
+        if phase == .awaitingHello {
+            try handshake(frame)
+            return
+        }
+        switch frame.type {
+        case .call: try openCall(frame)
+        case .message: try receiveMessage(frame)
+        case .cancel: try cancelCall(frame)
+        case .windowUpdate: try windowUpdate(frame)
+        case .ping:
+            guard frame.streamID == 0 else { throw violation("PING must be sent on stream 0") }
+            if !frame.flags.contains(.ack) {
+                _ = try Ping(decoding: frame.payload)
+                write(Frame(.ping, flags: .ack, payload: frame.payload))
+            }
+        case .goAway:
+            logger.debug("client sent GOAWAY")
+            beginDraining(status: nil)
+        case .hello, .welcome, .status:
+            throw violation("a client may not send \(frame.type) after the handshake")
+        }
+    }
+
+    private func violation(_ message: String) -> PhotoLibError {
+        PhotoLibError(.invalidArgument, message, reason: .protocolViolation)
+    }
+
+    private func handshake(_ frame: Frame) throws(PhotoLibError) {
+        guard frame.type == .hello, frame.streamID == 0 else {
+            throw violation("the first frame must be HELLO on stream 0, got \(frame.type) on stream \(frame.streamID)")
+        }
+        let hello = try Hello(decoding: frame.payload)
+        guard hello.protocolVersion == WireLimits.protocolVersion else {
+            throw PhotoLibError(.failedPrecondition, "protocol version \(hello.protocolVersion) is not supported; this server speaks version \(WireLimits.protocolVersion)")
+        }
+        guard let identity = core.authenticate(token: hello.token) else {
+            logger.notice("handshake refused: wrong token", metadata: ["client.name": "\(hello.clientName)"])
+            throw PhotoLibError(.unauthenticated, hello.token.isEmpty ? "no token: pass the library owner's token (DIR/owner.token) with --token or PHOTOLIB_TOKEN" : "the token is not valid for this library")
+        }
+        let configuration = core.configuration
+        peerMaxFrameSize = WireLimits.maxFrameSize(announced: hello.maxFrameSize)
+        initialSendStreamWindow = WireLimits.window(announced: hello.initialStreamWindow, fallback: WireLimits.defaultStreamWindow, atLeast: WireLimits.minimumMaxFrameSize)
+        sendConnectionWindow = FlowWindow(initial: WireLimits.window(announced: hello.initialConnectionWindow, fallback: WireLimits.defaultConnectionWindow, atLeast: WireLimits.minimumMaxFrameSize))
+        decoder.maxPayloadSize = configuration.maxFrameSize
+        session = ConnectionSession(
+            connectionID: id, isOwner: identity.isOwner,
+            fetchResults: FetchResultRegistry(lifetime: configuration.snapshotLifetime, capacity: configuration.maxSnapshotsPerConnection))
+        phase = .open
+        logger[metadataKey: "client.name"] = "\(hello.clientName)"
+        logger.info("client connected")
+        let welcome = Welcome(
+            serverName: configuration.serverName, libraryIdentifier: core.libraryIdentifier,
+            maxFrameSize: UInt32(configuration.maxFrameSize), initialStreamWindow: UInt32(configuration.initialStreamWindow),
+            initialConnectionWindow: UInt32(configuration.initialConnectionWindow),
+            maxConcurrentStreams: UInt32(configuration.maxConcurrentStreams),
+            idleTimeoutMs: UInt32(clamping: Int(configuration.idleTimeout * 1000)),
+            authorizationStatus: .authorized, accessLevel: .readWrite, isOwner: identity.isOwner)
+        write(Frame(.welcome, payload: welcome.encoded()))
+    }
+
+    private func openCall(_ frame: Frame) throws(PhotoLibError) {
+        let streamID = frame.streamID
+        guard streamID > highestStreamID else {
+            throw violation("CALL on stream \(streamID) does not exceed the highest stream id used so far (\(highestStreamID))")
+        }
+        highestStreamID = streamID
+        guard phase == .open else {
+            writeStatus(streamID, CallStatus(code: .unavailable, message: "the server is shutting down; reconnect later"))
+            return
+        }
+        guard streams.count < core.configuration.maxConcurrentStreams else {
+            writeStatus(streamID, CallStatus(code: .resourceExhausted, message: "more than \(core.configuration.maxConcurrentStreams) concurrent calls on one connection"))
+            return
+        }
+        let start: CallStart
+        do {
+            start = try CallStart(decoding: frame.payload)
+        } catch {
+            writeStatus(streamID, CallStatus(error))
+            return
+        }
+        let method: MethodDescriptor
+        let handler: RPCHandler
+        switch core.router.resolve(start.method) {
+        case .failure(let error):
+            writeStatus(streamID, CallStatus(error))
+            return
+        case .success(let entry):
+            (method, handler) = entry
+        }
+        guard let session else { return }
+        let (requests, inbound) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
+        let stream = ServerStream(
+            id: streamID, method: method, sendWindow: initialSendStreamWindow,
+            receiveWindow: core.configuration.initialStreamWindow, inbound: inbound)
+        streams[streamID] = stream
+        if frame.flags.contains(.endStream) {
+            stream.requestEnded = true
+            inbound.finish()
+        }
+        if start.timeoutMs > 0 {
+            let item = DispatchWorkItem { [weak self] in
+                self?.finish(streamID, CallStatus(code: .deadlineExceeded, message: "\(method.name) did not finish within its deadline of \(start.timeoutMs) ms"), abandon: true)
+            }
+            stream.deadline = item
+            queue.asyncAfter(deadline: .now() + .milliseconds(Int(min(start.timeoutMs, UInt64(Int32.max)))), execute: item)
+        }
+        let call = ServerCall(method: method, streamID: streamID, session: session, requests: requests, connection: self)
+        let logger = self.logger
+        stream.task = Task { [weak self] in
+            let status: CallStatus
+            do {
+                try await handler(call)
+                status = .ok
+            } catch let error as PhotoLibError {
+                status = CallStatus(error)
+            } catch is CancellationError {
+                status = CallStatus(code: .cancelled, message: "\(method.name) was cancelled")
+            } catch {
+                logger.error("handler failed", metadata: ["method": "\(method.name)", "error": "\(error)"])
+                status = CallStatus(code: .internalError, message: "\(method.name) failed: \(error)")
+            }
+            guard let self else { return }
+            self.queue.async { self.finish(streamID, status, abandon: false) }
+        }
+    }
+
+    private func receiveMessage(_ frame: Frame) throws(PhotoLibError) {
+        guard frame.streamID != 0 else { throw violation("MESSAGE on stream 0") }
+        try receiveConnectionWindow.spend(frame.payload.count)
+        guard let stream = streams[frame.streamID] else {
+            guard frame.streamID <= highestStreamID else {
+                throw violation("MESSAGE on stream \(frame.streamID), which no CALL opened")
+            }
+            // A call that already ended: give the credit back and drop the message.
+            grantConnection(frame.payload.count)
+            return
+        }
+        guard !stream.requestEnded else {
+            throw violation("MESSAGE on stream \(frame.streamID) after END_STREAM")
+        }
+        try stream.receiveWindow.spend(frame.payload.count)
+        stream.requestCount += 1
+        if !stream.method.shape.clientStreams && stream.requestCount > 1 {
+            grantConnection(frame.payload.count)
+            finish(stream.id, CallStatus(code: .invalidArgument, message: "\(stream.method.name) takes exactly one request message"), abandon: true)
+            return
+        }
+        stream.inbound.yield(frame.payload)
+        if frame.flags.contains(.endStream) {
+            stream.requestEnded = true
+            stream.inbound.finish()
+        }
+    }
+
+    private func cancelCall(_ frame: Frame) throws(PhotoLibError) {
+        _ = try CancelMessage(decoding: frame.payload)
+        guard let stream = streams.removeValue(forKey: frame.streamID) else { return }
+        logger.debug("call cancelled by client", metadata: ["stream.id": "\(frame.streamID)", "method": "\(stream.method.name)"])
+        stream.abandon(CancellationError())
+        blockedOnConnection.removeAll { $0 == stream.id }
+        closeIfDrained()
+    }
+
+    private func windowUpdate(_ frame: Frame) throws(PhotoLibError) {
+        let update = try WindowUpdate(decoding: frame.payload)
+        if frame.streamID == 0 {
+            try sendConnectionWindow.grant(Int(update.increment))
+            let blocked = blockedOnConnection
+            blockedOnConnection = []
+            for id in blocked { drain(id) }
+        } else if let stream = streams[frame.streamID] {
+            try stream.sendWindow.grant(Int(update.increment))
+            drain(stream.id)
+        }
+    }
+
+    // MARK: Sending
+
+    /// Sends a response message once credit allows; resumes the handler when written.
+    func send(_ payload: [UInt8], stream id: UInt32) async throws {
+        guard payload.count <= peerMaxFrameSize else {
+            throw PhotoLibError(.resourceExhausted, "a \(payload.count)-byte response exceeds the client's maximum frame size of \(peerMaxFrameSize) bytes")
+        }
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            queue.async {
+                guard let stream = self.streams[id], self.phase != .closed else {
+                    continuation.resume(throwing: CancellationError())
+                    return
+                }
+                stream.pending.append((payload, continuation))
+                self.drain(id)
+            }
+        }
+    }
+
+    /// Ends a call with `CANCELLED` on the server's initiative.
+    func cancel(stream id: UInt32, message: String) {
+        queue.async {
+            self.finish(id, CallStatus(code: .cancelled, message: message), abandon: true)
+        }
+    }
+
+    /// The handler consumed a request message: return its credit to the client.
+    func consumed(_ count: Int, stream id: UInt32) {
+        guard count > 0 else { return }
+        queue.async {
+            guard self.phase != .closed else { return }
+            self.grantConnection(count)
+            if let stream = self.streams[id], !stream.requestEnded {
+                try? stream.receiveWindow.grant(count)
+                self.write(Frame(.windowUpdate, stream: id, payload: WindowUpdate(increment: UInt32(count)).encoded()))
+            }
+        }
+    }
+
+    private func grantConnection(_ count: Int) {
+        guard count > 0 else { return }
+        try? receiveConnectionWindow.grant(count)
+        write(Frame(.windowUpdate, payload: WindowUpdate(increment: UInt32(count)).encoded()))
+    }
+
+    private func drain(_ id: UInt32) {
+        guard let stream = streams[id] else { return }
+        while let next = stream.pending.first {
+            let size = next.payload.count
+            guard stream.sendWindow.allows(size) else { return }
+            guard sendConnectionWindow.allows(size) else {
+                if !blockedOnConnection.contains(id) { blockedOnConnection.append(id) }
+                return
+            }
+            try? stream.sendWindow.spend(size)
+            try? sendConnectionWindow.spend(size)
+            stream.pending.removeFirst()
+            write(Frame(.message, stream: id, payload: next.payload))
+            next.continuation.resume()
+        }
+        if let status = stream.pendingStatus {
+            complete(stream, status)
+        }
+    }
+
+    /// Ends a call with `status`: after its queued responses (OK), or at once (`abandon`, errors).
+    private func finish(_ id: UInt32, _ status: CallStatus, abandon: Bool) {
+        guard let stream = streams[id] else { return }
+        if abandon || status.code != .ok {
+            stream.abandon(CancellationError())
+            complete(stream, status)
+        } else {
+            stream.pendingStatus = status
+            drain(id)
+        }
+    }
+
+    private func complete(_ stream: ServerStream, _ status: CallStatus) {
+        stream.deadline?.cancel()
+        streams[stream.id] = nil
+        blockedOnConnection.removeAll { $0 == stream.id }
+        if status.code != .ok && status.code != .cancelled {
+            logger.debug("call failed", metadata: ["method": "\(stream.method.name)", "status": "\(status.code)", "message": "\(status.message)"])
+        }
+        writeStatus(stream.id, status)
+        closeIfDrained()
+    }
+
+    private func writeStatus(_ streamID: UInt32, _ status: CallStatus) {
+        write(Frame(.status, stream: streamID, payload: status.encoded()))
+    }
+
+    private func write(_ frame: Frame) {
+        guard phase != .closed else { return }
+        channel.write(frame.encoded)
+    }
+
+    // MARK: Closing
+
+    /// Sends GOAWAY and closes once running calls finish (graceful shutdown).
+    func beginGracefulShutdown() {
+        queue.async {
+            self.beginDraining(status: CallStatus(code: .unavailable, message: "server shutting down"))
+        }
+    }
+
+    private func beginDraining(status: CallStatus?) {
+        switch phase {
+        case .awaitingHello:
+            if let status { write(Frame(.goAway, payload: GoAway(lastStreamID: 0, status: status).encoded())) }
+            close()
+        case .open:
+            phase = .draining
+            if let status { write(Frame(.goAway, payload: GoAway(lastStreamID: highestStreamID, status: status).encoded())) }
+            closeIfDrained()
+        case .draining, .closed:
+            break
+        }
+    }
+
+    /// Closes at once, cancelling running calls. Call on ``queue``.
+    func forceClose() {
+        guard phase != .closed else { return }
+        logger.notice("closing connection with \(streams.count) running calls")
+        close()
+    }
+
+    private func closeIfDrained() {
+        if phase == .draining && streams.isEmpty {
+            close()
+        }
+    }
+
+    /// Answers a connection-level error with GOAWAY and closes.
+    private func fail(_ error: PhotoLibError) {
+        guard phase != .closed else { return }
+        logger.notice("closing connection: \(error.message)", metadata: ["status": "\(error.code)"])
+        write(Frame(.goAway, payload: GoAway(lastStreamID: highestStreamID, status: CallStatus(error)).encoded()))
+        close()
+    }
+
+    private func close() {
+        guard phase != .closed else { return }
+        phase = .closed
+        let running = streams.values
+        streams = [:]
+        for stream in running { stream.abandon(CancellationError()) }
+        timer?.cancel()
+        timer = nil
+        channel.closeAfterWriting()
+    }
+
+    private func channelClosed(_ error: SocketError?) {
+        if phase != .closed {
+            phase = .closed
+            let running = streams.values
+            streams = [:]
+            for stream in running { stream.abandon(CancellationError()) }
+            timer?.cancel()
+            timer = nil
+        }
+        if let error { logger.debug("connection error: \(error)") }
+        logger.debug("connection closed")
+        session?.fetchResults.removeAll()
+        let callback = onClose
+        onClose = nil
+        callback?()
+    }
+
+    private func checkTimeouts() {
+        let now = DispatchTime.now()
+        let configuration = core.configuration
+        switch phase {
+        case .awaitingHello:
+            if seconds(from: openedAt, to: now) > configuration.handshakeTimeout {
+                fail(PhotoLibError(.deadlineExceeded, "no HELLO within \(configuration.handshakeTimeout) s of connecting"))
+            }
+        case .open, .draining:
+            if seconds(from: lastFrameAt, to: now) > configuration.idleTimeout && streams.isEmpty {
+                fail(PhotoLibError(.unavailable, "idle for more than \(configuration.idleTimeout) s"))
+            }
+        case .closed:
+            break
+        }
+    }
+
+    private func seconds(from start: DispatchTime, to end: DispatchTime) -> Double {
+        Double(end.uptimeNanoseconds &- start.uptimeNanoseconds) / 1e9
+    }
+}

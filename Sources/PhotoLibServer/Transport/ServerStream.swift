@@ -1,0 +1,42 @@
+import Dispatch
+import PhotoLibCore
+import PhotoLibWire
+
+/// The state of one call on a connection. Confined to the connection's queue.
+final class ServerStream {
+    let id: UInt32
+    let method: MethodDescriptor
+    var task: Task<Void, Never>?
+    /// Credit for our response MESSAGE bytes.
+    var sendWindow: FlowWindow
+    /// Credit the client has left for request MESSAGE bytes.
+    var receiveWindow: FlowWindow
+    /// Responses waiting for credit, with the handler continuations to resume once sent.
+    var pending: [(payload: [UInt8], continuation: CheckedContinuation<Void, any Error>)] = []
+    /// A status waiting behind `pending`.
+    var pendingStatus: CallStatus?
+    let inbound: AsyncThrowingStream<[UInt8], any Error>.Continuation
+    var requestEnded = false
+    var requestCount = 0
+    var deadline: DispatchWorkItem?
+
+    init(id: UInt32, method: MethodDescriptor, sendWindow: Int, receiveWindow: Int, inbound: AsyncThrowingStream<[UInt8], any Error>.Continuation) {
+        self.id = id
+        self.method = method
+        self.sendWindow = FlowWindow(initial: sendWindow)
+        self.receiveWindow = FlowWindow(initial: receiveWindow)
+        self.inbound = inbound
+    }
+
+    /// Fails every waiting send and stops the request stream and the handler.
+    func abandon(_ error: any Error) {
+        let waiting = pending
+        pending = []
+        pendingStatus = nil
+        deadline?.cancel()
+        deadline = nil
+        inbound.finish(throwing: error)
+        task?.cancel()
+        for entry in waiting { entry.continuation.resume(throwing: error) }
+    }
+}

@@ -1,0 +1,171 @@
+import Foundation
+import PhotoLibCore
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The library's files: originals under `originals/xx/`, work files in `tmp/`.
+///
+/// Every write is crash-safe: the bytes go to `tmp/` first, are fsynced, renamed into place,
+/// and the destination directory is fsynced, so a file under `originals/` is either absent
+/// or complete. Whether it belongs to the library is decided by the database alone (see
+/// ``Recovery``).
+struct FileStore: Sendable {
+    /// The library directory.
+    let root: String
+
+    /// `originals`: the imported files, never modified.
+    static let originalsFolder = "originals"
+    /// `tmp`: files being written; everything in it is garbage after a crash.
+    static let temporaryFolder = "tmp"
+
+    /// `DIR/originals`.
+    var originalsDirectory: String { root + "/" + Self.originalsFolder }
+    /// `DIR/tmp`.
+    var temporaryDirectory: String { root + "/" + Self.temporaryFolder }
+
+    /// The absolute path of a path relative to the library directory.
+    func absolutePath(_ relativePath: String) -> String { root + "/" + relativePath }
+
+    /// Where the original of the asset with UUID `uuid` lives, relative to the library:
+    /// `originals/<first two hex digits>/<uuid>.<ext>`, 256 shards so that no directory grows huge.
+    static func originalPath(uuid: String, fileExtension: String) -> String {
+        let lowered = uuid.lowercased()
+        return "\(originalsFolder)/\(lowered.prefix(2))/\(lowered).\(fileExtension)"
+    }
+
+    /// Creates `originals/` and `tmp/` if missing.
+    func createDirectories() throws(PhotoLibError) {
+        try Self.makeDirectory(originalsDirectory)
+        try Self.makeDirectory(temporaryDirectory)
+    }
+
+    /// Writes `bytes` to `relativePath` atomically and durably: temp file, fsync, rename,
+    /// fsync of the directory. Fails with `alreadyExists` rather than replace a file.
+    func writeAtomically(_ bytes: [UInt8], to relativePath: String) throws(PhotoLibError) {
+        let destination = absolutePath(relativePath)
+        let directory = (destination as NSString).deletingLastPathComponent
+        if try Self.makeDirectory(directory) {
+            try Self.syncDirectory(originalsDirectory)
+        }
+        let temporary = temporaryDirectory + "/" + UUID().uuidString.lowercased() + ".part"
+        do {
+            try Self.writeAndSync(bytes, to: temporary)
+            // link() rather than rename(): it refuses to replace an existing original.
+            try Self.check(link(temporary, destination), "link \(temporary) to \(destination)")
+            try Self.check(unlink(temporary), "remove \(temporary)")
+            try Self.syncDirectory(directory)
+        } catch {
+            _ = unlink(temporary)
+            throw error
+        }
+    }
+
+    /// Removes the file at `relativePath` (missing is fine) and syncs its directory.
+    func remove(_ relativePath: String) throws(PhotoLibError) {
+        let path = absolutePath(relativePath)
+        if unlink(path) != 0, errno != ENOENT {
+            throw Self.error(errno, "remove \(path)")
+        }
+        try Self.syncDirectory((path as NSString).deletingLastPathComponent)
+    }
+
+    /// The size of the file at `relativePath`, or `nil` when it does not exist.
+    func fileSize(_ relativePath: String) -> Int? {
+        var info = stat()
+        guard stat(absolutePath(relativePath), &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return Int(info.st_size)
+    }
+
+    // MARK: POSIX helpers
+
+    /// Writes all of `bytes` to a new file at `path` (mode 0644) and fsyncs it.
+    static func writeAndSync(_ bytes: [UInt8], to path: String, mode: mode_t = 0o644) throws(PhotoLibError) {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+        guard descriptor >= 0 else { throw error(errno, "create \(path)") }
+        defer { close(descriptor) }
+        var written = 0
+        while written < bytes.count {
+            let count = bytes.withUnsafeBytes { buffer in
+                write(descriptor, buffer.baseAddress! + written, buffer.count - written)
+            }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw error(errno, "write \(path)")
+            }
+            written += count
+        }
+        try check(fsync(descriptor), "fsync \(path)")
+    }
+
+    /// fsyncs a directory, making a rename or unlink in it durable.
+    static func syncDirectory(_ path: String) throws(PhotoLibError) {
+        let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw error(errno, "open directory \(path)") }
+        defer { close(descriptor) }
+        try check(fsync(descriptor), "fsync directory \(path)")
+    }
+
+    /// Creates a directory (mode 0755); `true` when it was created, `false` when it existed.
+    @discardableResult
+    static func makeDirectory(_ path: String) throws(PhotoLibError) -> Bool {
+        if mkdir(path, 0o755) == 0 { return true }
+        let code = errno
+        var info = stat()
+        if code == EEXIST, stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR { return false }
+        throw error(code, "create directory \(path)")
+    }
+
+    /// The names in a directory, `.` and `..` excluded; `nil` when it does not exist.
+    static func directoryEntries(_ path: String) throws(PhotoLibError) -> [String]? {
+        guard let stream = opendir(path) else {
+            if errno == ENOENT { return nil }
+            throw error(errno, "list \(path)")
+        }
+        defer { closedir(stream) }
+        var names: [String] = []
+        while let entry = readdir(stream) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    /// Whether `path` is a directory (not following a final symlink).
+    static func isDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    /// Throws the error for `errno` unless `result` is 0.
+    static func check(_ result: Int32, _ action: String) throws(PhotoLibError) {
+        if result != 0 { throw error(errno, action) }
+    }
+
+    /// A store error for a failed system call: disk full is `resourceExhausted`, permission
+    /// problems `failedPrecondition`, a missing file `notFound`, I/O errors `unavailable`.
+    static func error(_ code: Int32, _ action: String) -> PhotoLibError {
+        let reason = String(cString: strerror(code))
+        switch code {
+        case ENOSPC, EDQUOT:
+            return PhotoLibError(.resourceExhausted, "cannot \(action): \(reason); free disk space and retry")
+        case EACCES, EPERM, EROFS:
+            return PhotoLibError(.failedPrecondition, "cannot \(action): \(reason); check the library's permissions")
+        case ENOENT:
+            return PhotoLibError(.notFound, "cannot \(action): \(reason)")
+        case EEXIST:
+            return PhotoLibError(.alreadyExists, "cannot \(action): \(reason)")
+        case EIO:
+            return PhotoLibError(.unavailable, "cannot \(action): \(reason) (the disk reported an error)")
+        case EMFILE, ENFILE, ENOMEM:
+            return PhotoLibError(.resourceExhausted, "cannot \(action): \(reason)")
+        default:
+            return PhotoLibError(.internalError, "cannot \(action): \(reason) (errno \(code))")
+        }
+    }
+}

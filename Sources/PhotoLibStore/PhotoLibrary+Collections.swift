@@ -1,0 +1,208 @@
+import Foundation
+import PhotoLibCore
+
+extension PhotoLibrary {
+    /// The longest album or folder title, in Unicode scalars (as SQLite's `length()` counts).
+    public static let maximumTitleLength = 255
+
+    /// Every collection: the smart albums in a fixed order, then the user albums (top level
+    /// first, then by folder, each group in its stable order), with counts, dates and key assets.
+    public func assetCollections() throws(PhotoLibError) -> [AssetCollection] {
+        try read { (database) throws(PhotoLibError) in
+            var collections: [AssetCollection] = []
+            for smart in SmartAlbum.all {
+                collections.append(try Self.smartCollection(smart, in: database))
+            }
+            let albums = try database.prepare(
+                """
+                SELECT al.id, al.local_identifier, al.title, f.local_identifier
+                FROM album al LEFT JOIN folder f ON f.id = al.folder_id
+                ORDER BY al.folder_id IS NOT NULL, al.folder_id, al.position, al.id
+                """
+            ).rows { (row) throws(PhotoLibError) in (row.int64(0), row.text(1), row.text(2), row.optionalText(3)) }
+            for (id, identifier, title, folder) in albums {
+                collections.append(try Self.userCollection(id: id, identifier: identifier, title: title, folder: folder, in: database))
+            }
+            return collections
+        }
+    }
+
+    /// The album or smart album with this identifier, or `nil` when there is none.
+    public func assetCollection(withIdentifier identifier: String) throws(PhotoLibError) -> AssetCollection? {
+        try LocalIdentifier.validate(identifier)
+        return try read { (database) throws(PhotoLibError) in
+            if let smart = SmartAlbum.withIdentifier(identifier) {
+                return try Self.smartCollection(smart, in: database)
+            }
+            guard let (id, title, folder) = try database.prepare(
+                """
+                SELECT al.id, al.title, f.local_identifier FROM album al LEFT JOIN folder f ON f.id = al.folder_id
+                WHERE al.local_identifier = ?
+                """
+            ).firstRow([.text(identifier)], { (row) throws(PhotoLibError) in (row.int64(0), row.text(1), row.optionalText(2)) })
+            else { return nil }
+            return try Self.userCollection(id: id, identifier: identifier, title: title, folder: folder, in: database)
+        }
+    }
+
+    /// Creates an empty user album at the end of `folder` (a folder identifier; `nil`: the top level).
+    ///
+    /// Throws `invalidArgument` for an empty or over-long title, `notFound` for an unknown folder.
+    public func createAlbum(title: String, in folder: String? = nil) throws(PhotoLibError) -> AssetCollection {
+        try Self.validateTitle(title, of: "album")
+        if let folder { try LocalIdentifier.validate(folder) }
+        let identifier = LocalIdentifier.newAlbum()
+        return try write { (database) throws(PhotoLibError) in
+            let folderID = try folder.map { (folder) throws(PhotoLibError) in try Self.folderRowID(folder, in: database) }
+            let now = Microseconds.now
+            try database.prepare(
+                """
+                INSERT INTO album (local_identifier, title, folder_id, position, creation_date, modification_date)
+                VALUES (?, ?, ?, ?, ?, ?)
+                """
+            ).execute([
+                .text(identifier), .text(title), folderID.map(DatabaseValue.integer) ?? .null,
+                .integer(try Self.nextChildPosition(folderID, in: database)), .integer(now), .integer(now),
+            ])
+            return AssetCollection(
+                localIdentifier: identifier, title: title, type: .album, subtype: .albumRegular,
+                estimatedAssetCount: 0, parentFolderIdentifier: folder)
+        }
+    }
+
+    /// Creates an empty folder (collection list) at the end of `parent` (`nil`: the top level).
+    public func createFolder(title: String, in parent: String? = nil) throws(PhotoLibError) -> CollectionList {
+        try Self.validateTitle(title, of: "folder")
+        if let parent { try LocalIdentifier.validate(parent) }
+        let identifier = LocalIdentifier.newFolder()
+        return try write { (database) throws(PhotoLibError) in
+            let parentID = try parent.map { (parent) throws(PhotoLibError) in try Self.folderRowID(parent, in: database) }
+            try database.prepare(
+                "INSERT INTO folder (local_identifier, title, parent_id, position, creation_date) VALUES (?, ?, ?, ?, ?)"
+            ).execute([
+                .text(identifier), .text(title), parentID.map(DatabaseValue.integer) ?? .null,
+                .integer(try Self.nextChildPosition(parentID, in: database)), .integer(Microseconds.now),
+            ])
+            return CollectionList(localIdentifier: identifier, title: title, parentFolderIdentifier: parent)
+        }
+    }
+
+    /// Appends assets to a user album, in the order given; assets already in it stay where
+    /// they are. All or nothing: an unknown or deleted asset fails the whole call.
+    public func addAssets(_ identifiers: [String], toAlbum album: String) throws(PhotoLibError) {
+        try Self.validateIdentifierList(identifiers)
+        try LocalIdentifier.validate(album)
+        if SmartAlbum.withIdentifier(album) != nil {
+            throw PhotoLibError(.invalidArgument, "\(album) is a smart album, which the library computes; add assets to a user album instead")
+        }
+        try write { (database) throws(PhotoLibError) in
+            guard let albumID = try database.prepare("SELECT id FROM album WHERE local_identifier = ?")
+                .firstRow([.text(album)], { $0.int64(0) })
+            else {
+                throw PhotoLibError(.notFound, "no album with identifier \(album)")
+            }
+            let assetIDs = try Self.assetRowIDs(identifiers, in: database)
+            var position = try database.prepare("SELECT COALESCE(MAX(position), -1) + 1 FROM album_asset WHERE album_id = ?")
+                .firstRow([.integer(albumID)], { $0.int64(0) }) ?? 0
+            let insert = try database.prepare(
+                "INSERT INTO album_asset (album_id, asset_id, position) VALUES (?, ?, ?) ON CONFLICT DO NOTHING")
+            for assetID in assetIDs {
+                try insert.execute([.integer(albumID), .integer(assetID), .integer(position)])
+                if database.changes > 0 { position += 1 }
+            }
+            try database.prepare("UPDATE album SET modification_date = ? WHERE id = ?")
+                .execute([.integer(Microseconds.now), .integer(albumID)])
+        }
+    }
+
+    // MARK: Helpers
+
+    /// Throws `invalidArgument` unless `title` has visible text, no control characters, and
+    /// at most ``maximumTitleLength`` scalars.
+    static func validateTitle(_ title: String, of kind: String) throws(PhotoLibError) {
+        guard !title.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+            throw PhotoLibError(.invalidArgument, "an \(kind) title must not be empty or only spaces", reason: .invalidText)
+        }
+        guard title.unicodeScalars.count <= maximumTitleLength else {
+            throw PhotoLibError(
+                .invalidArgument,
+                "\(kind) title '\(title.prefix(40))…' is \(title.unicodeScalars.count) characters; the limit is \(maximumTitleLength)",
+                reason: .invalidText)
+        }
+        guard !title.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw PhotoLibError(.invalidArgument, "\(kind) title '\(title.prefix(40))' contains control characters", reason: .invalidText)
+        }
+    }
+
+    /// The rowid of a folder; `notFound` when unknown.
+    static func folderRowID(_ identifier: String, in database: Database) throws(PhotoLibError) -> Int64 {
+        guard let id = try database.prepare("SELECT id FROM folder WHERE local_identifier = ?").firstRow([.text(identifier)], { $0.int64(0) }) else {
+            throw PhotoLibError(.notFound, "no folder with identifier \(identifier)")
+        }
+        return id
+    }
+
+    /// The position after the last album or folder in `folderID` (`nil`: the top level):
+    /// albums and folders share one order among siblings.
+    static func nextChildPosition(_ folderID: Int64?, in database: Database) throws(PhotoLibError) -> Int64 {
+        try database.prepare(
+            """
+            SELECT COALESCE(MAX(position), -1) + 1 FROM (
+                SELECT position FROM album WHERE folder_id IS ?1
+                UNION ALL SELECT position FROM folder WHERE parent_id IS ?1)
+            """
+        ).firstRow([folderID.map(DatabaseValue.integer) ?? .null], { $0.int64(0) }) ?? 0
+    }
+
+    /// The rowids of assets, in order without repeats; `notFound` naming the first unknown
+    /// one, `failedPrecondition` for one in Recently Deleted.
+    static func assetRowIDs(_ identifiers: [String], in database: Database) throws(PhotoLibError) -> [Int64] {
+        let lookup = try database.prepare("SELECT id, trashed FROM asset WHERE local_identifier = ?")
+        var seen = Set<Int64>()
+        var ids: [Int64] = []
+        for identifier in identifiers {
+            guard let (id, trashed) = try lookup.firstRow([.text(identifier)], { (row) throws(PhotoLibError) in (row.int64(0), row.int(1) != 0) }) else {
+                throw PhotoLibError(.notFound, "no asset with identifier \(identifier)")
+            }
+            guard !trashed else {
+                throw PhotoLibError(.failedPrecondition, "asset \(identifier) is in Recently Deleted; recover it first")
+            }
+            if seen.insert(id).inserted { ids.append(id) }
+        }
+        return ids
+    }
+
+    /// A smart album's value, computed now.
+    static func smartCollection(_ smart: SmartAlbum, in database: Database) throws(PhotoLibError) -> AssetCollection {
+        let plan = try QueryPlan(AssetQuery(collection: smart.localIdentifier), database: database)
+        let (count, start, end) = try summary(fromWhere: plan.fromWhere, values: plan.values, in: database)
+        // The cover of a smart album is its newest asset, as in Photos.
+        let key = try database.prepareUncached(
+            "SELECT a.local_identifier \(plan.fromWhere) ORDER BY a.creation_date DESC, a.local_identifier DESC LIMIT 1"
+        ).firstRow(plan.values) { $0.text(0) }
+        return AssetCollection(
+            localIdentifier: smart.localIdentifier, title: smart.title, type: .smartAlbum, subtype: smart.subtype,
+            estimatedAssetCount: count, startDate: start, endDate: end, keyAssetIdentifier: key)
+    }
+
+    /// A user album's value: visible assets only (not hidden, not trashed).
+    static func userCollection(id: Int64, identifier: String, title: String, folder: String?, in database: Database) throws(PhotoLibError) -> AssetCollection {
+        let fromWhere = "FROM album_asset aa JOIN asset a ON a.id = aa.asset_id WHERE aa.album_id = ? AND a.trashed = 0 AND a.hidden = 0"
+        let (count, start, end) = try summary(fromWhere: fromWhere, values: [.integer(id)], in: database)
+        // The cover of a user album is its first asset.
+        let key = try database.prepare("SELECT a.local_identifier \(fromWhere) ORDER BY aa.position, a.local_identifier LIMIT 1")
+            .firstRow([.integer(id)]) { $0.text(0) }
+        return AssetCollection(
+            localIdentifier: identifier, title: title, type: .album, subtype: .albumRegular,
+            estimatedAssetCount: count, startDate: start, endDate: end, keyAssetIdentifier: key,
+            parentFolderIdentifier: folder)
+    }
+
+    /// Count and creation-date range of the assets selected by `fromWhere`.
+    static func summary(fromWhere: String, values: [DatabaseValue], in database: Database) throws(PhotoLibError) -> (Int, Date?, Date?) {
+        try database.prepareUncached("SELECT count(*), min(a.creation_date), max(a.creation_date) \(fromWhere)")
+            .firstRow(values) { (row) throws(PhotoLibError) in
+                (row.int(0), row.isNull(1) ? nil : Microseconds.date(row.int64(1)), row.isNull(2) ? nil : Microseconds.date(row.int64(2)))
+            } ?? (0, nil, nil)
+    }
+}

@@ -1,0 +1,97 @@
+import Crypto
+import Foundation
+import PhotoLibCore
+
+extension PhotoLibrary {
+    /// The largest file ``addPhoto(_:metadata:)`` accepts, in bytes.
+    public static let maximumImportBytes = 256 * 1024 * 1024
+
+    /// Adds a photo from its JPEG bytes.
+    ///
+    /// The same bytes (by SHA-256) imported before give `.alreadyPresent` with that asset and
+    /// write nothing. Otherwise the file is written atomically under `originals/` (temp file,
+    /// fsync, rename, directory fsync) and then the asset and its resource are committed in
+    /// one transaction; if the transaction fails the file is removed again.
+    public func addPhoto(_ data: [UInt8], metadata: ImportMetadata) throws(PhotoLibError) -> ImportOutcome {
+        try metadata.validate()
+        let name = metadata.originalFilename
+        guard !data.isEmpty, data.count <= Self.maximumImportBytes else {
+            throw PhotoLibError(
+                .invalidArgument, "\(name) is \(data.count) bytes; a photo must be 1…\(Self.maximumImportBytes) bytes",
+                reason: .invalidImage)
+        }
+        // JPEG: SOI followed by the first marker.
+        guard data.count >= 4, data[0] == 0xFF, data[1] == 0xD8, data[2] == 0xFF else {
+            throw PhotoLibError(.invalidArgument, "\(name) is not a JPEG file (it does not start with FF D8 FF)", reason: .invalidImage)
+        }
+        let digest = SHA256.hash(data: data).map { OwnerToken.hexByte($0) }.joined()
+        if let existing = try withDatabase({ (database) throws(PhotoLibError) in try Self.asset(withOriginalSHA256: digest, in: database) }) {
+            return .alreadyPresent(existing)
+        }
+
+        let identifier = LocalIdentifier.newAsset()
+        let uuid = String(identifier.prefix(while: { $0 != "/" }))
+        let relativePath = FileStore.originalPath(uuid: uuid, fileExtension: "jpg")
+        // The file first, outside the lock: other callers keep reading while it syncs.
+        try files.writeAtomically(data, to: relativePath)
+        let outcome: ImportOutcome
+        do {
+            outcome = try write { (database) throws(PhotoLibError) in
+                // Under the write lock no other process can insert: this check is final.
+                if let existing = try Self.asset(withOriginalSHA256: digest, in: database) {
+                    return .alreadyPresent(existing)
+                }
+                let now = Microseconds.now
+                try database.prepare(
+                    """
+                    INSERT INTO asset (local_identifier, media_type, media_subtypes, pixel_width, pixel_height,
+                        orientation, creation_date, modification_date, added_date, latitude, longitude, altitude)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """
+                ).execute([
+                    .text(identifier), .int(metadata.mediaType.rawValue), .integer(Int64(metadata.mediaSubtypes.rawValue)),
+                    .int(metadata.pixelWidth), .int(metadata.pixelHeight), .int(metadata.orientation),
+                    .integer(Microseconds.from(metadata.creationDate)), .integer(now), .integer(now),
+                    .optionalReal(metadata.location?.latitude), .optionalReal(metadata.location?.longitude),
+                    .optionalReal(metadata.location?.altitude),
+                ])
+                let assetID = database.lastInsertedRowID
+                try database.prepare(
+                    """
+                    INSERT INTO asset_resource (asset_id, type, original_filename, uti, file_path, byte_size, sha256)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """
+                ).execute([
+                    .integer(assetID), .int(AssetResourceType.photo.rawValue), .text(name), .text("public.jpeg"),
+                    .text(relativePath), .int(data.count), .text(digest),
+                ])
+                guard let asset = try database.prepare("SELECT \(AssetRow.columns) FROM asset a WHERE a.id = ?")
+                    .firstRow([.integer(assetID)], AssetRow.decode)
+                else {
+                    throw PhotoLibError(.internalError, "asset \(identifier) vanished inside its own transaction")
+                }
+                return .added(asset)
+            }
+        } catch {
+            // Not committed: the file is an orphan now. If removing it fails too, recovery
+            // removes it at the next open; the caller needs the first error.
+            try? files.remove(relativePath)
+            throw error
+        }
+        if case .alreadyPresent = outcome {
+            // Another process imported the same bytes between our check and our write lock.
+            try? files.remove(relativePath)
+        }
+        return outcome
+    }
+
+    /// The asset whose original has this SHA-256, if any.
+    static func asset(withOriginalSHA256 digest: String, in database: Database) throws(PhotoLibError) -> Asset? {
+        try database.prepare(
+            """
+            SELECT \(AssetRow.columns) FROM asset_resource r JOIN asset a ON a.id = r.asset_id
+            WHERE r.sha256 = ? AND r.type IN (1, 2)
+            """
+        ).firstRow([.text(digest)], AssetRow.decode)
+    }
+}

@@ -1,0 +1,131 @@
+import Foundation
+import PhotoLibCore
+
+/// A photo library on disk: `DIR/library.sqlite` (metadata), `DIR/originals/` (imported
+/// files), `DIR/tmp/` (files being written), `DIR/owner.token` and `DIR/library.lock`.
+///
+/// Thread-safe: every database access is serialized by one lock around one connection.
+/// Several instances, in one process or several (the server and `photolibd import`), may
+/// open the same directory at once; SQLite's WAL and the busy timeout arbitrate.
+public final class PhotoLibrary: @unchecked Sendable {
+    /// The library directory.
+    public let directory: String
+    /// The library's UUID, chosen when it was created.
+    public let libraryIdentifier: String
+    /// What crash recovery did when this instance opened the library.
+    public let lastRecovery: RecoveryReport
+
+    /// The database file name.
+    public static let databaseFileName = "library.sqlite"
+
+    /// The connection; use only inside ``withDatabase(_:)``.
+    private let database: Database
+    /// Serializes access to ``database``.
+    private let lock = NSLock()
+    /// The library's files.
+    let files: FileStore
+    /// Held (shared) for the instance's lifetime; see ``LibraryLock``.
+    private let libraryLock: LibraryLock
+
+    private init(directory: String, database: Database, files: FileStore, libraryLock: LibraryLock,
+                 libraryIdentifier: String, lastRecovery: RecoveryReport) {
+        self.directory = directory
+        self.database = database
+        self.files = files
+        self.libraryLock = libraryLock
+        self.libraryIdentifier = libraryIdentifier
+        self.lastRecovery = lastRecovery
+    }
+
+    /// Opens DIR, creating a new library when DIR is missing or empty (if `createIfMissing`);
+    /// runs schema migrations and crash recovery (see ``lastRecovery``).
+    ///
+    /// Throws `notFound` when DIR does not exist and `createIfMissing` is false, and
+    /// `failedPrecondition` when DIR holds other files but no library.
+    public static func open(at directory: String, createIfMissing: Bool = true) throws(PhotoLibError) -> PhotoLibrary {
+        guard !directory.isEmpty, !directory.utf8.contains(0) else {
+            throw PhotoLibError(.invalidArgument, "the library directory path is empty or contains NUL")
+        }
+        let directory = directory.count > 1 && directory.hasSuffix("/") ? String(directory.dropLast()) : directory
+        let databasePath = directory + "/" + databaseFileName
+        let entries = try FileStore.directoryEntries(directory)
+        let isNew: Bool
+        if let entries {
+            let hasDatabase = entries.contains(databaseFileName)
+            if !hasDatabase {
+                let known: Set<String> = [LibraryLock.fileName, FileStore.temporaryFolder, FileStore.originalsFolder]
+                guard entries.allSatisfy(known.contains) else {
+                    throw PhotoLibError(
+                        .failedPrecondition,
+                        "\(directory) is not empty and holds no \(databaseFileName): it is not a PhotoLib library; pass an empty or new directory")
+                }
+            }
+            isNew = !hasDatabase
+        } else {
+            isNew = true
+        }
+        if isNew {
+            guard createIfMissing else {
+                throw PhotoLibError(.notFound, "no photo library at \(directory): \(databasePath) does not exist")
+            }
+            try FileStore.makeDirectory(directory)
+        }
+        let files = FileStore(root: directory)
+        try files.createDirectories()
+        let libraryLock = try LibraryLock(directory: directory)
+        let exclusive = libraryLock.tryLockExclusive()
+
+        let database = try Database(path: databasePath)
+        try Schema.migrate(database, newLibraryIdentifier: { UUID().uuidString })
+        guard let identifier = try database.prepare("SELECT value FROM meta WHERE key = 'library_identifier'").firstRow({ $0.text(0) }) else {
+            throw PhotoLibError(.dataLoss, "\(databasePath) has no library identifier in its meta table; restore it from a backup")
+        }
+        let report: RecoveryReport
+        if exclusive {
+            report = try Recovery.run(database: database, files: files)
+        } else {
+            report = RecoveryReport(performed: false)
+        }
+        try OwnerToken.ensure(in: files)
+        if isNew { try FileStore.syncDirectory(directory) }
+        try libraryLock.lockShared()
+        return PhotoLibrary(
+            directory: directory, database: database, files: files, libraryLock: libraryLock,
+            libraryIdentifier: identifier, lastRecovery: report)
+    }
+
+    /// The owner token (`DIR/owner.token`, mode 0600): 64 hex digits.
+    public func ownerToken() throws(PhotoLibError) -> String {
+        try OwnerToken.read(in: files)
+    }
+
+    /// A number that changes whenever any connection — this one, another instance, or
+    /// another process such as `photolibd import` — commits a change. Cheap enough to poll.
+    public func dataVersion() throws(PhotoLibError) -> Int {
+        try withDatabase { (database) throws(PhotoLibError) in
+            // data_version moves for other connections' commits, the local count for ours.
+            try database.dataVersion() &+ database.localCommitCount
+        }
+    }
+
+    /// Runs `body` with exclusive use of the connection.
+    func withDatabase<T>(_ body: (Database) throws(PhotoLibError) -> T) throws(PhotoLibError) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(database)
+    }
+
+    /// Runs `body` in one write transaction with exclusive use of the connection.
+    func write<T>(_ body: (Database) throws(PhotoLibError) -> T) throws(PhotoLibError) -> T {
+        try withDatabase { (database) throws(PhotoLibError) in
+            try database.inTransaction { () throws(PhotoLibError) in try body(database) }
+        }
+    }
+
+    /// Runs `body` in one read transaction (one consistent snapshot).
+    func read<T>(_ body: (Database) throws(PhotoLibError) -> T) throws(PhotoLibError) -> T {
+        try withDatabase { (database) throws(PhotoLibError) in
+            try database.inReadTransaction { () throws(PhotoLibError) in try body(database) }
+        }
+    }
+}

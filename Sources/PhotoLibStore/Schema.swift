@@ -1,0 +1,156 @@
+import PhotoLibCore
+
+/// The library's SQL schema, as migrations applied in order and counted by `PRAGMA user_version`.
+///
+/// Conventions: dates are INTEGER microseconds since 1970-01-01 UTC (exact, totally ordered,
+/// portable to PostgreSQL's `timestamptz`); booleans are 0/1 with a CHECK; identifiers are
+/// the PhotoKit-shaped local identifiers, unique, with an INTEGER rowid used for joins.
+enum Schema {
+    /// One schema step. Never edit a released migration: append a new one.
+    struct Migration {
+        /// The `user_version` after this migration.
+        var version: Int
+        /// The SQL, run in the migration's transaction.
+        var sql: String
+    }
+
+    /// Every migration, oldest first; `migrations[i].version == i + 1`.
+    static let migrations: [Migration] = [
+        Migration(version: 1, sql: version1),
+    ]
+
+    /// The version this build writes.
+    static var currentVersion: Int { migrations.last?.version ?? 0 }
+
+    /// Brings the database up to ``currentVersion`` in one write transaction, creating the
+    /// meta rows of a new library. Concurrent openers serialize on the write lock, and the
+    /// second one finds nothing left to do.
+    ///
+    /// Throws `failedPrecondition` for a library written by a newer PhotoLib.
+    static func migrate(_ database: Database, newLibraryIdentifier: () -> String) throws(PhotoLibError) {
+        try database.inTransaction { () throws(PhotoLibError) in
+            let version = try database.prepare("PRAGMA user_version").firstRow { $0.int(0) } ?? 0
+            guard version <= currentVersion else {
+                throw PhotoLibError(
+                    .failedPrecondition,
+                    "\(database.path) has schema version \(version), newer than this PhotoLib understands (\(currentVersion)); upgrade PhotoLib")
+            }
+            for migration in migrations where migration.version > version {
+                try database.execute(migration.sql)
+                try database.execute("PRAGMA user_version = \(migration.version)")
+            }
+            if version == 0 {
+                try database.prepare("INSERT INTO meta(key, value) VALUES ('library_identifier', ?), ('created', ?)")
+                    .execute([.text(newLibraryIdentifier()), .integer(Microseconds.now)])
+            }
+        }
+    }
+
+    /// Version 1: assets and their files, albums, folders, meta.
+    static let version1 = """
+        CREATE TABLE meta (
+            key   TEXT PRIMARY KEY NOT NULL,
+            value ANY NOT NULL
+        ) STRICT, WITHOUT ROWID;
+
+        CREATE TABLE asset (
+            id                INTEGER PRIMARY KEY,
+            local_identifier  TEXT    NOT NULL UNIQUE CHECK (length(local_identifier) BETWEEN 1 AND 128),
+            media_type        INTEGER NOT NULL CHECK (media_type BETWEEN 0 AND 3),
+            media_subtypes    INTEGER NOT NULL DEFAULT 0 CHECK (media_subtypes >= 0),
+            pixel_width       INTEGER NOT NULL CHECK (pixel_width >= 0),
+            pixel_height      INTEGER NOT NULL CHECK (pixel_height >= 0),
+            orientation       INTEGER NOT NULL DEFAULT 1 CHECK (orientation BETWEEN 1 AND 8),
+            creation_date     INTEGER NOT NULL,
+            modification_date INTEGER NOT NULL,
+            added_date        INTEGER NOT NULL,
+            favorite          INTEGER NOT NULL DEFAULT 0 CHECK (favorite IN (0, 1)),
+            hidden            INTEGER NOT NULL DEFAULT 0 CHECK (hidden IN (0, 1)),
+            trashed           INTEGER NOT NULL DEFAULT 0 CHECK (trashed IN (0, 1)),
+            trashed_date      INTEGER,
+            duration          REAL    NOT NULL DEFAULT 0 CHECK (duration >= 0),
+            burst_identifier  TEXT,
+            latitude          REAL CHECK (latitude BETWEEN -90 AND 90),
+            longitude         REAL CHECK (longitude BETWEEN -180 AND 180),
+            altitude          REAL,
+            has_adjustments   INTEGER NOT NULL DEFAULT 0 CHECK (has_adjustments IN (0, 1)),
+            CHECK ((trashed = 0) = (trashed_date IS NULL)),
+            CHECK ((latitude IS NULL) = (longitude IS NULL))
+        ) STRICT;
+
+        -- Visible assets (not trashed, not hidden) in the default order: paging and counting
+        -- All Photos walk this index only.
+        CREATE INDEX asset_by_creation
+            ON asset(trashed, hidden, creation_date, local_identifier);
+        -- Hidden assets included (includeHiddenAssets, Recently Deleted).
+        CREATE INDEX asset_by_creation_all
+            ON asset(trashed, creation_date, local_identifier);
+        CREATE INDEX asset_by_modification
+            ON asset(trashed, hidden, modification_date, local_identifier);
+        -- Videos, photos only: fetchAssets(with: mediaType).
+        CREATE INDEX asset_by_media_type
+            ON asset(trashed, hidden, media_type, creation_date, local_identifier);
+        -- Favorites.
+        CREATE INDEX asset_favorites
+            ON asset(trashed, hidden, favorite, creation_date, local_identifier);
+        -- Recently Added: a range on added_date among visible assets.
+        CREATE INDEX asset_by_added ON asset(trashed, hidden, added_date);
+        -- Screenshots, panoramas, Live Photos: a subtype bit is set on few assets, and the
+        -- partial index holds only those (the queries repeat `media_subtypes <> 0` to use it).
+        CREATE INDEX asset_with_subtypes
+            ON asset(trashed, hidden, creation_date, local_identifier, media_subtypes) WHERE media_subtypes <> 0;
+        CREATE INDEX asset_bursts
+            ON asset(burst_identifier) WHERE burst_identifier IS NOT NULL;
+
+        -- Files of an asset. `type` is PhotoKit's PHAssetResourceType (1 photo, 2 video,
+        -- 7 adjustment data, 9 paired video…). `file_path` is relative to the library directory.
+        CREATE TABLE asset_resource (
+            id                INTEGER PRIMARY KEY,
+            asset_id          INTEGER NOT NULL REFERENCES asset(id) ON DELETE CASCADE,
+            type              INTEGER NOT NULL CHECK (type BETWEEN 1 AND 16),
+            original_filename TEXT    NOT NULL CHECK (length(original_filename) BETWEEN 1 AND 255),
+            uti               TEXT    NOT NULL,
+            file_path         TEXT    NOT NULL UNIQUE,
+            byte_size         INTEGER NOT NULL CHECK (byte_size >= 0),
+            sha256            TEXT    NOT NULL CHECK (length(sha256) = 64),
+            UNIQUE (asset_id, type)
+        ) STRICT;
+        -- Dedupe: one asset per original content (photo or video resource).
+        CREATE UNIQUE INDEX asset_resource_original_sha256
+            ON asset_resource(sha256) WHERE type IN (1, 2);
+
+        -- Folders (PHCollectionList). `position` orders siblings.
+        CREATE TABLE folder (
+            id               INTEGER PRIMARY KEY,
+            local_identifier TEXT    NOT NULL UNIQUE,
+            title            TEXT    NOT NULL CHECK (length(title) BETWEEN 1 AND 255),
+            parent_id        INTEGER REFERENCES folder(id) ON DELETE CASCADE,
+            position         INTEGER NOT NULL,
+            creation_date    INTEGER NOT NULL
+        ) STRICT;
+        CREATE INDEX folder_children ON folder(parent_id, position);
+
+        -- User albums (PHAssetCollection, albumRegular). `position` orders siblings.
+        CREATE TABLE album (
+            id               INTEGER PRIMARY KEY,
+            local_identifier TEXT    NOT NULL UNIQUE,
+            title            TEXT    NOT NULL CHECK (length(title) BETWEEN 1 AND 255),
+            folder_id        INTEGER REFERENCES folder(id) ON DELETE CASCADE,
+            position         INTEGER NOT NULL,
+            creation_date    INTEGER NOT NULL,
+            modification_date INTEGER NOT NULL
+        ) STRICT;
+        CREATE INDEX album_children ON album(folder_id, position);
+
+        -- An album's assets in the album's own order. Positions need not be contiguous; they
+        -- are not UNIQUE so that a move can renumber in one UPDATE.
+        CREATE TABLE album_asset (
+            album_id INTEGER NOT NULL REFERENCES album(id) ON DELETE CASCADE,
+            asset_id INTEGER NOT NULL REFERENCES asset(id) ON DELETE CASCADE,
+            position INTEGER NOT NULL,
+            PRIMARY KEY (album_id, asset_id)
+        ) STRICT, WITHOUT ROWID;
+        CREATE INDEX album_asset_order ON album_asset(album_id, position);
+        CREATE INDEX album_asset_by_asset ON album_asset(asset_id);
+        """
+}

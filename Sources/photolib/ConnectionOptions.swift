@@ -1,0 +1,63 @@
+import ArgumentParser
+import Foundation
+import PhotoLibClient
+
+/// Options every command shares: where the server is, the credentials, the output format.
+struct ConnectionOptions: ParsableArguments {
+    @Option(name: .long, help: "The server, HOST:PORT (default: $PHOTOLIB_SERVER or 127.0.0.1:7800).")
+    var server: String?
+
+    @Option(name: .long, help: "The access token (default: $PHOTOLIB_TOKEN).")
+    var token: String?
+
+    @Option(name: .long, help: "Read the access token from a file, e.g. LIBRARY/owner.token.")
+    var tokenFile: String?
+
+    @Flag(name: .long, help: "Print one JSON document on stdout.")
+    var json = false
+
+    /// The server to use.
+    var resolvedServer: String {
+        server ?? ProcessInfo.processInfo.environment["PHOTOLIB_SERVER"] ?? "127.0.0.1:7800"
+    }
+
+    /// The token to use, or a message saying how to give one.
+    func resolvedToken() throws -> String {
+        if let token { return token }
+        if let tokenFile {
+            guard let text = try? String(contentsOfFile: tokenFile, encoding: .utf8) else {
+                throw CLIError("cannot read the token file \(tokenFile)")
+            }
+            return text.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        if let token = ProcessInfo.processInfo.environment["PHOTOLIB_TOKEN"], !token.isEmpty { return token }
+        throw CLIError("no token: pass --token TOKEN, --token-file LIBRARY/owner.token, or set PHOTOLIB_TOKEN")
+    }
+
+    /// Connects, runs `body`, closes; turns errors into one clear line and exit status 1.
+    func withLibrary<T>(_ body: (PhotoLibrary) async throws -> T) async throws -> T {
+        do {
+            let library = try await PhotoLibrary.connect(to: resolvedServer, token: try resolvedToken(), clientName: "photolib/0.1.0")
+            defer { library.close() }
+            return try await body(library)
+        } catch let error as PhotoLibError {
+            throw CLIError(error.message, code: error.code)
+        }
+    }
+}
+
+/// A failure reported as `photolib: message` with exit status 1.
+struct CLIError: Error, CustomStringConvertible {
+    var message: String
+    var code: StatusCode?
+
+    init(_ message: String, code: StatusCode? = nil) {
+        self.message = message
+        self.code = code
+    }
+
+    var description: String {
+        if let code { return "\(message) (\(code))" }
+        return message
+    }
+}

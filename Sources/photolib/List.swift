@@ -1,0 +1,45 @@
+import ArgumentParser
+import PhotoLibClient
+
+extension PhotoLibCommand {
+    /// `photolib ls`: assets of the library or of an album.
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "ls", abstract: "List assets, oldest first unless sorted otherwise.")
+
+        @OptionGroup var connection: ConnectionOptions
+
+        @Option(name: .long, help: "Only assets in this album or smart album (an ID from 'photolib albums').")
+        var album: String?
+
+        @Option(name: .long, help: "Sort by KEY[:asc|desc]: creationDate, modificationDate, pixelWidth, pixelHeight, duration, isFavorite, isHidden, mediaType, localIdentifier.")
+        var sort: String?
+
+        @Option(name: .long, help: "At most N assets.")
+        var limit: Int?
+
+        func validate() throws {
+            if let limit, limit <= 0 { throw ValidationError("--limit must be a positive number") }
+            if let sort {
+                do { _ = try AssetSortDescriptor(parsing: sort) } catch { throw ValidationError(error.message) }
+            }
+        }
+
+        func run() async throws {
+            var options = FetchOptions(fetchLimit: limit ?? 0)
+            if let sort { options.sortDescriptors = [try AssetSortDescriptor(parsing: sort)] }
+            let assets = try await connection.withLibrary { library in
+                if let album {
+                    return try await library.fetchAssets(in: album, options: options).allObjects()
+                }
+                return try await library.fetchAssets(with: options).allObjects()
+            }
+            if connection.json {
+                try Output.json(assets.map(AssetJSON.init))
+            } else {
+                Output.table(["ID", "TYPE", "SIZE", "CREATED", "FAVORITE", "HIDDEN"], assets.map {
+                    [$0.localIdentifier, $0.mediaType.name, "\($0.pixelWidth)x\($0.pixelHeight)", Output.date($0.creationDate), $0.isFavorite ? "yes" : "-", $0.isHidden ? "yes" : "-"]
+                })
+            }
+        }
+    }
+}

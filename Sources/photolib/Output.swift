@@ -1,0 +1,90 @@
+import Foundation
+import PhotoLibClient
+
+/// Writes results: JSON documents on stdout, tables for people.
+enum Output {
+    /// Prints `value` as one pretty JSON document.
+    static func json(_ value: some Encodable) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        let data = try encoder.encode(value)
+        FileHandle.standardOutput.write(data)
+        FileHandle.standardOutput.write(Data("\n".utf8))
+    }
+
+    /// Prints rows as aligned columns.
+    static func table(_ header: [String], _ rows: [[String]]) {
+        let widths = header.indices.map { column in
+            ([header] + rows).map { $0[column].count }.max() ?? 0
+        }
+        func line(_ cells: [String]) -> String {
+            cells.enumerated().map { index, cell in
+                index == cells.count - 1 ? cell : cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
+            }.joined(separator: "  ")
+        }
+        print(line(header))
+        for row in rows { print(line(row)) }
+    }
+
+    /// ISO 8601 in UTC, as in the JSON.
+    static func date(_ date: Date) -> String {
+        ISO8601DateFormatter().string(from: date)
+    }
+
+    /// Whether stderr is a terminal (progress bars go there).
+    static var stderrIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }
+}
+
+/// An asset in the CLI's JSON: PhotoKit's property names.
+struct AssetJSON: Encodable {
+    struct LocationJSON: Encodable {
+        var latitude: Double
+        var longitude: Double
+        var altitude: Double?
+    }
+
+    var localIdentifier: String
+    var mediaType: String
+    var mediaSubtypes: [String]
+    var pixelWidth: Int
+    var pixelHeight: Int
+    var creationDate: Date
+    var modificationDate: Date
+    var isFavorite: Bool
+    var isHidden: Bool
+    var duration: Double
+    var location: LocationJSON?
+
+    init(_ asset: Asset) {
+        localIdentifier = asset.localIdentifier
+        mediaType = asset.mediaType.name
+        mediaSubtypes = asset.mediaSubtypes.names
+        pixelWidth = asset.pixelWidth
+        pixelHeight = asset.pixelHeight
+        creationDate = asset.creationDate
+        modificationDate = asset.modificationDate
+        isFavorite = asset.isFavorite
+        isHidden = asset.isHidden
+        duration = asset.duration
+        location = asset.location.map { LocationJSON(latitude: $0.latitude, longitude: $0.longitude, altitude: $0.altitude) }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        enum Keys: String, CodingKey {
+            case localIdentifier, mediaType, mediaSubtypes, pixelWidth, pixelHeight, creationDate, modificationDate, isFavorite, isHidden, duration, location
+        }
+        var c = encoder.container(keyedBy: Keys.self)
+        try c.encode(localIdentifier, forKey: .localIdentifier)
+        try c.encode(mediaType, forKey: .mediaType)
+        try c.encode(mediaSubtypes, forKey: .mediaSubtypes)
+        try c.encode(pixelWidth, forKey: .pixelWidth)
+        try c.encode(pixelHeight, forKey: .pixelHeight)
+        try c.encode(creationDate, forKey: .creationDate)
+        try c.encode(modificationDate, forKey: .modificationDate)
+        try c.encode(isFavorite, forKey: .isFavorite)
+        try c.encode(isHidden, forKey: .isHidden)
+        try c.encode(duration, forKey: .duration)
+        try c.encode(location, forKey: .location)  // null when unknown
+    }
+}

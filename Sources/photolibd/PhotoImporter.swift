@@ -1,0 +1,92 @@
+import Foundation
+import PhotoLibCore
+import PhotoLibImaging
+import PhotoLibStore
+
+/// Walks files and folders and adds each JPEG to a library, reporting one line per file.
+struct PhotoImporter {
+    /// Counts of what happened.
+    struct Summary {
+        var added = 0
+        var alreadyPresent = 0
+        var refused = 0
+    }
+
+    static let photoExtensions: Set<String> = ["jpg", "jpeg", "jpe"]
+    let library: PhotoLibrary
+    private(set) var summary = Summary()
+
+    init(library: PhotoLibrary) {
+        self.library = library
+    }
+
+    /// Imports a file, or every photo under a folder (sorted, recursively).
+    mutating func importPath(_ path: String) {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            refuse(path, "no such file or folder")
+            return
+        }
+        guard isDirectory.boolValue else {
+            importFile(path)
+            return
+        }
+        guard let walker = FileManager.default.enumerator(atPath: path) else {
+            refuse(path, "cannot list the folder")
+            return
+        }
+        var files: [String] = []
+        while let relative = walker.nextObject() as? String {
+            let full = (path as NSString).appendingPathComponent(relative)
+            var nested: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: full, isDirectory: &nested), !nested.boolValue else { continue }
+            let name = (relative as NSString).lastPathComponent
+            guard !name.hasPrefix("."), Self.photoExtensions.contains((name as NSString).pathExtension.lowercased()) else { continue }
+            files.append(full)
+        }
+        for file in files.sorted() { importFile(file) }
+    }
+
+    private mutating func importFile(_ path: String) {
+        let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+        let size = (attributes?[.size] as? NSNumber)?.intValue ?? 0
+        guard size <= PhotoLibrary.maximumImportBytes else {
+            refuse(path, "\(size) bytes is over the \(PhotoLibrary.maximumImportBytes >> 20) MiB import limit")
+            return
+        }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            refuse(path, "cannot read the file")
+            return
+        }
+        let bytes = [UInt8](data)
+        let info: JPEGInfo
+        do {
+            info = try JPEGInspector.validate(bytes)
+        } catch {
+            refuse(path, error.message)
+            return
+        }
+        let modified = (attributes?[.modificationDate] as? Date) ?? Date()
+        let location = info.location.map { Location(latitude: $0.latitude, longitude: $0.longitude, altitude: $0.altitude) }
+        let metadata = ImportMetadata(
+            originalFilename: (path as NSString).lastPathComponent, pixelWidth: info.pixelWidth, pixelHeight: info.pixelHeight,
+            creationDate: info.creationDate ?? modified, location: try? location?.validated(), orientation: info.orientation)
+        do {
+            switch try library.addPhoto(bytes, metadata: metadata) {
+            case .added(let asset):
+                summary.added += 1
+                print("added \(asset.localIdentifier) \(path)")
+            case .alreadyPresent(let asset):
+                summary.alreadyPresent += 1
+                print("already present \(asset.localIdentifier) \(path)")
+            }
+        } catch {
+            refuse(path, error.message)
+        }
+    }
+
+    private mutating func refuse(_ path: String, _ reason: String) {
+        summary.refused += 1
+        FileHandle.standardError.write(Data("refused \(path): \(reason)\n".utf8))
+    }
+}

@@ -1,0 +1,112 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import Logging
+import PhotoLibCore
+import PhotoLibNet
+import PhotoLibServer
+import PhotoLibStore
+
+extension PhotoLibDaemon {
+    /// `photolibd serve`: runs the server until SIGTERM or SIGINT.
+    struct Serve: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Serve a library. The first line on stdout is exactly 'listening on HOST:PORT'.")
+
+        @Option(name: .long, help: "The library directory (created if missing).")
+        var library: String
+
+        @Option(name: .long, help: "Address to listen on; port 0 picks a free port.")
+        var listen: String = "127.0.0.1:7800"
+
+        @Option(name: .long, help: "Largest frame payload accepted, in bytes (16384…16777216).")
+        var maxFrameSize: Int = ServerConfiguration().maxFrameSize
+
+        @Option(name: .long, help: "Most simultaneous connections.")
+        var maxConnections: Int = ServerConfiguration().maxConnections
+
+        @Option(name: .long, help: "Most concurrent calls per connection.")
+        var maxConcurrentCalls: Int = ServerConfiguration().maxConcurrentStreams
+
+        @Option(name: .long, help: "Close connections idle this many seconds.")
+        var idleTimeout: Double = ServerConfiguration().idleTimeout
+
+        @Option(name: .long, help: "Seconds running calls get to finish on shutdown.")
+        var shutdownGrace: Double = ServerConfiguration().shutdownGracePeriod
+
+        @Option(name: .long, help: "Largest image side a client may request, in pixels.")
+        var maxImageDimension: Int = ServerConfiguration().maxImageDimension
+
+        @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error, critical.")
+        var logLevel: String = "info"
+
+        func validate() throws {
+            guard (16_384...16_777_216).contains(maxFrameSize) else { throw ValidationError("--max-frame-size must be within 16384…16777216") }
+            guard maxConnections > 0 else { throw ValidationError("--max-connections must be positive") }
+            guard maxConcurrentCalls > 0 else { throw ValidationError("--max-concurrent-calls must be positive") }
+            guard idleTimeout > 0, shutdownGrace >= 0 else { throw ValidationError("--idle-timeout must be positive and --shutdown-grace not negative") }
+            guard (1...65_535).contains(maxImageDimension) else { throw ValidationError("--max-image-dimension must be within 1…65535") }
+            guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical") }
+            do { _ = try Endpoint(parsing: listen) } catch { throw ValidationError(error.description) }
+        }
+
+        func run() async throws {
+            let level = Logger.Level(rawValue: logLevel) ?? .info
+            LoggingSystem.bootstrap { label in
+                var handler = StreamLogHandler.standardError(label: label)
+                handler.logLevel = level
+                return handler
+            }
+            let logger = Logger(label: "photolibd")
+            // A peer that disappears must not kill the process with SIGPIPE.
+            signal(SIGPIPE, SIG_IGN)
+
+            let photoLibrary: PhotoLibrary
+            do {
+                photoLibrary = try PhotoLibrary.open(at: library)
+            } catch {
+                throw CleanExit.message("photolibd: cannot open library \(library): \(error.message)")
+            }
+            let report = photoLibrary.lastRecovery
+            if !report.isClean {
+                logger.warning("recovered library", metadata: [
+                    "removed.temporary": "\(report.removedTemporaryFiles.count)",
+                    "removed.orphans": "\(report.removedOrphanFiles.count)",
+                    "missing.originals": "\(report.assetsWithMissingOriginals.count)",
+                ])
+            }
+            var configuration = ServerConfiguration()
+            configuration.maxFrameSize = maxFrameSize
+            configuration.maxConnections = maxConnections
+            configuration.maxConcurrentStreams = maxConcurrentCalls
+            configuration.idleTimeout = idleTimeout
+            configuration.shutdownGracePeriod = shutdownGrace
+            configuration.maxImageDimension = maxImageDimension
+
+            let server: PhotoLibServer
+            do {
+                server = try PhotoLibServer(library: photoLibrary, endpoint: try Endpoint(parsing: listen), configuration: configuration, logger: logger)
+            } catch let error as PhotoLibError {
+                throw CleanExit.message("photolibd: \(error.message)")
+            }
+            server.start()
+            // Unbuffered, so a parent process reading the pipe sees it at once.
+            FileHandle.standardOutput.write(Data("listening on \(server.listeningEndpoint)\n".utf8))
+            logger.info("serving", metadata: ["library": "\(library)", "endpoint": "\(server.listeningEndpoint)"])
+
+            let signals = [SIGTERM, SIGINT].map { number -> any DispatchSourceSignal in
+                signal(number, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: number, queue: .main)
+                source.setEventHandler {
+                    logger.info("received signal \(number); shutting down gracefully")
+                    server.beginGracefulShutdown()
+                }
+                source.resume()
+                return source
+            }
+            await server.serve()
+            signals.forEach { $0.cancel() }
+            logger.info("stopped")
+        }
+    }
+}
