@@ -1,0 +1,49 @@
+import PhotoLibCore
+import XCTest
+
+final class ValueParsingTests: XCTestCase {
+    func testSortDescriptorParsing() throws {
+        XCTAssertEqual(try AssetSortDescriptor(parsing: "creationDate"), AssetSortDescriptor(key: .creationDate, ascending: true))
+        XCTAssertEqual(try AssetSortDescriptor(parsing: "pixelWidth:desc"), AssetSortDescriptor(key: .pixelWidth, ascending: false))
+        XCTAssertEqual(try AssetSortDescriptor(parsing: "isFavorite:asc"), AssetSortDescriptor(key: .isFavorite, ascending: true))
+        XCTAssertThrowsError(try AssetSortDescriptor(parsing: "size")) { error in
+            XCTAssertTrue((error as? PhotoLibError)?.message.contains("unknown sort key 'size'") ?? false)
+        }
+        XCTAssertThrowsError(try AssetSortDescriptor(parsing: "creationDate:up"))
+        XCTAssertThrowsError(try AssetSortDescriptor(parsing: "creationDate:asc:desc"))
+    }
+
+    func testPixelSizeParsing() throws {
+        XCTAssertEqual(try PixelSize(parsing: "256x128"), PixelSize(width: 256, height: 128))
+        XCTAssertEqual(try PixelSize(parsing: "256X128"), PixelSize(width: 256, height: 128))
+        for bad in ["256", "0x10", "10x0", "-1x5", "65536x1", "axb", "10x10x10", ""] {
+            XCTAssertThrowsError(try PixelSize(parsing: bad), bad)
+        }
+    }
+
+    func testLocalIdentifiers() throws {
+        let asset = LocalIdentifier.newAsset()
+        XCTAssertTrue(asset.hasSuffix("/L0/001"))
+        XCTAssertNoThrow(try LocalIdentifier.validate(asset))
+        XCTAssertEqual(LocalIdentifier.smartAlbum(.smartAlbumUserLibrary), "smart-209/L0/040")
+        for bad in ["", "has space", String(repeating: "x", count: 129), "tab\t", "é"] {
+            XCTAssertThrowsError(try LocalIdentifier.validate(bad), bad)
+        }
+    }
+
+    func testLocationRanges() {
+        XCTAssertNoThrow(try Location(latitude: -90, longitude: 180).validated())
+        XCTAssertThrowsError(try Location(latitude: 91, longitude: 0).validated())
+        XCTAssertThrowsError(try Location(latitude: 0, longitude: -181).validated())
+        XCTAssertThrowsError(try Location(latitude: .nan, longitude: 0).validated())
+    }
+
+    func testMediaNames() {
+        for type in MediaType.allCases { XCTAssertEqual(MediaType(name: type.name), type) }
+        XCTAssertEqual(MediaSubtypes([.photoScreenshot, .photoLive]).names, ["screenshot", "live"])
+    }
+
+    func testErrorDescription() {
+        XCTAssertEqual(PhotoLibError(.notFound, "no asset x").description, "NOT_FOUND: no asset x")
+    }
+}
