@@ -9,12 +9,15 @@ public struct PhotoLibError: Error, Sendable, Hashable, CustomStringConvertible 
     public var message: String
     /// A machine-readable PhotoLib reason for codes that several situations share.
     public var reason: ErrorReason
+    /// For a failed `performChanges` batch: the index of the request that failed.
+    public var failedRequestIndex: Int?
 
     /// Creates an error.
-    public init(_ code: StatusCode, _ message: String, reason: ErrorReason = .unspecified) {
+    public init(_ code: StatusCode, _ message: String, reason: ErrorReason = .unspecified, failedRequestIndex: Int? = nil) {
         self.code = code
         self.message = message
         self.reason = reason
+        self.failedRequestIndex = failedRequestIndex
     }
 
     /// `code: message`.

@@ -12,5 +12,5 @@ struct PhotoLibCommand: AsyncParsableCommand {
             and then prints one JSON document on stdout with PhotoKit's names.
             """,
         version: "0.1.0",
-        subcommands: [Info.self, Albums.self, List.self, Get.self])
+        subcommands: [Info.self, Albums.self, List.self] + ImageCommands.all)
 }

@@ -5,6 +5,12 @@ import PhotoLibStore
 import PhotoLibWire
 
 extension PhotoLibraryService {
+    /// Registers the image, caching and resource methods.
+    func registerImageRoutes(in router: inout RPCRouter) {
+        router.register(PhotoLibraryMethods.requestImage) { [self] call in try await requestImage(call) }
+        router.register(PhotoLibraryMethods.cancelImageRequest) { [self] call in try await cancelImageRequest(call) }
+    }
+
     func requestImage(_ call: ServerCall) async throws {
         let request = try await call.singleRequest(ImageRequest.self)
         try LocalIdentifier.validate(request.assetIdentifier)

@@ -31,8 +31,7 @@ final class PhotoLibraryService: Sendable {
         router.register(PhotoLibraryMethods.fetchResultObjects) { [self] call in try await fetchResultObjects(call) }
         router.register(PhotoLibraryMethods.fetchResultIndex) { [self] call in try await fetchResultIndex(call) }
         router.register(PhotoLibraryMethods.releaseFetchResult) { [self] call in try await releaseFetchResult(call) }
-        router.register(PhotoLibraryMethods.requestImage) { [self] call in try await requestImage(call) }
-        router.register(PhotoLibraryMethods.cancelImageRequest) { [self] call in try await cancelImageRequest(call) }
+        registerImageRoutes(in: &router)
     }
 
     private func getLibraryInfo(_ call: ServerCall) async throws {

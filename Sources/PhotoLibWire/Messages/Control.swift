@@ -206,12 +206,12 @@ public struct CallStatus: WireMessage, Hashable {
 
     /// The status carrying `error`.
     public init(_ error: PhotoLibError) {
-        self.init(code: error.code, message: error.message, reason: error.reason)
+        self.init(code: error.code, message: error.message, reason: error.reason, failedRequestIndex: error.failedRequestIndex)
     }
 
     /// The error this status stands for (`nil` for OK).
     public var error: PhotoLibError? {
-        code == .ok ? nil : PhotoLibError(code, message, reason: reason)
+        code == .ok ? nil : PhotoLibError(code, message, reason: reason, failedRequestIndex: failedRequestIndex)
     }
 
     /// Decodes and checks a STATUS payload.
