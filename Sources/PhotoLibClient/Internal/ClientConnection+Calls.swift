@@ -55,3 +55,43 @@ extension ClientConnection {
         return stream
     }
 }
+
+extension ClientConnection {
+    /// A client-streaming call: request messages produced by `produce` (each awaited until
+    /// flow control lets it go), then the single response.
+    func clientStreaming<Response: WireMessage>(
+        _ method: MethodDescriptor, timeout: Double? = nil,
+        produce: (_ send: (any WireMessage) async throws -> Void) async throws -> Void
+    ) async throws -> Response {
+        let (id, responses) = try await startCall(method, requests: [], endStream: false, timeout: timeout)
+        var previous: [UInt8]?
+        do {
+            try await produce { message in
+                if let pending = previous { try await self.send(pending, stream: id, endStream: false) }
+                previous = message.encoded()
+            }
+            try await send(previous ?? EmptyMessage().encoded(), stream: id, endStream: true)
+        } catch {
+            cancel(id)
+            // Prefer the server's reason (e.g. a STATUS that ended the call while we were sending).
+            do {
+                for try await _ in responses {}
+            } catch let status as PhotoLibError where status.code != .cancelled {
+                throw status
+            } catch {}
+            throw error
+        }
+        var response: Response?
+        for try await payload in responses {
+            consumed(payload.count, stream: id)
+            guard response == nil else {
+                throw PhotoLibError(.internalError, "\(method.name) answered with more than one message", reason: .protocolViolation)
+            }
+            response = try Response(decoding: payload)
+        }
+        guard let response else {
+            throw PhotoLibError(.internalError, "\(method.name) ended with OK but no response", reason: .protocolViolation)
+        }
+        return response
+    }
+}
