@@ -11,22 +11,32 @@ extension PhotoLibCommand {
         @Option(name: .long, help: "Only assets in this album or smart album (an ID from 'photolib albums').")
         var album: String?
 
-        @Option(name: .long, help: "Sort by KEY[:asc|desc]: creationDate, modificationDate, pixelWidth, pixelHeight, duration, isFavorite, isHidden, mediaType, localIdentifier.")
+        @Option(name: .long, help: "A predicate, e.g. 'mediaType == image AND isFavorite == true' (see docs/PREDICATES.md).")
+        var `where`: String?
+
+        @Option(name: .long, help: "Sort by KEY[:asc|desc][,KEY…]: creationDate, modificationDate, pixelWidth, pixelHeight, duration, isFavorite, isHidden, mediaType, localIdentifier.")
         var sort: String?
+
+        @Flag(name: .long, help: "Include hidden assets.")
+        var includeHidden = false
 
         @Option(name: .long, help: "At most N assets.")
         var limit: Int?
 
+        private func sortDescriptors() throws(PhotoLibError) -> [AssetSortDescriptor] {
+            guard let sort else { return [] }
+            var descriptors: [AssetSortDescriptor] = []
+            for part in sort.split(separator: ",") { descriptors.append(try AssetSortDescriptor(parsing: String(part))) }
+            return descriptors
+        }
+
         func validate() throws {
             if let limit, limit <= 0 { throw ValidationError("--limit must be a positive number") }
-            if let sort {
-                do { _ = try AssetSortDescriptor(parsing: sort) } catch { throw ValidationError(error.message) }
-            }
+            do { _ = try sortDescriptors() } catch { throw ValidationError(error.message) }
         }
 
         func run() async throws {
-            var options = FetchOptions(fetchLimit: limit ?? 0)
-            if let sort { options.sortDescriptors = [try AssetSortDescriptor(parsing: sort)] }
+            let options = FetchOptions(predicate: `where`, sortDescriptors: try sortDescriptors(), fetchLimit: limit ?? 0, includeHiddenAssets: includeHidden)
             let assets = try await connection.withLibrary { library in
                 if let album {
                     return try await library.fetchAssets(in: album, options: options).allObjects()

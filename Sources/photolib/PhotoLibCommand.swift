@@ -12,5 +12,8 @@ struct PhotoLibCommand: AsyncParsableCommand {
             and then prints one JSON document on stdout with PhotoKit's names.
             """,
         version: "0.1.0",
-        subcommands: [Info.self, Albums.self, List.self] + ImageCommands.all)
+        subcommands: [
+            Info.self, Albums.self, List.self, UploadCommand.self, Favorite.self, Hide.self, Delete.self, Restore.self,
+            Purge.self, SetDate.self, SetLocation.self, Album.self, Folder.self, Apply.self,
+        ] + ImageCommands.all)
 }

@@ -1,0 +1,49 @@
+import ArgumentParser
+import Foundation
+import PhotoLibClient
+
+extension PhotoLibCommand {
+    /// `photolib apply FILE.json`: a documented JSON list of change requests, as one batch.
+    struct Apply: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Apply a JSON list of change requests as one atomic batch (docs/APPLY.md).",
+            discussion: "Files named by createAsset entries are uploaded first; then every request is applied in one transaction, all or nothing.")
+
+        @OptionGroup var connection: ConnectionOptions
+        @Argument(help: "The JSON file.") var file: String
+
+        func run() async throws {
+            let plan = try ApplyFile(contentsOf: file)
+            let result: ChangeBatchResult = try await connection.withLibrary { library in
+                var requests: [ChangeRequest] = []
+                for entry in plan.entries {
+                    switch entry {
+                    case .request(let request):
+                        requests.append(request)
+                    case .createAsset(let path, let placeholder, let date, let location, let favorite, let hidden):
+                        guard let data = FileManager.default.contents(atPath: path) else { throw CLIError("cannot read \(path)") }
+                        let upload = try await library.upload([UInt8](data), filename: (path as NSString).lastPathComponent)
+                        requests.append(.createAsset(.init(uploadID: upload.uploadID, placeholder: placeholder, creationDate: date, location: location, isFavorite: favorite, isHidden: hidden)))
+                    }
+                }
+                do {
+                    return try await library.performChanges(requests)
+                } catch let error as PhotoLibError {
+                    if let index = error.failedRequestIndex { throw CLIError("nothing was applied: entry \(index) failed: \(error.message)", code: error.code) }
+                    throw error
+                }
+            }
+            if connection.json {
+                struct Applied: Encodable {
+                    var requests: Int
+                    var changeToken: String
+                    var placeholders: [String: String]
+                }
+                try Output.json(Applied(requests: plan.entries.count, changeToken: result.changeToken, placeholders: result.placeholders))
+            } else {
+                print("applied \(plan.entries.count) requests (change \(result.changeToken))")
+                for (label, identifier) in result.placeholders.sorted(by: { $0.key < $1.key }) { print("  \(label) = \(identifier)") }
+            }
+        }
+    }
+}
