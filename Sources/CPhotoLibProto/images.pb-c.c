@@ -1723,8 +1723,8 @@ const ProtobufCEnumDescriptor photolib__v1__delivery_mode__descriptor =
 };
 static const ProtobufCEnumValue photolib__v1__resize_mode__enum_values_by_number[3] =
 {
-  { "RESIZE_MODE_NONE", "PHOTOLIB__V1__RESIZE_MODE__RESIZE_MODE_NONE", 0 },
-  { "RESIZE_MODE_FAST", "PHOTOLIB__V1__RESIZE_MODE__RESIZE_MODE_FAST", 1 },
+  { "RESIZE_MODE_FAST", "PHOTOLIB__V1__RESIZE_MODE__RESIZE_MODE_FAST", 0 },
+  { "RESIZE_MODE_NONE", "PHOTOLIB__V1__RESIZE_MODE__RESIZE_MODE_NONE", 1 },
   { "RESIZE_MODE_EXACT", "PHOTOLIB__V1__RESIZE_MODE__RESIZE_MODE_EXACT", 2 },
 };
 static const ProtobufCIntRange photolib__v1__resize_mode__value_ranges[] = {
@@ -1733,8 +1733,8 @@ static const ProtobufCIntRange photolib__v1__resize_mode__value_ranges[] = {
 static const ProtobufCEnumValueIndex photolib__v1__resize_mode__enum_values_by_name[3] =
 {
   { "RESIZE_MODE_EXACT", 2 },
-  { "RESIZE_MODE_FAST", 1 },
-  { "RESIZE_MODE_NONE", 0 },
+  { "RESIZE_MODE_FAST", 0 },
+  { "RESIZE_MODE_NONE", 1 },
 };
 const ProtobufCEnumDescriptor photolib__v1__resize_mode__descriptor =
 {

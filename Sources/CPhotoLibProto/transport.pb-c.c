@@ -637,7 +637,7 @@ const ProtobufCMessageDescriptor photolib__v1__hello__descriptor =
   (ProtobufCMessageInit) photolib__v1__hello__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor photolib__v1__welcome__field_descriptors[11] =
+static const ProtobufCFieldDescriptor photolib__v1__welcome__field_descriptors[12] =
 {
   {
     "protocol_version",
@@ -771,6 +771,18 @@ static const ProtobufCFieldDescriptor photolib__v1__welcome__field_descriptors[1
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "max_image_dimension",
+    12,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Photolib__V1__Welcome, max_image_dimension),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned photolib__v1__welcome__field_indices_by_name[] = {
   9,   /* field[9] = access_level */
@@ -782,13 +794,14 @@ static const unsigned photolib__v1__welcome__field_indices_by_name[] = {
   2,   /* field[2] = library_identifier */
   6,   /* field[6] = max_concurrent_streams */
   3,   /* field[3] = max_frame_size */
+  11,   /* field[11] = max_image_dimension */
   0,   /* field[0] = protocol_version */
   1,   /* field[1] = server_name */
 };
 static const ProtobufCIntRange photolib__v1__welcome__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 11 }
+  { 0, 12 }
 };
 const ProtobufCMessageDescriptor photolib__v1__welcome__descriptor =
 {
@@ -798,7 +811,7 @@ const ProtobufCMessageDescriptor photolib__v1__welcome__descriptor =
   "Photolib__V1__Welcome",
   "photolib.v1",
   sizeof(Photolib__V1__Welcome),
-  11,
+  12,
   photolib__v1__welcome__field_descriptors,
   photolib__v1__welcome__field_indices_by_name,
   1,  photolib__v1__welcome__number_ranges,

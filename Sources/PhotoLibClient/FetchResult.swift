@@ -99,17 +99,26 @@ public final class FetchResult<Object: FetchableObject>: @unchecked Sendable {
         let _: EmptyMessage = try await connection.unary(PhotoLibraryMethods.releaseFetchResult, ReleaseFetchResultRequest(fetchResultID: fetchResultID))
     }
 
+    /// Fetches `range` into the cache; the server may answer in shorter pages, so this asks
+    /// again from where each answer stopped.
     private func load(_ range: Range<Int>) async throws {
-        let response: FetchResultObjectsResponse = try await connection.unary(
-            PhotoLibraryMethods.fetchResultObjects,
-            FetchResultObjectsRequest(fetchResultID: fetchResultID, offset: range.lowerBound, length: range.count))
-        let objects = try Self.objects(response.objects)
-        let byIdentifier = Dictionary(objects.map { ($0.localIdentifier, $0) }, uniquingKeysWith: { first, _ in first })
-        lock.withLock {
-            for (offset, identifier) in response.localIdentifiers.enumerated() {
-                let index = response.offset + offset
-                if let object = byIdentifier[identifier] { cache[index] = object } else { missing.insert(index) }
+        var start = range.lowerBound
+        while start < range.upperBound {
+            let response: FetchResultObjectsResponse = try await connection.unary(
+                PhotoLibraryMethods.fetchResultObjects,
+                FetchResultObjectsRequest(fetchResultID: fetchResultID, offset: start, length: range.upperBound - start))
+            guard response.offset == start, !response.localIdentifiers.isEmpty else {
+                throw PhotoLibError(.internalError, "the server answered a page request at \(start) with \(response.localIdentifiers.count) objects at \(response.offset)", reason: .protocolViolation)
             }
+            let objects = try Self.objects(response.objects)
+            let byIdentifier = Dictionary(objects.map { ($0.localIdentifier, $0) }, uniquingKeysWith: { first, _ in first })
+            lock.withLock {
+                for (offset, identifier) in response.localIdentifiers.enumerated() {
+                    let index = response.offset + offset
+                    if let object = byIdentifier[identifier] { cache[index] = object } else { missing.insert(index) }
+                }
+            }
+            start += response.localIdentifiers.count
         }
     }
 

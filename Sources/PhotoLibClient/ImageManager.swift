@@ -1,4 +1,5 @@
 import Foundation
+import PhotoLibImaging
 import PhotoLibWire
 
 /// One image delivered by ``ImageManager``.
@@ -23,10 +24,56 @@ public enum ImageRequestProgress: Sendable, Hashable {
     case receiving(received: Int, total: Int)
 }
 
+/// PhotoKit's `PHImageRequestID`: names a running image request for
+/// ``ImageManager/cancelImageRequest(_:)``.
+public typealias ImageRequestID = UInt64
+
+/// A running image request: its id and its images (degraded first, then final).
+public struct ImageRequestHandle: Sendable {
+    /// The id to cancel it with.
+    public let id: ImageRequestID
+    /// The delivered images; ends after the final one, or throws the request's error.
+    public let images: AsyncThrowingStream<DeliveredImage, any Error>
+}
+
 /// Requests images of assets at a size: PhotoKit's `PHImageManager`.
 public struct ImageManager: Sendable {
     let connection: ClientConnection
     private static let requestIDs = RequestIDs()
+
+    /// Ignore every server cache (renders from the original each time; for load testing
+    /// cold requests). Only the library owner may set it; others get `permissionDenied`.
+    public var bypassCache = false
+
+    /// The image manager of `library`'s connection.
+    public init(library: PhotoLibrary) {
+        self.connection = library.connection
+    }
+
+    init(connection: ClientConnection) {
+        self.connection = connection
+    }
+
+    /// `requestImage(for:targetSize:contentMode:options:resultHandler:)` with its request id:
+    /// the handle's ``ImageRequestHandle/id`` cancels it through ``cancelImageRequest(_:)``
+    /// (from anywhere), and its images arrive on ``ImageRequestHandle/images``.
+    public func startImageRequest(
+        forAssetIdentifier identifier: String, targetSize: PixelSize, contentMode: ContentMode = .aspectFit,
+        options: ImageRequestOptions = ImageRequestOptions(), progress: (@Sendable (ImageRequestProgress) -> Void)? = nil
+    ) async throws -> ImageRequestHandle {
+        let id = Self.requestIDs.next()
+        let images = try await requestImage(
+            forAssetIdentifier: identifier, targetSize: targetSize, contentMode: contentMode, options: options,
+            progress: progress, requestID: id)
+        return ImageRequestHandle(id: id, images: images)
+    }
+
+    /// `cancelImageRequest(_:)`: the server stops decoding and sending the request with `id`
+    /// (its image stream then ends with a `cancelled` error). Throws `notFound` when no
+    /// request with that id is running on this connection (it may have just finished).
+    public func cancelImageRequest(_ id: ImageRequestID) async throws {
+        let _: EmptyMessage = try await connection.unary(PhotoLibraryMethods.cancelImageRequest, CancelImageRequestRequest(requestID: id))
+    }
 
     /// `requestImage(for:targetSize:contentMode:options:resultHandler:)` as a stream: each
     /// delivered image (a degraded one first in opportunistic mode, then the final one).
@@ -42,9 +89,26 @@ public struct ImageManager: Sendable {
         forAssetIdentifier identifier: String, targetSize: PixelSize, contentMode: ContentMode = .aspectFit,
         options: ImageRequestOptions = ImageRequestOptions(), progress: (@Sendable (ImageRequestProgress) -> Void)? = nil
     ) async throws -> AsyncThrowingStream<DeliveredImage, any Error> {
+        try await requestImage(
+            forAssetIdentifier: identifier, targetSize: targetSize, contentMode: contentMode, options: options,
+            progress: progress, requestID: Self.requestIDs.next())
+    }
+
+    private func requestImage(
+        forAssetIdentifier identifier: String, targetSize: PixelSize, contentMode: ContentMode,
+        options: ImageRequestOptions, progress: (@Sendable (ImageRequestProgress) -> Void)?, requestID: ImageRequestID
+    ) async throws -> AsyncThrowingStream<DeliveredImage, any Error> {
+        if let crop = options.normalizedCropRect {
+            let values = [crop.x, crop.y, crop.width, crop.height]
+            guard values.allSatisfy(\.isFinite), crop.x >= 0, crop.y >= 0, crop.width > 0, crop.height > 0,
+                crop.x + crop.width <= 1 + 1e-9, crop.y + crop.height <= 1 + 1e-9
+            else {
+                throw PhotoLibError(.invalidArgument, "normalizedCropRect (\(crop.x), \(crop.y), \(crop.width), \(crop.height)) must lie inside the unit square with a positive size")
+            }
+        }
         let request = ImageRequest(
             assetIdentifier: identifier, targetSize: targetSize, contentMode: contentMode, options: options,
-            wantsProgress: progress != nil, requestID: Self.requestIDs.next())
+            wantsProgress: progress != nil, requestID: requestID, bypassCache: bypassCache)
         let parts: AsyncThrowingStream<ImageResponse, any Error> = try await connection.serverStreaming(PhotoLibraryMethods.requestImage, request)
         let (images, continuation) = AsyncThrowingStream<DeliveredImage, any Error>.makeStream()
         let task = Task {
@@ -118,6 +182,21 @@ final class RequestIDs: @unchecked Sendable {
         lock.withLock {
             value += 1
             return value
+        }
+    }
+}
+
+/// Composes thumbnails into one picture on the client (for `photolib contact-sheet`).
+public enum ContactSheetComposer {
+    /// A grid of `thumbnails` (JPEG bytes), `columns` per row, each fitted into a
+    /// `cell` × `cell` square; returns the JPEG and its size. Throws `invalidArgument` for
+    /// bad dimensions and `dataLoss` when a thumbnail cannot be decoded.
+    public static func compose(_ thumbnails: [[UInt8]], columns: Int, cell: Int) throws -> (jpeg: [UInt8], width: Int, height: Int) {
+        do throws(ImagingError) {
+            let sheet = try ContactSheet.compose(thumbnails, columns: columns, cell: cell)
+            return (sheet.jpeg, sheet.width, sheet.height)
+        } catch {
+            throw PhotoLibError(error.code == .invalidArgument ? .invalidArgument : .dataLoss, "contact sheet: \(error.message)")
         }
     }
 }

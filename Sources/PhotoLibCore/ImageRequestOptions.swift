@@ -17,11 +17,14 @@ public enum DeliveryMode: Int, Sendable, Hashable, CaseIterable {
 }
 
 /// How exactly the image is resized: PhotoKit's `PHImageRequestOptionsResizeMode`.
+///
+/// The raw values are the wire's (`ResizeMode` in images.proto), where `fast` is 0 so that an
+/// unset field means PhotoKit's default.
 public enum ResizeMode: Int, Sendable, Hashable, CaseIterable {
+    /// Close to the target size, possibly larger, as fast as possible (the default).
+    case fast = 0
     /// No resize: the image at its stored size.
-    case none = 0
-    /// Close to the target size, possibly larger, as fast as possible.
-    case fast = 1
+    case none = 1
     /// Exactly the target size for the content mode.
     case exact = 2
 }

@@ -30,6 +30,9 @@ public final class SocketChannel: @unchecked Sendable {
     private var outboundIndex = 0
     private var closed = false
     private var closeAfterFlush = false
+    private var lingering = false
+    /// After the last bytes are sent, how long to wait for the peer's close before closing.
+    public var lingerTimeout: Double = 2
     private var readBuffer = [UInt8](repeating: 0, count: 64 << 10)
 
     /// Takes ownership of a connected non-blocking socket.
@@ -37,6 +40,13 @@ public final class SocketChannel: @unchecked Sendable {
         self.fd = fd
         self.peer = peer
         self.queue = queue
+    }
+
+    deinit {
+        // libdispatch traps when a suspended source is released: resume before cancelling.
+        if let writeSource, !writeSourceActive { writeSource.resume() }
+        writeSource?.cancel()
+        readSource?.cancel()
     }
 
     /// Bytes queued but not yet accepted by the kernel.
@@ -76,10 +86,24 @@ public final class SocketChannel: @unchecked Sendable {
     }
 
     /// Closes after the queued bytes are sent (or the peer goes away).
+    ///
+    /// The close is graceful: the socket's sending side shuts down (the peer reads EOF after
+    /// the last frame), and what the peer still sends is read and dropped until it closes too
+    /// or ``lingerTimeout`` passes. Closing with unread input would make the kernel send a
+    /// reset, and a peer could lose the final frames it had not read yet.
     public func closeAfterWriting() {
-        guard !closed else { return }
+        guard !closed, !closeAfterFlush else { return }
         closeAfterFlush = true
-        if pendingWriteCount == 0 { close(error: nil) } else { flush() }
+        onRead = { _ in }
+        if pendingWriteCount == 0 { linger() } else { flush() }
+    }
+
+    private func linger() {
+        guard !closed, !lingering else { return }
+        lingering = true
+        _ = shutdown(fd, Int32(SHUT_WR))
+        // Strong: the channel must live until its sources are cancelled.
+        queue.asyncAfter(deadline: .now() + lingerTimeout) { self.close(error: nil) }
     }
 
     /// Closes now, dropping unsent bytes.
@@ -151,7 +175,7 @@ public final class SocketChannel: @unchecked Sendable {
             writeSource?.suspend()
         }
         if closeAfterFlush {
-            close(error: nil)
+            linger()
             return
         }
         onDrained?()

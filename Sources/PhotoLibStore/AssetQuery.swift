@@ -16,6 +16,8 @@ public struct AssetQuery: Sendable, Hashable {
     public var mediaType: MediaType?
     /// Only assets with these identifiers (order still follows ``sortDescriptors``).
     public var identifiers: [String]?
+    /// Only assets matching this predicate (docs/PREDICATES.md), in addition to the other filters.
+    public var predicate: AssetPredicate?
 
     /// The most identifiers ``identifiers`` may hold.
     public static let maximumIdentifierCount = 100_000
@@ -23,7 +25,8 @@ public struct AssetQuery: Sendable, Hashable {
     /// Creates a query; the default is every visible asset, oldest first.
     public init(
         collection: String? = nil, sortDescriptors: [AssetSortDescriptor] = [], fetchLimit: Int = 0,
-        includeHiddenAssets: Bool = false, mediaType: MediaType? = nil, identifiers: [String]? = nil
+        includeHiddenAssets: Bool = false, mediaType: MediaType? = nil, identifiers: [String]? = nil,
+        predicate: AssetPredicate? = nil
     ) {
         self.collection = collection
         self.sortDescriptors = sortDescriptors
@@ -31,9 +34,12 @@ public struct AssetQuery: Sendable, Hashable {
         self.includeHiddenAssets = includeHiddenAssets
         self.mediaType = mediaType
         self.identifiers = identifiers
+        self.predicate = predicate
     }
 
-    /// A query from PhotoKit-style fetch options (the predicate is applied by a later layer).
+    /// A query from PhotoKit-style fetch options WITHOUT their predicate text, which this
+    /// non-throwing initializer cannot report errors for: use ``from(options:collection:mediaType:)``,
+    /// which parses it.
     public init(options: FetchOptions, collection: String? = nil, mediaType: MediaType? = nil) {
         self.init(
             collection: collection, sortDescriptors: options.sortDescriptors, fetchLimit: options.fetchLimit,

@@ -138,6 +138,11 @@ struct QueryPlan {
             conditions.append("a.local_identifier IN (SELECT value FROM json_each(?))")
             values.append(.text(JSONText.array(identifiers)))
         }
+        if let predicate = query.predicate {
+            let condition = try PredicateSQL(predicate)
+            conditions.append(condition.sql)
+            values += condition.values
+        }
         self.fromWhere = from + " WHERE " + conditions.joined(separator: " AND ")
         self.values = values
         self.orderBy = Self.orderBy(query.sortDescriptors, albumOrder: albumOrder)

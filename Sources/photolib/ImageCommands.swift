@@ -1,6 +1,9 @@
 import ArgumentParser
 
-/// The commands about images and resources (`get`, and later `resources`, `export`…).
+/// The commands about images and resources.
 enum ImageCommands {
-    static let all: [any ParsableCommand.Type] = [PhotoLibCommand.Get.self]
+    static let all: [any ParsableCommand.Type] = [
+        PhotoLibCommand.Get.self, PhotoLibCommand.Resources.self, PhotoLibCommand.Export.self,
+        PhotoLibCommand.ContactSheet.self, PhotoLibCommand.Bench.self,
+    ]
 }

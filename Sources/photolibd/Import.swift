@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import PhotoLibCore
-import PhotoLibImaging
+
 import PhotoLibStore
 
 extension PhotoLibDaemon {

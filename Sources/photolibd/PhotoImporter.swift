@@ -1,6 +1,6 @@
 import Foundation
 import PhotoLibCore
-import PhotoLibImaging
+import PhotoLibServer
 import PhotoLibStore
 
 /// Walks files and folders and adds each JPEG to a library, reporting one line per file.
@@ -59,19 +59,9 @@ struct PhotoImporter {
             return
         }
         let bytes = [UInt8](data)
-        let info: JPEGInfo
-        do {
-            info = try JPEGInspector.validate(bytes)
-        } catch {
-            refuse(path, error.message)
-            return
-        }
         let modified = (attributes?[.modificationDate] as? Date) ?? Date()
-        let location = info.location.map { Location(latitude: $0.latitude, longitude: $0.longitude, altitude: $0.altitude) }
-        let metadata = ImportMetadata(
-            originalFilename: (path as NSString).lastPathComponent, pixelWidth: info.pixelWidth, pixelHeight: info.pixelHeight,
-            creationDate: info.creationDate ?? modified, location: try? location?.validated(), orientation: info.orientation)
         do {
+            let metadata = try PhotoIntake.metadata(for: bytes, filename: (path as NSString).lastPathComponent, fallbackDate: modified)
             switch try library.addPhoto(bytes, metadata: metadata) {
             case .added(let asset):
                 summary.added += 1

@@ -63,6 +63,13 @@ class pbns:
 def load_protos(proto_dir):
     """Generates the _pb2 modules into a temp dir and imports them."""
     global pb
+    try:
+        import google.protobuf  # noqa: F401
+    except ImportError:
+        raise SystemExit("this Python (%s) has no protobuf runtime: run the client with Debian's "
+                         "/usr/bin/python3 (package python3-protobuf)" % sys.executable)
+    if shutil.which("protoc") is None:
+        raise SystemExit("protoc not found on PATH (Debian package protobuf-compiler)")
     protos = sorted(f for f in os.listdir(proto_dir) if f.endswith(".proto"))
     if not protos:
         raise SystemExit("no .proto files in %s" % proto_dir)
@@ -925,6 +932,7 @@ class Runner:
         self.expect_ok(st, "RequestImage(0x0)")
         self.expect(len(images) == 1, "delivered %d images" % len(images))
         w, h = self.verify_image(images[0], a, 0, 0, fill=False)
+        self.upload_data = images[0]["data"]
         self.expect((w, h) == (a.pixel_width, a.pixel_height),
                     "maximum size gave %dx%d, asset is %dx%d" % (w, h, a.pixel_width, a.pixel_height))
         n = len(images[0]["data"])
@@ -1024,6 +1032,77 @@ class Runner:
                     "a STATUS %s arrived on the cancelled stream" % (fmt_status(st) if st else ""))
         return "%d in-flight bytes discarded; %s" % (
             late, "no STATUS on the cancelled stream" if st is None else "STATUS OK crossed the CANCEL")
+
+    def t_cancel_image_request(self):
+        a = self.first_asset()
+        c = self.conn
+        img = c.open_call("RequestImage")
+        c.send_message(img, pb.images.ImageRequest(
+            asset_identifier=a.local_identifier, delivery_mode=pb.images.DELIVERY_MODE_HIGH_QUALITY_FORMAT,
+            bypass_cache=True, request_id=4242), end_stream=True)
+        first = c.next_message(img)       # the call is running (and, with our small window, waiting)
+        self.expect(first is not None, "RequestImage ended (%s) before we could cancel it"
+                    % (fmt_status(img.status) if img.status else "?"))
+        msgs, st = c.unary("CancelImageRequest", pb.images.CancelImageRequestRequest(request_id=4242), pb.Empty)
+        if st.code == 0:
+            parts, ist = c.collect(img, pb.images.ImageResponse)
+            self.expect(ist.code == pb.transport.STATUS_CODE_CANCELLED,
+                        "cancelled image call ended with STATUS %s, want CANCELLED" % fmt_status(ist))
+        else:
+            # Raced with the end of the image call: allowed (NOT_FOUND).
+            self.expect(st.code == pb.transport.STATUS_CODE_NOT_FOUND,
+                        "CancelImageRequest: STATUS %s" % fmt_status(st))
+            parts, ist = c.collect(img, pb.images.ImageResponse)
+            self.expect_ok(ist, "image call that finished first")
+            return "image call finished before the cancel (NOT_FOUND)"
+        msgs, st2 = c.unary("CancelImageRequest", pb.images.CancelImageRequestRequest(request_id=4242), pb.Empty)
+        self.expect(st2.code == pb.transport.STATUS_CODE_NOT_FOUND,
+                    "CancelImageRequest for a finished id: STATUS %s, want NOT_FOUND" % fmt_status(st2))
+        return "image call ended with %s; again -> %s" % (fmt_status(ist), code_name(st2.code))
+
+    def t_unary_request_count(self):
+        c = self.conn
+        out = []
+        none = c.open_call("GetLibraryInfo", end_stream=True)          # no request message
+        m, st = c.collect(none, pb.library.LibraryInfo)
+        self.expect(st.code == pb.transport.STATUS_CODE_INVALID_ARGUMENT,
+                    "unary call without a request: STATUS %s, want INVALID_ARGUMENT" % fmt_status(st))
+        two = c.open_call("GetLibraryInfo")
+        c.send_message(two, b"")
+        c.send_message(two, b"", end_stream=True)
+        m, st2 = c.collect(two, pb.library.LibraryInfo)
+        self.expect(st2.code == pb.transport.STATUS_CODE_INVALID_ARGUMENT,
+                    "unary call with two requests: STATUS %s, want INVALID_ARGUMENT" % fmt_status(st2))
+        return "0 and 2 requests -> INVALID_ARGUMENT"
+
+    def t_upload(self):
+        # Client-streaming, client -> server flow control. The upload is only staged (it
+        # expires unless PerformChanges uses it): the library is not changed.
+        import hashlib
+        data = bytes(self.upload_data)
+        c = self.conn
+        call = c.open_call("UploadAsset")
+        ch = pb.changes
+        c.send_message(call, ch.UploadChunk(header=ch.UploadHeader(
+            original_filename="interop.jpg", size=len(data), uniform_type_identifier="public.jpeg")))
+        chunks = 0
+        for off in range(0, len(data), MAX_CHUNK):
+            if call.status is not None:
+                break
+            last = off + MAX_CHUNK >= len(data)
+            c.send_message(call, ch.UploadChunk(data=data[off:off + MAX_CHUNK]), end_stream=last)
+            chunks += 1
+        msgs, st = c.collect(call, ch.UploadResult)
+        if st.code == pb.transport.STATUS_CODE_UNIMPLEMENTED:
+            return "not built: %s" % fmt_status(st)
+        self.expect_ok(st, "UploadAsset")
+        self.expect(len(msgs) == 1, "client-streaming call got %d responses" % len(msgs))
+        r = msgs[0]
+        self.expect(r.size == len(data), "UploadResult.size %d, sent %d" % (r.size, len(data)))
+        self.expect(r.sha256 == hashlib.sha256(data).hexdigest(), "UploadResult.sha256 %s is not the data's" % r.sha256)
+        return "%d bytes in %d chunks through a %d-byte server window; upload_id=%s%s" % (
+            len(data), chunks, c.peer_stream_window, r.upload_id,
+            ", already in the library as " + r.existing_asset_identifier if r.existing_asset_identifier else "")
 
     def t_deadline(self):
         a = self.first_asset()
@@ -1205,6 +1284,62 @@ class Runner:
         finally:
             c.close()
 
+    def _violation_case(self, label, send):
+        c = self._fresh(label)
+        try:
+            c.handshake(self.args.token)
+            send(c)
+            return self._expect_goaway(c, pb.transport.STATUS_CODE_INVALID_ARGUMENT,
+                                       pb.transport.ERROR_REASON_PROTOCOL_VIOLATION, what=label)
+        finally:
+            c.close()
+
+    def t_stream_rules(self):
+        def reuse(c):
+            for s in (3, 3):
+                c.send_frame(CALL, 0, s, pb.CallStart(method=SERVICE + "GetLibraryInfo"))
+        def unopened(c):
+            c.send_frame(MESSAGE, END_STREAM, 7, b"")
+        def zero_update(c):
+            c.send_frame(WINDOW_UPDATE, 0, 0, pb.WindowUpdate(increment=0))
+        def overflow(c):
+            c.send_frame(WINDOW_UPDATE, 0, 0, pb.WindowUpdate(increment=MAX_WINDOW))
+        def wrong_stream(c):
+            c.send_frame(PING, 0, 5, pb.Ping(opaque=1))
+        def reserved_bit(c):
+            c.send_raw(HEADER.pack(0, PING, 0, 0x80000000))
+        cases = (("stream id reused", reuse), ("MESSAGE on an unopened stream", unopened),
+                 ("WINDOW_UPDATE of 0", zero_update),
+                 ("window above 2^31-1", overflow), ("PING on stream 5", wrong_stream),
+                 ("reserved stream-id bit", reserved_bit))
+        for label, fn in cases:
+            self._violation_case(label, fn)
+        return "%d violations -> GOAWAY INVALID_ARGUMENT/PROTOCOL_VIOLATION" % len(cases)
+
+    def t_ignored_races(self):
+        c = self.conn
+        c.send_frame(WINDOW_UPDATE, 0, 999999, pb.WindowUpdate(increment=100))
+        c.send_frame(CANCEL, 0, 1, pb.Cancel(reason="long finished"))
+        c.send_frame(PING, 0xF0, 0, pb.Ping(opaque=0xABCDEF))   # reserved flag bits: ignored
+        c.pings[0xABCDEF] = time.monotonic()
+        deadline = time.monotonic() + self.args.timeout
+        while 0xABCDEF not in c.pong:
+            if c.pump(deadline - time.monotonic()) is None or c.goaway is not None:
+                raise CheckFailed("connection ended: %s" % (fmt_status(c.goaway.status) if c.goaway else "closed"))
+        return "WINDOW_UPDATE/CANCEL for ended streams and reserved flags ignored"
+
+    def t_no_hello(self):
+        c = self._fresh("silent")
+        try:
+            t0 = time.monotonic()
+            ga, eof = c.expect_goaway_and_close(timeout=min(15.0, max(self.args.timeout, 12.0)))
+            dt = time.monotonic() - t0
+            self.expect(eof, "connection still open %.1f s after connecting without HELLO" % dt)
+            self.expect(dt >= 9.0, "closed after %.1f s, before the 10 s allowed for HELLO" % dt)
+            return "closed after %.1f s%s" % (dt, " with GOAWAY " + fmt_status(ga.status) if ga else "")
+        finally:
+            c.close()
+
     def t_still_alive(self):
         # After all of the above, the main connection still works.
         msgs, st = self.conn.unary("GetLibraryInfo", pb.Empty(), pb.library.LibraryInfo)
@@ -1242,10 +1377,15 @@ class Runner:
             self.check("slow reader bounded by windows", self.t_slow_reader)
             self.check("concurrent calls (multiplexing)", self.t_concurrent_calls)
             self.check("CANCEL", self.t_cancel)
+            self.check("CancelImageRequest -> CANCELLED", self.t_cancel_image_request)
             self.check("deadline -> DEADLINE_EXCEEDED", self.t_deadline)
+            if getattr(self, "upload_data", None):
+                self.check("UploadAsset (client-streaming)", self.t_upload)
         self.check("unknown method -> UNIMPLEMENTED", self.t_unknown_method)
         self.check("unbuilt method -> UNIMPLEMENTED or OK", self.t_unbuilt_method)
         self.check("undecodable request -> INVALID_ARGUMENT", self.t_undecodable)
+        self.check("unary with 0 / 2 requests -> INVALID_ARGUMENT", self.t_unary_request_count)
+        self.check("ended-stream races ignored", self.t_ignored_races)
         self.check("invalid text -> INVALID_TEXT", self.t_invalid_text)
         self.check("max_concurrent_streams", self.t_concurrency_limit)
         self.check("wrong token -> GOAWAY UNAUTHENTICATED", self.t_wrong_token)
@@ -1255,6 +1395,9 @@ class Runner:
         self.check("HELLO > 64 KiB -> RESOURCE_EXHAUSTED", self.t_oversized_hello)
         self.check("unknown frame type -> GOAWAY", self.t_unknown_frame_type)
         self.check("frame > max_frame_size -> GOAWAY", self.t_oversized_frame)
+        self.check("stream/window rule violations -> GOAWAY", self.t_stream_rules)
+        if not self.args.quick:
+            self.check("no HELLO within 10 s -> closed", self.t_no_hello)
         self.check("main connection still alive", self.t_still_alive)
         self.check("client GOAWAY", self.t_polite_close)
         self.summary()
@@ -1291,6 +1434,7 @@ def main(argv=None):
     ap.add_argument("--timeout", type=float, default=30.0, help="socket read timeout, at most 30 s")
     ap.add_argument("--save-image", help="write the aspectFit JPEG here")
     ap.add_argument("--trace", action="store_true", help="print every frame to stderr")
+    ap.add_argument("--quick", action="store_true", help="skip the 10-second HELLO-timeout check")
     args = ap.parse_args(argv)
 
     host, sep, port = args.server.rpartition(":")

@@ -50,9 +50,22 @@ typedef enum _Photolib__V1__DeliveryMode {
   PHOTOLIB__V1__DELIVERY_MODE__DELIVERY_MODE_FAST_FORMAT = 2
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(PHOTOLIB__V1__DELIVERY_MODE)
 } Photolib__V1__DeliveryMode;
+/*
+ * How exactly the image is resized. The default (0) is FAST, as in PhotoKit; the numbers
+ * differ from PHImageRequestOptionsResizeMode's so that an unset field means FAST.
+ */
 typedef enum _Photolib__V1__ResizeMode {
-  PHOTOLIB__V1__RESIZE_MODE__RESIZE_MODE_NONE = 0,
-  PHOTOLIB__V1__RESIZE_MODE__RESIZE_MODE_FAST = 1,
+  /*
+   * Close to the target size (never smaller), as cheaply as possible.
+   */
+  PHOTOLIB__V1__RESIZE_MODE__RESIZE_MODE_FAST = 0,
+  /*
+   * The image at its stored size, ignoring the target.
+   */
+  PHOTOLIB__V1__RESIZE_MODE__RESIZE_MODE_NONE = 1,
+  /*
+   * Exactly the fit / fill size for the target.
+   */
   PHOTOLIB__V1__RESIZE_MODE__RESIZE_MODE_EXACT = 2
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(PHOTOLIB__V1__RESIZE_MODE)
 } Photolib__V1__ResizeMode;
@@ -135,7 +148,7 @@ struct  Photolib__V1__ImageRequest
 };
 #define PHOTOLIB__V1__IMAGE_REQUEST__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&photolib__v1__image_request__descriptor) \
-    , (char *)protobuf_c_empty_string, 0, 0, PHOTOLIB__V1__CONTENT_MODE__CONTENT_MODE_ASPECT_FIT, PHOTOLIB__V1__DELIVERY_MODE__DELIVERY_MODE_OPPORTUNISTIC, PHOTOLIB__V1__RESIZE_MODE__RESIZE_MODE_NONE, PHOTOLIB__V1__IMAGE_VERSION__IMAGE_VERSION_CURRENT, NULL, 0, 0, 0 }
+    , (char *)protobuf_c_empty_string, 0, 0, PHOTOLIB__V1__CONTENT_MODE__CONTENT_MODE_ASPECT_FIT, PHOTOLIB__V1__DELIVERY_MODE__DELIVERY_MODE_OPPORTUNISTIC, PHOTOLIB__V1__RESIZE_MODE__RESIZE_MODE_FAST, PHOTOLIB__V1__IMAGE_VERSION__IMAGE_VERSION_CURRENT, NULL, 0, 0, 0 }
 
 
 /*
@@ -254,7 +267,7 @@ struct  Photolib__V1__CachingRequest
 };
 #define PHOTOLIB__V1__CACHING_REQUEST__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&photolib__v1__caching_request__descriptor) \
-    , 0,NULL, 0, 0, PHOTOLIB__V1__CONTENT_MODE__CONTENT_MODE_ASPECT_FIT, PHOTOLIB__V1__RESIZE_MODE__RESIZE_MODE_NONE, PHOTOLIB__V1__IMAGE_VERSION__IMAGE_VERSION_CURRENT }
+    , 0,NULL, 0, 0, PHOTOLIB__V1__CONTENT_MODE__CONTENT_MODE_ASPECT_FIT, PHOTOLIB__V1__RESIZE_MODE__RESIZE_MODE_FAST, PHOTOLIB__V1__IMAGE_VERSION__IMAGE_VERSION_CURRENT }
 
 
 struct  Photolib__V1__AssetResource

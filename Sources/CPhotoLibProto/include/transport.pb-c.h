@@ -155,15 +155,18 @@ struct  Photolib__V1__Hello
    */
   char *client_name;
   /*
-   * Largest frame payload the client accepts, in bytes (0: the default, 1 MiB).
+   * Largest frame payload the client accepts, in bytes (0: the default, 1 MiB;
+   * otherwise 131072…16777216).
    */
   uint32_t max_frame_size;
   /*
-   * Initial flow-control credit per stream for server-to-client MESSAGE payload bytes (0: default).
+   * Initial flow-control credit per stream for server-to-client MESSAGE payload bytes
+   * (0: default 1 MiB; otherwise at least max_frame_size and at most 2^31-1).
    */
   uint32_t initial_stream_window;
   /*
-   * Initial flow-control credit for the whole connection, server to client (0: default).
+   * Initial flow-control credit for the whole connection, server to client
+   * (0: default 8 MiB; otherwise at least max_frame_size and at most 2^31-1).
    */
   uint32_t initial_connection_window;
 };
@@ -213,10 +216,14 @@ struct  Photolib__V1__Welcome
    * True when the token is the library owner's.
    */
   protobuf_c_boolean is_owner;
+  /*
+   * Largest image side (pixels) a RequestImage target may have.
+   */
+  uint32_t max_image_dimension;
 };
 #define PHOTOLIB__V1__WELCOME__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&photolib__v1__welcome__descriptor) \
-    , 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0, 0, 0, 0, PHOTOLIB__V1__AUTHORIZATION_STATUS__AUTHORIZATION_STATUS_NOT_DETERMINED, PHOTOLIB__V1__ACCESS_LEVEL__ACCESS_LEVEL_UNSPECIFIED, 0 }
+    , 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0, 0, 0, 0, PHOTOLIB__V1__AUTHORIZATION_STATUS__AUTHORIZATION_STATUS_NOT_DETERMINED, PHOTOLIB__V1__ACCESS_LEVEL__ACCESS_LEVEL_UNSPECIFIED, 0, 0 }
 
 
 /*

@@ -223,9 +223,9 @@ final class ClientConnection: @unchecked Sendable {
                 throw PhotoLibError(.invalidArgument, "WELCOME after the handshake", reason: .protocolViolation)
             }
             let welcome = try Welcome(decoding: frame.payload)
-            serverMaxFrameSize = WireLimits.maxFrameSize(announced: welcome.maxFrameSize)
-            initialSendStreamWindow = WireLimits.window(announced: welcome.initialStreamWindow, fallback: WireLimits.defaultStreamWindow, atLeast: WireLimits.minimumMaxFrameSize)
-            sendConnectionWindow = FlowWindow(initial: WireLimits.window(announced: welcome.initialConnectionWindow, fallback: WireLimits.defaultConnectionWindow, atLeast: WireLimits.minimumMaxFrameSize))
+            serverMaxFrameSize = try WireLimits.maxFrameSize(announced: welcome.maxFrameSize)
+            initialSendStreamWindow = try WireLimits.window(announced: welcome.initialStreamWindow, fallback: WireLimits.defaultStreamWindow, atLeast: serverMaxFrameSize, name: "Welcome.initial_stream_window")
+            sendConnectionWindow = FlowWindow(initial: try WireLimits.window(announced: welcome.initialConnectionWindow, fallback: WireLimits.defaultConnectionWindow, atLeast: serverMaxFrameSize, name: "Welcome.initial_connection_window"))
             phase = .open
             startKeepalive(idleTimeoutMs: Int(welcome.idleTimeoutMs))
             continuation.resume(returning: welcome)

@@ -9,10 +9,13 @@ public final class ConnectionSession: @unchecked Sendable {
     public let isOwner: Bool
     /// The connection's fetch-result snapshots.
     public let fetchResults: FetchResultRegistry
+    /// The largest response message the client accepts (its maximum frame size).
+    public let maxResponseSize: Int
     private let lock = NSLock()
     private var imageRequests: [UInt64: @Sendable () -> Void] = [:]
 
-    init(connectionID: UInt64, isOwner: Bool, fetchResults: FetchResultRegistry) {
+    init(connectionID: UInt64, isOwner: Bool, fetchResults: FetchResultRegistry, maxResponseSize: Int) {
+        self.maxResponseSize = maxResponseSize
         self.connectionID = connectionID
         self.isOwner = isOwner
         self.fetchResults = fetchResults

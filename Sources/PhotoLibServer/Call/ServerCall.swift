@@ -12,6 +12,18 @@ public final class ServerCall: Sendable {
     /// Request messages, in order; ends at the client's END_STREAM.
     let requests: AsyncThrowingStream<[UInt8], any Error>
     private let connection: ServerConnection
+    private nonisolated(unsafe) var iteratorStorage: AsyncThrowingStream<[UInt8], any Error>.AsyncIterator?
+
+    /// The one iterator over ``requests`` (a handler reads its requests from one task).
+    private var iterator: AsyncThrowingStream<[UInt8], any Error>.AsyncIterator {
+        get {
+            if let existing = iteratorStorage { return existing }
+            let created = requests.makeAsyncIterator()
+            iteratorStorage = created
+            return created
+        }
+        set { iteratorStorage = newValue }
+    }
 
     init(method: MethodDescriptor, streamID: UInt32, session: ConnectionSession, requests: AsyncThrowingStream<[UInt8], any Error>, connection: ServerConnection) {
         self.method = method
@@ -25,7 +37,6 @@ public final class ServerCall: Sendable {
     ///
     /// Throws `invalidArgument` when the client sent none or more than one.
     public func singleRequest<M: WireMessage>(_ type: M.Type) async throws -> M {
-        var iterator = requests.makeAsyncIterator()
         guard let first = try await iterator.next() else {
             throw PhotoLibError(.invalidArgument, "\(method.name) expects one request message but the client sent none")
         }
@@ -34,6 +45,16 @@ public final class ServerCall: Sendable {
             throw PhotoLibError(.invalidArgument, "\(method.name) expects exactly one request message but the client sent more")
         }
         return try M(decoding: first)
+    }
+
+    /// The next request message of a client-streaming call, decoded (`nil` at END_STREAM).
+    ///
+    /// Its flow-control credit goes back to the client only now, so a slow handler slows
+    /// the client down instead of buffering.
+    public func nextRequest<M: WireMessage>(_ type: M.Type) async throws -> M? {
+        guard let payload = try await iterator.next() else { return nil }
+        connection.consumed(payload.count, stream: streamID)
+        return try M(decoding: payload)
     }
 
     /// Ends the call from the server side with `CANCELLED` (e.g. `CancelImageRequest`).

@@ -6,9 +6,6 @@ import PhotoLibWire
 extension PhotoLibraryService {
     func fetchAssets(_ call: ServerCall) async throws {
         let request = try await call.singleRequest(FetchAssetsRequest.self)
-        if let predicate = request.options.predicate, !predicate.isEmpty {
-            throw PhotoLibError(.unimplemented, "fetch predicates are not built in this server yet; fetch without --where", reason: .invalidPredicate)
-        }
         guard request.mediaTypes.count <= 1 else {
             throw PhotoLibError(.unimplemented, "fetching several media types at once is not built yet; ask for one media type or all")
         }
@@ -22,14 +19,15 @@ extension PhotoLibraryService {
                 throw PhotoLibError(.notFound, "no album or smart album has the identifier \(collection)")
             }
         }
-        var query = AssetQuery(options: request.options, collection: request.collectionIdentifier, mediaType: request.mediaTypes.first)
+        var query = try AssetQuery.from(options: request.options, collection: request.collectionIdentifier, mediaType: request.mediaTypes.first)
         if !request.localIdentifiers.isEmpty { query.identifiers = request.localIdentifiers }
         let identifiers = try library.fetchAssetIdentifiers(query)
         let (id, expiresAt) = call.session.fetchResults.add(.assets(identifiers))
-        let prefetch = Array(identifiers.prefix(min(max(0, request.prefetchCount), Self.maxPageLength)))
-        try await call.send(FetchResultSnapshot(
-            fetchResultID: id, objectType: .asset, count: identifiers.count, expiresAt: expiresAt,
-            prefetched: .assets(try library.assets(withIdentifiers: prefetch))))
+        let prefetch = try library.assets(withIdentifiers: Array(identifiers.prefix(min(max(0, request.prefetchCount), Self.maxPageLength))))
+        let message = Self.fitting(prefetch, within: call.session.maxResponseSize) { objects in
+            FetchResultSnapshot(fetchResultID: id, objectType: .asset, count: identifiers.count, expiresAt: expiresAt, prefetched: .assets(objects))
+        }
+        try await call.send(message)
     }
 
     func fetchAssetCollections(_ call: ServerCall) async throws {
@@ -49,9 +47,10 @@ extension PhotoLibraryService {
         }
         let (id, expiresAt) = call.session.fetchResults.add(.collections(collections))
         let prefetch = Array(collections.prefix(min(max(0, request.prefetchCount), Self.maxPageLength)))
-        try await call.send(FetchResultSnapshot(
-            fetchResultID: id, objectType: .assetCollection, count: collections.count, expiresAt: expiresAt,
-            prefetched: .assetCollections(prefetch)))
+        let message = Self.fitting(prefetch, within: call.session.maxResponseSize) { objects in
+            FetchResultSnapshot(fetchResultID: id, objectType: .assetCollection, count: collections.count, expiresAt: expiresAt, prefetched: .assetCollections(objects))
+        }
+        try await call.send(message)
     }
 
     func fetchResultObjects(_ call: ServerCall) async throws {
@@ -71,13 +70,28 @@ extension PhotoLibraryService {
         case .assets(let ids):
             let slice = Array(ids[range])
             let objects = request.identifiersOnly ? [] : try library.assets(withIdentifiers: slice)
-            try await call.send(FetchResultObjectsResponse(offset: request.offset, localIdentifiers: slice, objects: .assets(objects)))
+            let byIdentifier = Dictionary(objects.map { ($0.localIdentifier, $0) }, uniquingKeysWith: { first, _ in first })
+            try await call.send(Self.fitting(slice, within: call.session.maxResponseSize) { part in
+                FetchResultObjectsResponse(offset: request.offset, localIdentifiers: part, objects: .assets(request.identifiersOnly ? [] : part.compactMap { byIdentifier[$0] }))
+            })
         case .collections(let collections):
             let slice = Array(collections[range])
-            try await call.send(FetchResultObjectsResponse(
-                offset: request.offset, localIdentifiers: slice.map(\.localIdentifier),
-                objects: .assetCollections(request.identifiersOnly ? [] : slice)))
+            try await call.send(Self.fitting(slice, within: call.session.maxResponseSize) { part in
+                FetchResultObjectsResponse(offset: request.offset, localIdentifiers: part.map(\.localIdentifier), objects: .assetCollections(request.identifiersOnly ? [] : part))
+            })
         }
+    }
+
+    /// The message for the longest prefix of `items` whose encoding fits in `limit` bytes:
+    /// a page may come back shorter than asked, never too big for the client's frames.
+    static func fitting<Item, Message: WireMessage>(_ items: [Item], within limit: Int, _ make: ([Item]) -> Message) -> Message {
+        var count = items.count
+        var message = make(items)
+        while count > 0 && message.encoded().count > limit - 64 {
+            count /= 2
+            message = make(Array(items.prefix(count)))
+        }
+        return message
     }
 
     func fetchResultIndex(_ call: ServerCall) async throws {

@@ -32,6 +32,7 @@ final class PhotoLibraryService: Sendable {
         router.register(PhotoLibraryMethods.fetchResultIndex) { [self] call in try await fetchResultIndex(call) }
         router.register(PhotoLibraryMethods.releaseFetchResult) { [self] call in try await releaseFetchResult(call) }
         registerImageRoutes(in: &router)
+        registerChangeRoutes(in: &router)
     }
 
     private func getLibraryInfo(_ call: ServerCall) async throws {

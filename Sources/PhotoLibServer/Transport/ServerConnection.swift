@@ -128,13 +128,14 @@ final class ServerConnection: @unchecked Sendable {
             throw PhotoLibError(.unauthenticated, hello.token.isEmpty ? "no token: pass the library owner's token (DIR/owner.token) with --token or PHOTOLIB_TOKEN" : "the token is not valid for this library")
         }
         let configuration = core.configuration
-        peerMaxFrameSize = WireLimits.maxFrameSize(announced: hello.maxFrameSize)
-        initialSendStreamWindow = WireLimits.window(announced: hello.initialStreamWindow, fallback: WireLimits.defaultStreamWindow, atLeast: WireLimits.minimumMaxFrameSize)
-        sendConnectionWindow = FlowWindow(initial: WireLimits.window(announced: hello.initialConnectionWindow, fallback: WireLimits.defaultConnectionWindow, atLeast: WireLimits.minimumMaxFrameSize))
+        peerMaxFrameSize = try WireLimits.maxFrameSize(announced: hello.maxFrameSize)
+        initialSendStreamWindow = try WireLimits.window(announced: hello.initialStreamWindow, fallback: WireLimits.defaultStreamWindow, atLeast: peerMaxFrameSize, name: "Hello.initial_stream_window")
+        sendConnectionWindow = FlowWindow(initial: try WireLimits.window(announced: hello.initialConnectionWindow, fallback: WireLimits.defaultConnectionWindow, atLeast: peerMaxFrameSize, name: "Hello.initial_connection_window"))
         decoder.maxPayloadSize = configuration.maxFrameSize
         session = ConnectionSession(
             connectionID: id, isOwner: identity.isOwner,
-            fetchResults: FetchResultRegistry(lifetime: configuration.snapshotLifetime, capacity: configuration.maxSnapshotsPerConnection))
+            fetchResults: FetchResultRegistry(lifetime: configuration.snapshotLifetime, capacity: configuration.maxSnapshotsPerConnection),
+            maxResponseSize: peerMaxFrameSize)
         phase = .open
         logger[metadataKey: "client.name"] = "\(hello.clientName)"
         logger.info("client connected")
@@ -144,7 +145,8 @@ final class ServerConnection: @unchecked Sendable {
             initialConnectionWindow: UInt32(configuration.initialConnectionWindow),
             maxConcurrentStreams: UInt32(configuration.maxConcurrentStreams),
             idleTimeoutMs: UInt32(clamping: Int(configuration.idleTimeout * 1000)),
-            authorizationStatus: .authorized, accessLevel: .readWrite, isOwner: identity.isOwner)
+            authorizationStatus: .authorized, accessLevel: .readWrite, isOwner: identity.isOwner,
+            maxImageDimension: UInt32(configuration.maxImageDimension))
         write(Frame(.welcome, payload: welcome.encoded()))
     }
 

@@ -75,9 +75,11 @@ public struct Welcome: WireMessage, Hashable {
     public var accessLevel: AccessLevel?
     /// Whether the token is the owner's.
     public var isOwner: Bool
+    /// Largest image side a request may ask for.
+    public var maxImageDimension: UInt32
 
     /// Creates a WELCOME.
-    public init(protocolVersion: UInt32 = WireLimits.protocolVersion, serverName: String, libraryIdentifier: String, maxFrameSize: UInt32, initialStreamWindow: UInt32, initialConnectionWindow: UInt32, maxConcurrentStreams: UInt32, idleTimeoutMs: UInt32, authorizationStatus: AuthorizationStatus, accessLevel: AccessLevel?, isOwner: Bool) {
+    public init(protocolVersion: UInt32 = WireLimits.protocolVersion, serverName: String, libraryIdentifier: String, maxFrameSize: UInt32, initialStreamWindow: UInt32, initialConnectionWindow: UInt32, maxConcurrentStreams: UInt32, idleTimeoutMs: UInt32, authorizationStatus: AuthorizationStatus, accessLevel: AccessLevel?, isOwner: Bool, maxImageDimension: UInt32 = 0) {
         self.protocolVersion = protocolVersion
         self.serverName = serverName
         self.libraryIdentifier = libraryIdentifier
@@ -89,6 +91,7 @@ public struct Welcome: WireMessage, Hashable {
         self.authorizationStatus = authorizationStatus
         self.accessLevel = accessLevel
         self.isOwner = isOwner
+        self.maxImageDimension = maxImageDimension
     }
 
     /// Decodes and checks a WELCOME payload.
@@ -101,7 +104,8 @@ public struct Welcome: WireMessage, Hashable {
                 initialStreamWindow: p.initial_stream_window, initialConnectionWindow: p.initial_connection_window,
                 maxConcurrentStreams: p.max_concurrent_streams, idleTimeoutMs: p.idle_timeout_ms,
                 authorizationStatus: AuthorizationStatus(rawValue: Int(p.authorization_status.rawValue)) ?? .notDetermined,
-                accessLevel: AccessLevel(rawValue: Int(p.access_level.rawValue)), isOwner: p.is_owner != 0)
+                accessLevel: AccessLevel(rawValue: Int(p.access_level.rawValue)), isOwner: p.is_owner != 0,
+                maxImageDimension: p.max_image_dimension)
         }
     }
 
@@ -121,6 +125,7 @@ public struct Welcome: WireMessage, Hashable {
         m.authorization_status = .init(rawValue: numericCast(authorizationStatus.rawValue))
         m.access_level = .init(rawValue: numericCast(accessLevel?.rawValue ?? 0))
         m.is_owner = isOwner ? 1 : 0
+        m.max_image_dimension = maxImageDimension
         return ProtoCodec.pack(&m, photolib__v1__welcome__get_packed_size, photolib__v1__welcome__pack)
     }
 }

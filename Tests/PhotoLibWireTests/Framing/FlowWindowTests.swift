@@ -24,11 +24,15 @@ final class FlowWindowTests: XCTestCase {
         XCTAssertNoThrow(try window.grant(10))
     }
 
-    func testAnnouncedSizesAreClamped() {
-        XCTAssertEqual(WireLimits.maxFrameSize(announced: 0), 1 << 20)
-        XCTAssertEqual(WireLimits.maxFrameSize(announced: 1), 16 << 10)
-        XCTAssertEqual(WireLimits.maxFrameSize(announced: .max), 16 << 20)
-        XCTAssertEqual(WireLimits.window(announced: 0, fallback: 5000, atLeast: 1000), 5000)
-        XCTAssertEqual(WireLimits.window(announced: 10, fallback: 5000, atLeast: 1000), 1000)
+    func testAnnouncedSizesAreCheckedNotClamped() throws {
+        XCTAssertEqual(try WireLimits.maxFrameSize(announced: 0), 1 << 20)
+        XCTAssertEqual(try WireLimits.maxFrameSize(announced: 128 << 10), 128 << 10)
+        XCTAssertEqual(try WireLimits.maxFrameSize(announced: 16 << 20), 16 << 20)
+        XCTAssertThrowsError(try WireLimits.maxFrameSize(announced: 1000))
+        XCTAssertThrowsError(try WireLimits.maxFrameSize(announced: .max))
+        XCTAssertEqual(try WireLimits.window(announced: 0, fallback: 5000, atLeast: 1000, name: "w"), 5000)
+        XCTAssertEqual(try WireLimits.window(announced: 2000, fallback: 5000, atLeast: 1000, name: "w"), 2000)
+        XCTAssertThrowsError(try WireLimits.window(announced: 999, fallback: 5000, atLeast: 1000, name: "w"))
+        XCTAssertThrowsError(try WireLimits.window(announced: .max, fallback: 5000, atLeast: 1000, name: "w"))
     }
 }

@@ -1,0 +1,210 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import Histogram
+import PhotoLibClient
+
+extension PhotoLibCommand {
+    /// `photolib bench`: load testers.
+    struct Bench: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Load-test image requests, or measure a raw TCP request/response loop for comparison.",
+            subcommands: [BenchImages.self, BenchTCPEcho.self])
+    }
+}
+
+/// Latency and throughput of one load run.
+struct BenchReport: Encodable {
+    var requests: Int
+    var errors: Int
+    var seconds: Double
+    var requestsPerSecond: Double
+    var megabytesPerSecond: Double
+    var latencyMs: [String: Double]
+    var firstError: String?
+
+    init(histogram: Histogram<UInt64>, requests: Int, errors: Int, bytes: Int, seconds: Double, firstError: String?) {
+        self.requests = requests
+        self.errors = errors
+        self.seconds = seconds
+        requestsPerSecond = seconds > 0 ? Double(requests) / seconds : 0
+        megabytesPerSecond = seconds > 0 ? Double(bytes) / 1_048_576 / seconds : 0
+        func ms(_ nanoseconds: UInt64) -> Double { (Double(nanoseconds) / 1e6 * 1000).rounded() / 1000 }
+        latencyMs = [
+            "p50": ms(histogram.valueAtPercentile(50)), "p90": ms(histogram.valueAtPercentile(90)),
+            "p99": ms(histogram.valueAtPercentile(99)), "p99.9": ms(histogram.valueAtPercentile(99.9)),
+            "max": ms(histogram.max), "mean": (histogram.mean / 1e6 * 1000).rounded() / 1000,
+        ]
+        self.firstError = firstError
+    }
+
+    func print(label: String) {
+        let l = latencyMs
+        Swift.print(String(format: "%@: %d requests, %d errors in %.2f s: %.1f req/s, %.2f MB/s", label, requests, errors, seconds, requestsPerSecond, megabytesPerSecond))
+        Swift.print(String(format: "latency ms: p50 %.3f  p90 %.3f  p99 %.3f  p99.9 %.3f  max %.3f  mean %.3f",
+                           l["p50"]!, l["p90"]!, l["p99"]!, l["p99.9"]!, l["max"]!, l["mean"]!))
+        if let firstError { Swift.print("first error: \(firstError)") }
+    }
+}
+
+/// Shared counters of a run's workers.
+final class BenchState: @unchecked Sendable {
+    private let lock = NSLock()
+    private var issued = 0
+    private(set) var histogram = Histogram<UInt64>(lowestDiscernibleValue: 1_000, highestTrackableValue: 600_000_000_000, numberOfSignificantValueDigits: .three)
+    private(set) var completed = 0
+    private(set) var errors = 0
+    private(set) var bytes = 0
+    private(set) var firstError: String?
+    let limit: Int?
+    let deadline: DispatchTime?
+
+    init(limit: Int?, seconds: Double?) {
+        self.limit = limit
+        self.deadline = seconds.map { .now() + $0 }
+    }
+
+    /// The next request's index, or `nil` when the run is over.
+    func next() -> Int? {
+        lock.withLock {
+            if let limit, issued >= limit { return nil }
+            if let deadline, DispatchTime.now() >= deadline { return nil }
+            issued += 1
+            return issued - 1
+        }
+    }
+
+    func record(nanoseconds: UInt64, bytes count: Int) {
+        lock.withLock {
+            _ = histogram.record(max(1_000, nanoseconds))
+            completed += 1
+            bytes += count
+        }
+    }
+
+    func fail(_ error: any Error) {
+        lock.withLock {
+            errors += 1
+            if firstError == nil { firstError = "\(error)" }
+        }
+    }
+}
+
+extension PhotoLibCommand {
+    /// `photolib bench images`.
+    struct BenchImages: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "images",
+            abstract: "Load-test RequestImage: requests/s, MB/s, latency percentiles (HDR histogram), errors.",
+            discussion: "Stops by itself after --requests (default 500) or --duration seconds.")
+
+        @OptionGroup var connection: ConnectionOptions
+
+        @Option(name: .long, help: "Target size WIDTHxHEIGHT or 'max'.")
+        var size: String = "256x256"
+
+        @Option(name: .long, help: "fit or fill.")
+        var mode: Get.Mode = .fit
+
+        @Option(name: .long, help: "Delivery: opportunistic, high or fast (latency is to the last image).")
+        var delivery: Get.Delivery = .high
+
+        @Option(name: .long, help: "Resize mode: none, fast, exact.")
+        var resize: Get.Resize = .exact
+
+        @Option(name: .long, help: "TCP connections to open.")
+        var connections: Int = 1
+
+        @Option(name: .long, help: "Requests in flight at once, spread over the connections.")
+        var concurrency: Int = 1
+
+        @Option(name: .long, help: "Total requests (default 500 unless --duration).")
+        var requests: Int?
+
+        @Option(name: .long, help: "Run for this many seconds instead.")
+        var duration: Double?
+
+        @Option(name: .long, help: "Only this asset (repeatable); default: every asset (at most 1000).")
+        var asset: [String] = []
+
+        @Flag(name: .long, help: "Defeat every server cache (bypass_cache; library owner only).")
+        var cold = false
+
+        @Flag(name: .long, help: "Request every image once before measuring, to fill the caches.")
+        var warm = false
+
+        func validate() throws {
+            do { _ = try Get.targetSize(size) } catch { throw ValidationError(error.message) }
+            guard (1...256).contains(connections) else { throw ValidationError("--connections must be within 1…256") }
+            guard (1...4096).contains(concurrency) else { throw ValidationError("--concurrency must be within 1…4096") }
+            if let requests, requests < 1 { throw ValidationError("--requests must be positive") }
+            if let duration, !(duration > 0 && duration <= 3600) { throw ValidationError("--duration must be within 0…3600 s") }
+            guard requests == nil || duration == nil else { throw ValidationError("give --requests or --duration, not both") }
+            guard !(cold && warm) else { throw ValidationError("--cold and --warm exclude each other") }
+        }
+
+        func run() async throws {
+            let target = try Get.targetSize(size)
+            let token = try connection.resolvedToken()
+            var libraries: [PhotoLibrary] = []
+            do {
+                for _ in 0..<connections {
+                    libraries.append(try await PhotoLibrary.connect(to: connection.resolvedServer, token: token, clientName: "photolib-bench/0.1.0"))
+                }
+            } catch let error as PhotoLibError {
+                throw CLIError(error.message, code: error.code)
+            }
+            defer { libraries.forEach { $0.close() } }
+            var identifiers = asset
+            if identifiers.isEmpty {
+                identifiers = try await libraries[0].fetchAssets(with: FetchOptions(fetchLimit: 1000)).allObjects().map(\.localIdentifier)
+            }
+            guard !identifiers.isEmpty else { throw CLIError("the library has no assets to request") }
+            let options = ImageRequestOptions(
+                deliveryMode: [.opportunistic: .opportunistic, .high: .highQualityFormat, .fast: .fastFormat][delivery]!,
+                resizeMode: [.none: .none, .fast: .fast, .exact: .exact][resize]!)
+            let contentMode: ContentMode = mode == .fill ? .aspectFill : .aspectFit
+            let managers = libraries.map { library -> ImageManager in
+                var manager = library.imageManager
+                manager.bypassCache = cold
+                return manager
+            }
+            if warm {
+                for identifier in identifiers {
+                    _ = try await managers[0].image(forAssetIdentifier: identifier, targetSize: target, contentMode: contentMode, options: options)
+                }
+            }
+            let state = BenchState(limit: duration == nil ? (requests ?? 500) : nil, seconds: duration)
+            let ids = identifiers
+            let started = DispatchTime.now()
+            await withTaskGroup(of: Void.self) { group in
+                for worker in 0..<concurrency {
+                    let manager = managers[worker % managers.count]
+                    group.addTask {
+                        while let index = state.next() {
+                            let begin = DispatchTime.now()
+                            do {
+                                var received = 0
+                                for try await image in try await manager.requestImage(
+                                    forAssetIdentifier: ids[index % ids.count], targetSize: target, contentMode: contentMode, options: options)
+                                {
+                                    received += image.data.count
+                                }
+                                state.record(nanoseconds: DispatchTime.now().uptimeNanoseconds - begin.uptimeNanoseconds, bytes: received)
+                            } catch {
+                                state.fail(error)
+                            }
+                        }
+                    }
+                }
+            }
+            let seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
+            let report = BenchReport(histogram: state.histogram, requests: state.completed, errors: state.errors, bytes: state.bytes, seconds: seconds, firstError: state.firstError)
+            if connection.json {
+                try Output.jsonLine(report)
+            } else {
+                report.print(label: "images \(size) \(mode.rawValue) \(delivery.rawValue) \(cold ? "cold" : warm ? "warm" : "as-is") c=\(concurrency) n=\(connections)")
+            }
+        }
+    }
+}
