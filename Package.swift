@@ -17,6 +17,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-crypto", "3.0.0"..<"5.0.0"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.1.0"),
     ],
     targets: [
         // MARK: System libraries (Debian -dev packages) and C shims.
@@ -58,7 +59,7 @@ let package = Package(
             ]),
         .target(
             name: "PhotoLibClient",
-            dependencies: ["PhotoLibCore", "PhotoLibWire", "PhotoLibNet"]),
+            dependencies: ["PhotoLibCore", "PhotoLibWire", "PhotoLibNet", "PhotoLibImaging"]),
         .executableTarget(
             name: "photolibd",
             dependencies: [
@@ -71,6 +72,7 @@ let package = Package(
             dependencies: [
                 "PhotoLibClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
             ]),
 
         // MARK: Tests mirror the modules.
@@ -80,7 +82,7 @@ let package = Package(
         .testTarget(name: "PhotoLibStoreTests", dependencies: ["PhotoLibStore", "PhotoLibCore", "PhotoLibTestSupport"]),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["PhotoLibClient", "PhotoLibCore", "PhotoLibTestSupport"],
+            dependencies: ["PhotoLibClient", "PhotoLibCore", "PhotoLibTestSupport", "PhotoLibWire"],
             exclude: []),
     ]
 )

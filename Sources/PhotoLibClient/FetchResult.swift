@@ -9,6 +9,7 @@ public protocol FetchableObject: Sendable {
 
 extension Asset: FetchableObject {}
 extension AssetCollection: FetchableObject {}
+extension CollectionList: FetchableObject {}
 
 /// An immutable, server-side snapshot of fetched objects: PhotoKit's `PHFetchResult`.
 ///

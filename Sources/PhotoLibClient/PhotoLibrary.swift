@@ -56,7 +56,7 @@ public final class PhotoLibrary: Sendable {
     /// Counts and identity of the library.
     public func libraryInfo() async throws -> LibraryInfo {
         let info: PhotoLibWire.LibraryInfo = try await connection.unary(PhotoLibraryMethods.getLibraryInfo, EmptyMessage())
-        return LibraryInfo(libraryIdentifier: info.libraryIdentifier, serverName: info.serverName, assetCount: info.assetCount, albumCount: info.albumCount)
+        return LibraryInfo(libraryIdentifier: info.libraryIdentifier, serverName: info.serverName, assetCount: info.assetCount, albumCount: info.albumCount, currentChangeToken: info.currentChangeToken)
     }
 
     /// `PHAsset.fetchAssets(with:)`: every asset matching `options`, as a server-side snapshot.
@@ -95,6 +95,22 @@ public final class PhotoLibrary: Sendable {
         return try FetchResult(snapshot: snapshot, connection: connection)
     }
 
+    /// `PHAssetCollection.fetchAssetCollectionsContaining(_:with:options:)`: the user albums holding an asset.
+    public func fetchAssetCollectionsContaining(_ assetIdentifier: String) async throws -> FetchResult<AssetCollection> {
+        let snapshot: FetchResultSnapshot = try await connection.unary(
+            PhotoLibraryMethods.fetchAssetCollections,
+            FetchAssetCollectionsRequest(containingAssetIdentifier: assetIdentifier, prefetchCount: FetchResult<AssetCollection>.pageSize))
+        return try FetchResult(snapshot: snapshot, connection: connection)
+    }
+
+    /// `PHCollectionList.fetchCollectionLists`: folders, optionally only the children of `parent`.
+    public func fetchCollectionLists(in parent: String? = nil) async throws -> FetchResult<CollectionList> {
+        let snapshot: FetchResultSnapshot = try await connection.unary(
+            PhotoLibraryMethods.fetchCollectionLists,
+            FetchCollectionListsRequest(parentFolderIdentifier: parent, prefetchCount: FetchResult<CollectionList>.pageSize))
+        return try FetchResult(snapshot: snapshot, connection: connection)
+    }
+
     private func fetchAssets(_ request: FetchAssetsRequest) async throws -> FetchResult<Asset> {
         let snapshot: FetchResultSnapshot = try await connection.unary(PhotoLibraryMethods.fetchAssets, request)
         return try FetchResult(snapshot: snapshot, connection: connection)
@@ -111,4 +127,6 @@ public struct LibraryInfo: Sendable, Hashable {
     public var assetCount: Int
     /// User albums.
     public var albumCount: Int
+    /// The library's current persistent-change token.
+    public var currentChangeToken: String
 }

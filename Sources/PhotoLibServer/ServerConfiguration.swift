@@ -26,6 +26,20 @@ public struct ServerConfiguration: Sendable {
     public var maxImageDimension: Int = 16_384
     /// Concurrent image renders across the server (CPU bound).
     public var renderConcurrency: Int = 2
+    /// Bytes of rendered images kept in memory (LRU); 0 disables the memory cache.
+    public var imageMemoryCacheBytes: Int = 256 << 20
+    /// Bytes of rendered images kept on disk under `DIR/cache/images` (least recently used
+    /// dropped first); 0 disables the disk cache.
+    public var imageDiskCacheBytes: Int = 2 << 30
+    /// Most pending pre-render registrations (`StartCachingImages`) per connection.
+    public var maxCachingRequestsPerConnection: Int = 4096
+    /// Assets stay in Recently Deleted this long before they are purged (seconds; 30 days).
+    public var trashRetention: Double = 30 * 24 * 3600
+    /// Persistent history (change log) older than this is pruned (seconds; 90 days).
+    public var historyRetention: Double = 90 * 24 * 3600
+    /// How often trash, staged uploads and history are cleaned up (seconds).
+    public var maintenanceInterval: Double = 3600
+
     /// The server's name in WELCOME.
     public var serverName: String = "photolibd/0.1.0"
 

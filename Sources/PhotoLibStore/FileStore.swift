@@ -21,11 +21,19 @@ struct FileStore: Sendable {
     static let originalsFolder = "originals"
     /// `tmp`: files being written; everything in it is garbage after a crash.
     static let temporaryFolder = "tmp"
+    /// `uploads`: staged uploads waiting for a `createAsset` request, one file per upload,
+    /// named by its upload id; a file without a `staged_upload` row is garbage after a crash.
+    static let uploadsFolder = "uploads"
 
     /// `DIR/originals`.
     var originalsDirectory: String { root + "/" + Self.originalsFolder }
     /// `DIR/tmp`.
     var temporaryDirectory: String { root + "/" + Self.temporaryFolder }
+    /// `DIR/uploads`.
+    var uploadsDirectory: String { root + "/" + Self.uploadsFolder }
+
+    /// Where a staged upload's bytes live, relative to the library.
+    static func uploadPath(uploadID: String) -> String { "\(uploadsFolder)/\(uploadID)" }
 
     /// The absolute path of a path relative to the library directory.
     func absolutePath(_ relativePath: String) -> String { root + "/" + relativePath }
@@ -37,31 +45,50 @@ struct FileStore: Sendable {
         return "\(originalsFolder)/\(lowered.prefix(2))/\(lowered).\(fileExtension)"
     }
 
-    /// Creates `originals/` and `tmp/` if missing.
+    /// Creates `originals/`, `tmp/` and `uploads/` if missing.
     func createDirectories() throws(PhotoLibError) {
         try Self.makeDirectory(originalsDirectory)
         try Self.makeDirectory(temporaryDirectory)
+        try Self.makeDirectory(uploadsDirectory)
     }
 
     /// Writes `bytes` to `relativePath` atomically and durably: temp file, fsync, rename,
     /// fsync of the directory. Fails with `alreadyExists` rather than replace a file.
     func writeAtomically(_ bytes: [UInt8], to relativePath: String) throws(PhotoLibError) {
         let destination = absolutePath(relativePath)
-        let directory = (destination as NSString).deletingLastPathComponent
-        if try Self.makeDirectory(directory) {
-            try Self.syncDirectory(originalsDirectory)
-        }
+        let directory = try makeParentDirectory(of: destination)
         let temporary = temporaryDirectory + "/" + UUID().uuidString.lowercased() + ".part"
         do {
             try Self.writeAndSync(bytes, to: temporary)
             // link() rather than rename(): it refuses to replace an existing original.
-            try Self.check(link(temporary, destination), "link \(temporary) to \(destination)")
+            try Self.check(hardLink(temporary, destination), "link \(temporary) to \(destination)")
             try Self.check(unlink(temporary), "remove \(temporary)")
             try Self.syncDirectory(directory)
         } catch {
             _ = unlink(temporary)
             throw error
         }
+    }
+
+    /// Adds a second name, `relativeDestination`, to the existing file `relativeSource`
+    /// (a hard link: no bytes are copied, the file is already synced) and syncs the new
+    /// name's directory. Fails with `alreadyExists` rather than replace a file.
+    func link(_ relativeSource: String, to relativeDestination: String) throws(PhotoLibError) {
+        let source = absolutePath(relativeSource)
+        let destination = absolutePath(relativeDestination)
+        let directory = try makeParentDirectory(of: destination)
+        try Self.check(hardLink(source, destination), "link \(source) to \(destination)")
+        try Self.syncDirectory(directory)
+    }
+
+    /// Creates the directory holding `path` if missing (syncing its own parent so that the
+    /// new entry is durable) and returns it.
+    private func makeParentDirectory(of path: String) throws(PhotoLibError) -> String {
+        let directory = (path as NSString).deletingLastPathComponent
+        if try Self.makeDirectory(directory) {
+            try Self.syncDirectory((directory as NSString).deletingLastPathComponent)
+        }
+        return directory
     }
 
     /// Removes the file at `relativePath` (missing is fine) and syncs its directory.
@@ -168,4 +195,9 @@ struct FileStore: Sendable {
             return PhotoLibError(.internalError, "cannot \(action): \(reason) (errno \(code))")
         }
     }
+}
+
+/// POSIX `link(2)`, under a name that `FileStore.link(_:to:)` does not shadow.
+private func hardLink(_ source: String, _ destination: String) -> Int32 {
+    link(source, destination)
 }

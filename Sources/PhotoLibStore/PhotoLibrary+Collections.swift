@@ -45,74 +45,115 @@ extension PhotoLibrary {
         }
     }
 
-    /// Creates an empty user album at the end of `folder` (a folder identifier; `nil`: the top level).
+    /// Creates an empty user album at the end of `folder` (a folder identifier; `nil`: the top level),
+    /// recorded in the change log (author `createAlbum`).
     ///
     /// Throws `invalidArgument` for an empty or over-long title, `notFound` for an unknown folder.
     public func createAlbum(title: String, in folder: String? = nil) throws(PhotoLibError) -> AssetCollection {
         try Self.validateTitle(title, of: "album")
         if let folder { try LocalIdentifier.validate(folder) }
-        let identifier = LocalIdentifier.newAlbum()
-        return try write { (database) throws(PhotoLibError) in
-            let folderID = try folder.map { (folder) throws(PhotoLibError) in try Self.folderRowID(folder, in: database) }
-            let now = Microseconds.now
-            try database.prepare(
-                """
-                INSERT INTO album (local_identifier, title, folder_id, position, creation_date, modification_date)
-                VALUES (?, ?, ?, ?, ?, ?)
-                """
-            ).execute([
-                .text(identifier), .text(title), folderID.map(DatabaseValue.integer) ?? .null,
-                .integer(try Self.nextChildPosition(folderID, in: database)), .integer(now), .integer(now),
-            ])
-            return AssetCollection(
-                localIdentifier: identifier, title: title, type: .album, subtype: .albumRegular,
-                estimatedAssetCount: 0, parentFolderIdentifier: folder)
+        let result = try applyUnattributed([.createAlbum(title: title, placeholder: "$album", parentFolder: folder)], author: "createAlbum")
+        guard let identifier = result.placeholders["$album"] else {
+            throw PhotoLibError(.internalError, "createAlbum committed without naming the new album")
         }
+        return AssetCollection(
+            localIdentifier: identifier, title: title, type: .album, subtype: .albumRegular,
+            estimatedAssetCount: 0, parentFolderIdentifier: folder)
     }
 
-    /// Creates an empty folder (collection list) at the end of `parent` (`nil`: the top level).
+    /// Creates an empty folder (collection list) at the end of `parent` (`nil`: the top level),
+    /// recorded in the change log (author `createFolder`).
     public func createFolder(title: String, in parent: String? = nil) throws(PhotoLibError) -> CollectionList {
         try Self.validateTitle(title, of: "folder")
         if let parent { try LocalIdentifier.validate(parent) }
-        let identifier = LocalIdentifier.newFolder()
-        return try write { (database) throws(PhotoLibError) in
-            let parentID = try parent.map { (parent) throws(PhotoLibError) in try Self.folderRowID(parent, in: database) }
-            try database.prepare(
-                "INSERT INTO folder (local_identifier, title, parent_id, position, creation_date) VALUES (?, ?, ?, ?, ?)"
-            ).execute([
-                .text(identifier), .text(title), parentID.map(DatabaseValue.integer) ?? .null,
-                .integer(try Self.nextChildPosition(parentID, in: database)), .integer(Microseconds.now),
-            ])
-            return CollectionList(localIdentifier: identifier, title: title, parentFolderIdentifier: parent)
+        let result = try applyUnattributed([.createFolder(title: title, placeholder: "$folder", parentFolder: parent)], author: "createFolder")
+        guard let identifier = result.placeholders["$folder"] else {
+            throw PhotoLibError(.internalError, "createFolder committed without naming the new folder")
         }
+        return CollectionList(localIdentifier: identifier, title: title, parentFolderIdentifier: parent)
     }
 
     /// Appends assets to a user album, in the order given; assets already in it stay where
-    /// they are. All or nothing: an unknown or deleted asset fails the whole call.
+    /// they are. All or nothing: an unknown or deleted asset fails the whole call. Recorded
+    /// in the change log (author `addAssets`).
     public func addAssets(_ identifiers: [String], toAlbum album: String) throws(PhotoLibError) {
         try Self.validateIdentifierList(identifiers)
         try LocalIdentifier.validate(album)
-        if SmartAlbum.withIdentifier(album) != nil {
-            throw PhotoLibError(.invalidArgument, "\(album) is a smart album, which the library computes; add assets to a user album instead")
+        _ = try applyUnattributed([.addAssets(album: album, assets: identifiers)], author: "addAssets")
+    }
+
+    /// The albums and smart albums with these identifiers, in the order given, each once;
+    /// unknown ones skipped (as PhotoKit's `fetchAssetCollections(withLocalIdentifiers:)`).
+    public func assetCollections(withIdentifiers identifiers: [String]) throws(PhotoLibError) -> [AssetCollection] {
+        try Self.validateIdentifierList(identifiers)
+        return try read { (database) throws(PhotoLibError) in
+            var seen = Set<String>()
+            var collections: [AssetCollection] = []
+            let lookup = try database.prepare(
+                """
+                SELECT al.id, al.title, f.local_identifier FROM album al LEFT JOIN folder f ON f.id = al.folder_id
+                WHERE al.local_identifier = ?
+                """)
+            for identifier in identifiers where seen.insert(identifier).inserted {
+                if let smart = SmartAlbum.withIdentifier(identifier) {
+                    collections.append(try Self.smartCollection(smart, in: database))
+                } else if let (id, title, folder) = try lookup.firstRow([.text(identifier)], { (row) throws(PhotoLibError) in
+                    (row.int64(0), row.text(1), row.optionalText(2))
+                }) {
+                    collections.append(try Self.userCollection(id: id, identifier: identifier, title: title, folder: folder, in: database))
+                }
+            }
+            return collections
         }
-        try write { (database) throws(PhotoLibError) in
-            guard let albumID = try database.prepare("SELECT id FROM album WHERE local_identifier = ?")
-                .firstRow([.text(album)], { $0.int64(0) })
+    }
+
+    /// The user albums holding an asset (hidden or trashed ones included), in the order of
+    /// ``assetCollections()``; `notFound` for an unknown asset.
+    public func fetchAssetCollectionsContaining(asset identifier: String) throws(PhotoLibError) -> [AssetCollection] {
+        try LocalIdentifier.validate(identifier)
+        return try read { (database) throws(PhotoLibError) in
+            guard let assetID = try database.prepare("SELECT id FROM asset WHERE local_identifier = ?")
+                .firstRow([.text(identifier)], { $0.int64(0) })
             else {
-                throw PhotoLibError(.notFound, "no album with identifier \(album)")
+                throw PhotoLibError(.notFound, "no asset has the identifier \(identifier)")
             }
-            let assetIDs = try Self.assetRowIDs(identifiers, in: database)
-            var position = try database.prepare("SELECT COALESCE(MAX(position), -1) + 1 FROM album_asset WHERE album_id = ?")
-                .firstRow([.integer(albumID)], { $0.int64(0) }) ?? 0
-            let insert = try database.prepare(
-                "INSERT INTO album_asset (album_id, asset_id, position) VALUES (?, ?, ?) ON CONFLICT DO NOTHING")
-            for assetID in assetIDs {
-                try insert.execute([.integer(albumID), .integer(assetID), .integer(position)])
-                if database.changes > 0 { position += 1 }
+            let albums = try database.prepare(
+                """
+                SELECT al.id, al.local_identifier, al.title, f.local_identifier
+                FROM album_asset aa JOIN album al ON al.id = aa.album_id LEFT JOIN folder f ON f.id = al.folder_id
+                WHERE aa.asset_id = ?
+                ORDER BY al.folder_id IS NOT NULL, al.folder_id, al.position, al.id
+                """
+            ).rows([.integer(assetID)]) { (row) throws(PhotoLibError) in (row.int64(0), row.text(1), row.text(2), row.optionalText(3)) }
+            var collections: [AssetCollection] = []
+            for (id, albumIdentifier, title, folder) in albums {
+                collections.append(try Self.userCollection(id: id, identifier: albumIdentifier, title: title, folder: folder, in: database))
             }
-            try database.prepare("UPDATE album SET modification_date = ? WHERE id = ?")
-                .execute([.integer(Microseconds.now), .integer(albumID)])
+            return collections
         }
+    }
+
+    /// Every folder: top-level ones first, then by parent, each group in its stable order,
+    /// with the number of albums and folders each holds directly.
+    public func collectionLists() throws(PhotoLibError) -> [CollectionList] {
+        try read { (database) throws(PhotoLibError) in
+            try database.prepare(
+                """
+                SELECT f.local_identifier, f.title, p.local_identifier,
+                    (SELECT count(*) FROM album WHERE folder_id = f.id) + (SELECT count(*) FROM folder WHERE parent_id = f.id)
+                FROM folder f LEFT JOIN folder p ON p.id = f.parent_id
+                ORDER BY f.parent_id IS NOT NULL, f.parent_id, f.position, f.id
+                """
+            ).rows { (row) throws(PhotoLibError) in
+                CollectionList(localIdentifier: row.text(0), title: row.text(1), parentFolderIdentifier: row.optionalText(2), childCount: row.int(3))
+            }
+        }
+    }
+
+    /// The folder with this identifier, or `nil` when there is none.
+    public func collectionList(withIdentifier identifier: String) throws(PhotoLibError) -> CollectionList? {
+        try LocalIdentifier.validate(identifier)
+        return try collectionLists().first { $0.localIdentifier == identifier }
     }
 
     // MARK: Helpers
@@ -154,24 +195,6 @@ extension PhotoLibrary {
         ).firstRow([folderID.map(DatabaseValue.integer) ?? .null], { $0.int64(0) }) ?? 0
     }
 
-    /// The rowids of assets, in order without repeats; `notFound` naming the first unknown
-    /// one, `failedPrecondition` for one in Recently Deleted.
-    static func assetRowIDs(_ identifiers: [String], in database: Database) throws(PhotoLibError) -> [Int64] {
-        let lookup = try database.prepare("SELECT id, trashed FROM asset WHERE local_identifier = ?")
-        var seen = Set<Int64>()
-        var ids: [Int64] = []
-        for identifier in identifiers {
-            guard let (id, trashed) = try lookup.firstRow([.text(identifier)], { (row) throws(PhotoLibError) in (row.int64(0), row.int(1) != 0) }) else {
-                throw PhotoLibError(.notFound, "no asset with identifier \(identifier)")
-            }
-            guard !trashed else {
-                throw PhotoLibError(.failedPrecondition, "asset \(identifier) is in Recently Deleted; recover it first")
-            }
-            if seen.insert(id).inserted { ids.append(id) }
-        }
-        return ids
-    }
-
     /// A smart album's value, computed now.
     static func smartCollection(_ smart: SmartAlbum, in database: Database) throws(PhotoLibError) -> AssetCollection {
         let plan = try QueryPlan(AssetQuery(collection: smart.localIdentifier), database: database)
@@ -187,11 +210,16 @@ extension PhotoLibrary {
 
     /// A user album's value: visible assets only (not hidden, not trashed).
     static func userCollection(id: Int64, identifier: String, title: String, folder: String?, in database: Database) throws(PhotoLibError) -> AssetCollection {
-        let fromWhere = "FROM album_asset aa JOIN asset a ON a.id = aa.asset_id WHERE aa.album_id = ? AND a.trashed = 0 AND a.hidden = 0"
+        let fromWhere = "FROM album_asset aa JOIN asset a ON a.id = aa.asset_id WHERE aa.album_id = ?1 AND a.trashed = 0 AND a.hidden = 0"
         let (count, start, end) = try summary(fromWhere: fromWhere, values: [.integer(id)], in: database)
-        // The cover of a user album is its first asset.
-        let key = try database.prepare("SELECT a.local_identifier \(fromWhere) ORDER BY aa.position, a.local_identifier LIMIT 1")
-            .firstRow([.integer(id)]) { $0.text(0) }
+        // The cover of a user album is its chosen key asset while that is visible in it,
+        // else its first visible asset.
+        let key = try database.prepare(
+            """
+            SELECT a.local_identifier \(fromWhere)
+            ORDER BY a.id IS (SELECT key_asset_id FROM album WHERE id = ?1) DESC, aa.position, a.local_identifier LIMIT 1
+            """
+        ).firstRow([.integer(id)]) { $0.text(0) }
         return AssetCollection(
             localIdentifier: identifier, title: title, type: .album, subtype: .albumRegular,
             estimatedAssetCount: count, startDate: start, endDate: end, keyAssetIdentifier: key,

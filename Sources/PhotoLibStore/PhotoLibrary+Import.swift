@@ -13,6 +13,13 @@ extension PhotoLibrary {
     /// fsync, rename, directory fsync) and then the asset and its resource are committed in
     /// one transaction; if the transaction fails the file is removed again.
     public func addPhoto(_ data: [UInt8], metadata: ImportMetadata) throws(PhotoLibError) -> ImportOutcome {
+        try addPhotoRecordingChange(data, metadata: metadata).outcome
+    }
+
+    /// ``addPhoto(_:metadata:)``, also returning the change token of the import's transaction
+    /// (author `import`, one inserted asset), or `nil` when the bytes were present already
+    /// and nothing was committed.
+    public func addPhotoRecordingChange(_ data: [UInt8], metadata: ImportMetadata) throws(PhotoLibError) -> (outcome: ImportOutcome, token: Int64?) {
         try metadata.validate()
         let name = metadata.originalFilename
         guard !data.isEmpty, data.count <= Self.maximumImportBytes else {
@@ -26,7 +33,7 @@ extension PhotoLibrary {
         }
         let digest = SHA256.hash(data: data).map { OwnerToken.hexByte($0) }.joined()
         if let existing = try withDatabase({ (database) throws(PhotoLibError) in try Self.asset(withOriginalSHA256: digest, in: database) }) {
-            return .alreadyPresent(existing)
+            return (.alreadyPresent(existing), nil)
         }
 
         let identifier = LocalIdentifier.newAsset()
@@ -35,11 +42,12 @@ extension PhotoLibrary {
         // The file first, outside the lock: other callers keep reading while it syncs.
         try files.writeAtomically(data, to: relativePath)
         let outcome: ImportOutcome
+        let token: Int64?
         do {
-            outcome = try write { (database) throws(PhotoLibError) in
+            (outcome, token) = try write { (database) throws(PhotoLibError) -> (ImportOutcome, Int64?) in
                 // Under the write lock no other process can insert: this check is final.
                 if let existing = try Self.asset(withOriginalSHA256: digest, in: database) {
-                    return .alreadyPresent(existing)
+                    return (.alreadyPresent(existing), nil)
                 }
                 let now = Microseconds.now
                 try database.prepare(
@@ -70,7 +78,10 @@ extension PhotoLibrary {
                 else {
                     throw PhotoLibError(.internalError, "asset \(identifier) vanished inside its own transaction")
                 }
-                return .added(asset)
+                var changes = ChangeSet()
+                changes.record(.asset, identifier, .inserted)
+                let token = try ChangeLog.append(changes, author: "import", committedAt: now, in: database)
+                return (.added(asset), token)
             }
         } catch {
             // Not committed: the file is an orphan now. If removing it fails too, recovery
@@ -82,7 +93,7 @@ extension PhotoLibrary {
             // Another process imported the same bytes between our check and our write lock.
             try? files.remove(relativePath)
         }
-        return outcome
+        return (outcome, token)
     }
 
     /// The asset whose original has this SHA-256, if any.

@@ -14,6 +14,8 @@ public final class PhotoLibrary: @unchecked Sendable {
     public let libraryIdentifier: String
     /// What crash recovery did when this instance opened the library.
     public let lastRecovery: RecoveryReport
+    /// How long staged uploads live and how many may wait at once.
+    public let uploadLimits: UploadLimits
 
     /// The database file name.
     public static let databaseFileName = "library.sqlite"
@@ -28,8 +30,9 @@ public final class PhotoLibrary: @unchecked Sendable {
     private let libraryLock: LibraryLock
 
     private init(directory: String, database: Database, files: FileStore, libraryLock: LibraryLock,
-                 libraryIdentifier: String, lastRecovery: RecoveryReport) {
+                 libraryIdentifier: String, lastRecovery: RecoveryReport, uploadLimits: UploadLimits) {
         self.directory = directory
+        self.uploadLimits = uploadLimits
         self.database = database
         self.files = files
         self.libraryLock = libraryLock
@@ -41,8 +44,12 @@ public final class PhotoLibrary: @unchecked Sendable {
     /// runs schema migrations and crash recovery (see ``lastRecovery``).
     ///
     /// Throws `notFound` when DIR does not exist and `createIfMissing` is false, and
-    /// `failedPrecondition` when DIR holds other files but no library.
-    public static func open(at directory: String, createIfMissing: Bool = true) throws(PhotoLibError) -> PhotoLibrary {
+    /// `failedPrecondition` when DIR holds other files but no library. `uploadLimits` bounds
+    /// staged uploads (see ``stageUpload(_:metadata:now:)``).
+    public static func open(
+        at directory: String, createIfMissing: Bool = true, uploadLimits: UploadLimits = UploadLimits()
+    ) throws(PhotoLibError) -> PhotoLibrary {
+        try uploadLimits.validate()
         guard !directory.isEmpty, !directory.utf8.contains(0) else {
             throw PhotoLibError(.invalidArgument, "the library directory path is empty or contains NUL")
         }
@@ -53,7 +60,9 @@ public final class PhotoLibrary: @unchecked Sendable {
         if let entries {
             let hasDatabase = entries.contains(databaseFileName)
             if !hasDatabase {
-                let known: Set<String> = [LibraryLock.fileName, FileStore.temporaryFolder, FileStore.originalsFolder]
+                let known: Set<String> = [
+                    LibraryLock.fileName, FileStore.temporaryFolder, FileStore.originalsFolder, FileStore.uploadsFolder,
+                ]
                 guard entries.allSatisfy(known.contains) else {
                     throw PhotoLibError(
                         .failedPrecondition,
@@ -91,7 +100,7 @@ public final class PhotoLibrary: @unchecked Sendable {
         try libraryLock.lockShared()
         return PhotoLibrary(
             directory: directory, database: database, files: files, libraryLock: libraryLock,
-            libraryIdentifier: identifier, lastRecovery: report)
+            libraryIdentifier: identifier, lastRecovery: report, uploadLimits: uploadLimits)
     }
 
     /// The owner token (`DIR/owner.token`, mode 0600): 64 hex digits.

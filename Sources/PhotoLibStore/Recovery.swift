@@ -19,6 +19,11 @@ public struct RecoveryReport: Sendable, Hashable {
     /// Assets whose original file is missing: data lost outside PhotoLib's control (the rows
     /// are kept so that a restored file brings them back).
     public var assetsWithMissingOriginals: [String]
+    /// Files removed from `uploads/` because no staged-upload row references them (a crash
+    /// between writing an upload and recording it, or after consuming it).
+    public var removedOrphanUploads: [String] = []
+    /// Staged uploads whose file was gone, and whose rows were therefore removed (upload ids).
+    public var droppedStagedUploads: [String] = []
 
     /// Creates a report.
     public init(
@@ -34,6 +39,7 @@ public struct RecoveryReport: Sendable, Hashable {
     /// Whether recovery found nothing to report.
     public var isClean: Bool {
         removedTemporaryFiles.isEmpty && removedOrphanFiles.isEmpty && assetsWithMissingOriginals.isEmpty
+            && removedOrphanUploads.isEmpty && droppedStagedUploads.isEmpty
     }
 }
 
@@ -53,6 +59,7 @@ enum Recovery {
             try files.remove(relative)
             report.removedTemporaryFiles.append(relative)
         }
+        try recoverUploads(database: database, files: files, report: &report)
 
         // Shard by shard, so that memory stays bounded on a library of millions of assets.
         let entries = try FileStore.directoryEntries(files.originalsDirectory) ?? []
@@ -94,6 +101,28 @@ enum Recovery {
             }
         }
         return report
+    }
+}
+
+extension Recovery {
+    /// Staged uploads: a file without a row is removed, a row without its file is dropped.
+    static func recoverUploads(database: Database, files: FileStore, report: inout RecoveryReport) throws(PhotoLibError) {
+        let rows = try database.prepare("SELECT upload_id, file_path FROM staged_upload")
+            .rows { (row) throws(PhotoLibError) in (row.text(0), row.text(1)) }
+        let recorded = Set(rows.map(\.1))
+        for name in (try FileStore.directoryEntries(files.uploadsDirectory) ?? []).sorted() {
+            let relative = FileStore.uploadsFolder + "/" + name
+            guard !recorded.contains(relative), !FileStore.isDirectory(files.absolutePath(relative)) else { continue }
+            try files.remove(relative)
+            report.removedOrphanUploads.append(relative)
+        }
+        let missing = rows.filter { files.fileSize($0.1) == nil }
+        guard !missing.isEmpty else { return }
+        try database.inTransaction { () throws(PhotoLibError) in
+            let delete = try database.prepare("DELETE FROM staged_upload WHERE upload_id = ?")
+            for (uploadID, _) in missing { try delete.execute([.text(uploadID)]) }
+        }
+        report.droppedStagedUploads = missing.map(\.0)
     }
 }
 

@@ -17,6 +17,7 @@ enum Schema {
     /// Every migration, oldest first; `migrations[i].version == i + 1`.
     static let migrations: [Migration] = [
         Migration(version: 1, sql: version1),
+        Migration(version: 2, sql: version2),
     ]
 
     /// The version this build writes.
@@ -152,5 +153,59 @@ enum Schema {
         ) STRICT, WITHOUT ROWID;
         CREATE INDEX album_asset_order ON album_asset(album_id, position);
         CREATE INDEX album_asset_by_asset ON album_asset(asset_id);
+        """
+
+    /// Version 2: staged uploads, album key assets, and the change log (persistent history).
+    ///
+    /// `change_transaction.token` is AUTOINCREMENT so that a token is never reused, even
+    /// after pruning removed every row: `sqlite_sequence` remembers the highest one.
+    /// `meta('history_pruned_through')` holds the highest token pruning removed.
+    static let version2 = """
+        CREATE TABLE staged_upload (
+            id                INTEGER PRIMARY KEY,
+            upload_id         TEXT    NOT NULL UNIQUE CHECK (length(upload_id) BETWEEN 1 AND 128),
+            file_path         TEXT    NOT NULL UNIQUE,
+            sha256            TEXT    NOT NULL CHECK (length(sha256) = 64),
+            byte_size         INTEGER NOT NULL CHECK (byte_size > 0),
+            original_filename TEXT    NOT NULL CHECK (length(original_filename) BETWEEN 1 AND 255),
+            media_type        INTEGER NOT NULL CHECK (media_type BETWEEN 0 AND 3),
+            media_subtypes    INTEGER NOT NULL DEFAULT 0 CHECK (media_subtypes >= 0),
+            pixel_width       INTEGER NOT NULL CHECK (pixel_width > 0),
+            pixel_height      INTEGER NOT NULL CHECK (pixel_height > 0),
+            orientation       INTEGER NOT NULL CHECK (orientation BETWEEN 1 AND 8),
+            creation_date     INTEGER NOT NULL,
+            latitude          REAL CHECK (latitude BETWEEN -90 AND 90),
+            longitude         REAL CHECK (longitude BETWEEN -180 AND 180),
+            altitude          REAL,
+            created           INTEGER NOT NULL,
+            expires           INTEGER NOT NULL,
+            CHECK ((latitude IS NULL) = (longitude IS NULL))
+        ) STRICT;
+        CREATE INDEX staged_upload_expiry ON staged_upload(expires);
+        CREATE INDEX staged_upload_sha256 ON staged_upload(sha256);
+
+        -- The album's chosen cover (setKeyAsset); NULL: its first visible asset.
+        ALTER TABLE album ADD COLUMN key_asset_id INTEGER REFERENCES asset(id) ON DELETE SET NULL;
+
+        -- One row per committed transaction that changed something.
+        CREATE TABLE change_transaction (
+            token        INTEGER PRIMARY KEY AUTOINCREMENT,
+            committed_at INTEGER NOT NULL,
+            author       TEXT    NOT NULL CHECK (length(author) BETWEEN 1 AND 64)
+        ) STRICT;
+        CREATE INDEX change_transaction_by_date ON change_transaction(committed_at);
+
+        -- The objects a transaction touched, in the order it first touched them.
+        -- object_type: 1 asset, 2 asset collection (album), 3 collection list (folder).
+        -- kind: 1 inserted, 2 updated, 3 deleted.
+        CREATE TABLE change_object (
+            token           INTEGER NOT NULL REFERENCES change_transaction(token) ON DELETE CASCADE,
+            seq             INTEGER NOT NULL,
+            object_type     INTEGER NOT NULL CHECK (object_type IN (1, 2, 3)),
+            identifier      TEXT    NOT NULL,
+            kind            INTEGER NOT NULL CHECK (kind IN (1, 2, 3)),
+            content_changed INTEGER NOT NULL DEFAULT 0 CHECK (content_changed IN (0, 1)),
+            PRIMARY KEY (token, seq)
+        ) STRICT, WITHOUT ROWID;
         """
 }

@@ -65,14 +65,20 @@ struct PhotoImporter {
             switch try library.addPhoto(bytes, metadata: metadata) {
             case .added(let asset):
                 summary.added += 1
-                print("added \(asset.localIdentifier) \(path)")
+                report("added \(asset.localIdentifier) \(path)")
             case .alreadyPresent(let asset):
                 summary.alreadyPresent += 1
-                print("already present \(asset.localIdentifier) \(path)")
+                report("already present \(asset.localIdentifier) \(path)")
             }
         } catch {
             refuse(path, error.message)
         }
+    }
+
+    /// One line on stdout, unbuffered: a line printed is a photo committed, even if the
+    /// process is killed right after.
+    private func report(_ line: String) {
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
     }
 
     private mutating func refuse(_ path: String, _ reason: String) {

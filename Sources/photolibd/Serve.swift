@@ -37,6 +37,21 @@ extension PhotoLibDaemon {
         @Option(name: .long, help: "Largest image side a client may request, in pixels.")
         var maxImageDimension: Int = ServerConfiguration().maxImageDimension
 
+        @Option(name: .long, help: "Memory for cached rendered images, in MiB (0 disables).")
+        var imageMemoryCacheMib: Int = ServerConfiguration().imageMemoryCacheBytes >> 20
+
+        @Option(name: .long, help: "Disk space for cached rendered images under DIR/cache, in MiB (0 disables).")
+        var imageDiskCacheMib: Int = ServerConfiguration().imageDiskCacheBytes >> 20
+
+        @Option(name: .long, help: "Days assets stay in Recently Deleted before they are purged.")
+        var trashRetentionDays: Double = ServerConfiguration().trashRetention / 86_400
+
+        @Option(name: .long, help: "Days of persistent history (change log) to keep.")
+        var historyRetentionDays: Double = ServerConfiguration().historyRetention / 86_400
+
+        @Option(name: .long, help: "Seconds between clean-up rounds (trash, staged uploads, history).")
+        var maintenanceInterval: Double = ServerConfiguration().maintenanceInterval
+
         @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error, critical.")
         var logLevel: String = "info"
 
@@ -45,7 +60,13 @@ extension PhotoLibDaemon {
             guard maxConnections > 0 else { throw ValidationError("--max-connections must be positive") }
             guard maxConcurrentCalls > 0 else { throw ValidationError("--max-concurrent-calls must be positive") }
             guard idleTimeout > 0, shutdownGrace >= 0 else { throw ValidationError("--idle-timeout must be positive and --shutdown-grace not negative") }
+            guard trashRetentionDays >= 0, historyRetentionDays >= 0, maintenanceInterval >= 1 else {
+                throw ValidationError("--trash-retention-days and --history-retention-days must not be negative; --maintenance-interval is at least 1 second")
+            }
             guard (1...65_535).contains(maxImageDimension) else { throw ValidationError("--max-image-dimension must be within 1…65535") }
+            guard (0...1_048_576).contains(imageMemoryCacheMib), (0...16_777_216).contains(imageDiskCacheMib) else {
+                throw ValidationError("--image-memory-cache-mib must be within 0…1048576 and --image-disk-cache-mib within 0…16777216")
+            }
             guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical") }
             do { _ = try Endpoint(parsing: listen) } catch { throw ValidationError(error.description) }
         }
@@ -82,6 +103,11 @@ extension PhotoLibDaemon {
             configuration.idleTimeout = idleTimeout
             configuration.shutdownGracePeriod = shutdownGrace
             configuration.maxImageDimension = maxImageDimension
+            configuration.trashRetention = trashRetentionDays * 86_400
+            configuration.historyRetention = historyRetentionDays * 86_400
+            configuration.maintenanceInterval = maintenanceInterval
+            configuration.imageMemoryCacheBytes = imageMemoryCacheMib << 20
+            configuration.imageDiskCacheBytes = imageDiskCacheMib << 20
 
             let server: PhotoLibServer
             do {
@@ -89,11 +115,6 @@ extension PhotoLibDaemon {
             } catch let error as PhotoLibError {
                 throw CleanExit.message("photolibd: \(error.message)")
             }
-            server.start()
-            // Unbuffered, so a parent process reading the pipe sees it at once.
-            FileHandle.standardOutput.write(Data("listening on \(server.listeningEndpoint)\n".utf8))
-            logger.info("serving", metadata: ["library": "\(library)", "endpoint": "\(server.listeningEndpoint)"])
-
             let signals = [SIGTERM, SIGINT].map { number -> any DispatchSourceSignal in
                 signal(number, SIG_IGN)
                 let source = DispatchSource.makeSignalSource(signal: number, queue: .main)
@@ -104,6 +125,11 @@ extension PhotoLibDaemon {
                 source.resume()
                 return source
             }
+            server.start()
+            // Unbuffered, so a parent process reading the pipe sees it at once.
+            FileHandle.standardOutput.write(Data("listening on \(server.listeningEndpoint)\n".utf8))
+            logger.info("serving", metadata: ["library": "\(library)", "endpoint": "\(server.listeningEndpoint)"])
+
             await server.serve()
             signals.forEach { $0.cancel() }
             logger.info("stopped")

@@ -1,5 +1,6 @@
 import Foundation
 import PhotoLibCore
+import Testing
 @testable import PhotoLibStore
 
 #if canImport(Glibc)
@@ -77,4 +78,51 @@ func thrownError(_ body: () throws(PhotoLibError) -> Void) -> PhotoLibError? {
     } catch {
         return error
     }
+}
+
+extension SamplePhotos {
+    /// Distinct JPEG bytes for `index`: a sample followed by a trailer after its EOI marker
+    /// (decoders ignore it; the store only hashes it), so that every index has its own SHA-256.
+    static func uniqueBytes(_ index: Int) throws -> [UInt8] {
+        let count = paths().count
+        guard count > 0 else { throw PhotoLibError(.notFound, "no sample photos under \(root.path)") }
+        return try bytes(index % count) + Array("photolib-test-\(index)".utf8)
+    }
+}
+
+extension PhotoLibrary {
+    /// Every row of every table (SQLite's own included), as text, sorted: two equal dumps
+    /// mean two equal databases.
+    func dumpForTesting() throws -> [String: [String]] {
+        try read { (database) throws(PhotoLibError) in
+            let tables = try database.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").rows { $0.text(0) }
+            var dump: [String: [String]] = [:]
+            for table in tables {
+                let columns = try database.prepareUncached("SELECT name FROM pragma_table_info('\(table)')").rows { $0.text(0) }
+                let expression = columns.map { "quote(\"\($0)\")" }.joined(separator: " || '|' || ")
+                dump[table] = try database.prepareUncached("SELECT \(expression) FROM \"\(table)\" ORDER BY 1").rows { $0.text(0) }
+            }
+            return dump
+        }
+    }
+
+    /// Stages distinct sample bytes and creates one asset per index in one batch; returns
+    /// the new identifiers in order.
+    func createAssetsForTesting(_ indexes: Range<Int>, date: TimeInterval = 1_600_000_000) throws -> [String] {
+        var requests: [ChangeRequest] = []
+        for index in indexes {
+            let upload = try stageUpload(
+                try SamplePhotos.uniqueBytes(index), metadata: SamplePhotos.metadata("IMG_\(index).JPG", date: date + Double(index)))
+            requests.append(.createAsset(.init(uploadID: upload.uploadID, placeholder: "$a\(index)")))
+        }
+        let result = try performChanges(requests)
+        return indexes.map { result.placeholders["$a\($0)"] ?? "missing" }
+    }
+}
+
+/// Expects `body` to throw a ``PhotoLibError`` and returns it (records an issue otherwise).
+func expectError(_ body: () throws(PhotoLibError) -> Void, sourceLocation: SourceLocation = #_sourceLocation) -> PhotoLibError {
+    if let error = thrownError(body) { return error }
+    Issue.record("expected an error, got success", sourceLocation: sourceLocation)
+    return PhotoLibError(.ok, "no error")
 }

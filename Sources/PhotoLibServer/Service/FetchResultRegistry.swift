@@ -9,6 +9,17 @@ public final class FetchResultRegistry: @unchecked Sendable {
         case assets([String])
         /// Collections as they were at fetch time.
         case collections([AssetCollection])
+        /// Folders as they were at fetch time.
+        case collectionLists([CollectionList])
+
+        /// How many objects.
+        var count: Int {
+            switch self {
+            case .assets(let ids): return ids.count
+            case .collections(let collections): return collections.count
+            case .collectionLists(let lists): return lists.count
+            }
+        }
     }
 
     struct Entry {

@@ -32,10 +32,16 @@ extension PhotoLibraryService {
 
     func fetchAssetCollections(_ call: ServerCall) async throws {
         let request = try await call.singleRequest(FetchAssetCollectionsRequest.self)
-        if request.containingAssetIdentifier != nil {
-            throw PhotoLibError(.unimplemented, "fetchAssetCollectionsContaining is not built in this server yet")
+        var collections: [AssetCollection]
+        if let asset = request.containingAssetIdentifier {
+            try LocalIdentifier.validate(asset)
+            guard try library.asset(withIdentifier: asset) != nil else {
+                throw PhotoLibError(.notFound, "no asset has the identifier \(asset)")
+            }
+            collections = try library.fetchAssetCollectionsContaining(asset: asset)
+        } else {
+            collections = try library.assetCollections()
         }
-        var collections = try library.assetCollections()
         if let type = request.type { collections = collections.filter { $0.type == type } }
         if let subtype = request.subtype { collections = collections.filter { $0.subtype == subtype } }
         if !request.localIdentifiers.isEmpty {
@@ -53,14 +59,39 @@ extension PhotoLibraryService {
         try await call.send(message)
     }
 
+    func fetchCollectionLists(_ call: ServerCall) async throws {
+        let request = try await call.singleRequest(FetchCollectionListsRequest.self)
+        var lists = try library.collectionLists()
+        if !request.localIdentifiers.isEmpty {
+            let wanted = Set(request.localIdentifiers)
+            lists = lists.filter { wanted.contains($0.localIdentifier) }
+        }
+        if let parent = request.parentFolderIdentifier {
+            lists = lists.filter { $0.parentFolderIdentifier == parent }
+        }
+        if let child = request.containingCollectionIdentifier {
+            try LocalIdentifier.validate(child)
+            let parent: String?
+            if let album = try library.assetCollection(withIdentifier: child) {
+                parent = album.parentFolderIdentifier
+            } else if let folder = try library.collectionList(withIdentifier: child) {
+                parent = folder.parentFolderIdentifier
+            } else {
+                throw PhotoLibError(.notFound, "no album or folder has the identifier \(child)")
+            }
+            lists = lists.filter { $0.localIdentifier == parent }
+        }
+        let (id, expiresAt) = call.session.fetchResults.add(.collectionLists(lists))
+        let prefetch = Array(lists.prefix(min(max(0, request.prefetchCount), Self.maxPageLength)))
+        try await call.send(Self.fitting(prefetch, within: call.session.maxResponseSize) { objects in
+            FetchResultSnapshot(fetchResultID: id, objectType: .collectionList, count: lists.count, expiresAt: expiresAt, prefetched: .collectionLists(objects))
+        })
+    }
+
     func fetchResultObjects(_ call: ServerCall) async throws {
         let request = try await call.singleRequest(FetchResultObjectsRequest.self)
         let contents = try call.session.fetchResults.use(request.fetchResultID)
-        let count: Int
-        switch contents {
-        case .assets(let ids): count = ids.count
-        case .collections(let collections): count = collections.count
-        }
+        let count = contents.count
         guard request.offset >= 0, request.offset <= count else {
             throw PhotoLibError(.outOfRange, "offset \(request.offset) is past the end of a fetch result of \(count) objects")
         }
@@ -78,6 +109,11 @@ extension PhotoLibraryService {
             let slice = Array(collections[range])
             try await call.send(Self.fitting(slice, within: call.session.maxResponseSize) { part in
                 FetchResultObjectsResponse(offset: request.offset, localIdentifiers: part.map(\.localIdentifier), objects: .assetCollections(request.identifiersOnly ? [] : part))
+            })
+        case .collectionLists(let lists):
+            let slice = Array(lists[range])
+            try await call.send(Self.fitting(slice, within: call.session.maxResponseSize) { part in
+                FetchResultObjectsResponse(offset: request.offset, localIdentifiers: part.map(\.localIdentifier), objects: .collectionLists(request.identifiersOnly ? [] : part))
             })
         }
     }
@@ -100,6 +136,7 @@ extension PhotoLibraryService {
         switch try call.session.fetchResults.use(request.fetchResultID) {
         case .assets(let ids): index = ids.firstIndex(of: request.localIdentifier)
         case .collections(let collections): index = collections.firstIndex { $0.localIdentifier == request.localIdentifier }
+        case .collectionLists(let lists): index = lists.firstIndex { $0.localIdentifier == request.localIdentifier }
         }
         try await call.send(FetchResultIndexResponse(index: index))
     }

@@ -28,6 +28,7 @@ final class PhotoLibraryService: Sendable {
         router.register(PhotoLibraryMethods.getLibraryInfo) { [self] call in try await getLibraryInfo(call) }
         router.register(PhotoLibraryMethods.fetchAssets) { [self] call in try await fetchAssets(call) }
         router.register(PhotoLibraryMethods.fetchAssetCollections) { [self] call in try await fetchAssetCollections(call) }
+        router.register(PhotoLibraryMethods.fetchCollectionLists) { [self] call in try await fetchCollectionLists(call) }
         router.register(PhotoLibraryMethods.fetchResultObjects) { [self] call in try await fetchResultObjects(call) }
         router.register(PhotoLibraryMethods.fetchResultIndex) { [self] call in try await fetchResultIndex(call) }
         router.register(PhotoLibraryMethods.releaseFetchResult) { [self] call in try await releaseFetchResult(call) }
@@ -41,6 +42,6 @@ final class PhotoLibraryService: Sendable {
         let albums = try library.assetCollections().filter { $0.type == .album }.count
         try await call.send(LibraryInfo(
             libraryIdentifier: library.libraryIdentifier, serverName: configuration.serverName,
-            assetCount: assets, albumCount: albums))
+            assetCount: assets, albumCount: albums, currentChangeToken: String(try library.currentChangeToken())))
     }
 }

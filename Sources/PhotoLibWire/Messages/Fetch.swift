@@ -467,3 +467,48 @@ public struct LibraryInfo: WireMessage, Hashable {
         return ProtoCodec.pack(&m, photolib__v1__library_info__get_packed_size, photolib__v1__library_info__pack)
     }
 }
+
+/// `FetchCollectionListsRequest`: folders.
+public struct FetchCollectionListsRequest: WireMessage, Hashable {
+    /// Only these folders (empty: no restriction).
+    public var localIdentifiers: [String]
+    /// Only children of this folder.
+    public var parentFolderIdentifier: String?
+    /// Only folders directly containing this album or folder.
+    public var containingCollectionIdentifier: String?
+    /// Objects from index 0 to send with the snapshot.
+    public var prefetchCount: Int
+
+    /// Creates a request.
+    public init(localIdentifiers: [String] = [], parentFolderIdentifier: String? = nil, containingCollectionIdentifier: String? = nil, prefetchCount: Int = 0) {
+        self.localIdentifiers = localIdentifiers
+        self.parentFolderIdentifier = parentFolderIdentifier
+        self.containingCollectionIdentifier = containingCollectionIdentifier
+        self.prefetchCount = prefetchCount
+    }
+
+    /// Decodes and checks the request.
+    public init(decoding bytes: [UInt8]) throws(PhotoLibError) {
+        self = try ProtoCodec.decode(bytes, "FetchCollectionListsRequest", photolib__v1__fetch_collection_lists_request__unpack, photolib__v1__fetch_collection_lists_request__free_unpacked) { m in
+            let p = m.pointee
+            let parent = ProtoCodec.string(p.parent_folder_identifier)
+            let containing = ProtoCodec.string(p.containing_collection_identifier)
+            return FetchCollectionListsRequest(
+                localIdentifiers: ProtoCodec.strings(p.n_local_identifiers, p.local_identifiers),
+                parentFolderIdentifier: parent.isEmpty ? nil : parent,
+                containingCollectionIdentifier: containing.isEmpty ? nil : containing, prefetchCount: Int(p.prefetch_count))
+        }
+    }
+
+    /// Encodes the request.
+    public func encoded() -> [UInt8] {
+        let arena = ProtoArena()
+        var m = Photolib__V1__FetchCollectionListsRequest()
+        photolib__v1__fetch_collection_lists_request__init(&m)
+        (m.n_local_identifiers, m.local_identifiers) = arena.strings(localIdentifiers)
+        m.parent_folder_identifier = arena.string(parentFolderIdentifier ?? "")
+        m.containing_collection_identifier = arena.string(containingCollectionIdentifier ?? "")
+        m.prefetch_count = UInt32(clamping: prefetchCount)
+        return ProtoCodec.pack(&m, photolib__v1__fetch_collection_lists_request__get_packed_size, photolib__v1__fetch_collection_lists_request__pack)
+    }
+}

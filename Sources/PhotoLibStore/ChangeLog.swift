@@ -1,0 +1,313 @@
+import Foundation
+import PhotoLibCore
+
+/// One object a committed transaction touched: PhotoKit's per-object change, as recorded in
+/// the change log and returned by ``PhotoLibrary/performChanges(_:author:now:)``.
+///
+/// The rules (one entry per object per transaction, in the order the transaction first
+/// touched it):
+/// - **Assets.** A new asset is `.inserted` (a `createAsset` whose bytes dedupe to an existing
+///   asset inserts nothing). Trashing (`deleteAssets`) and restoring an asset are `.updated`
+///   of the asset — in PhotoKit it leaves (or re-enters) fetch results but still exists —
+///   as are property changes (favourite, hidden, creation date, location). `purgeAssets` is
+///   `.deleted`. A request that changes nothing (favouriting a favourite, trashing a trashed
+///   asset) records nothing.
+/// - **Albums** (`assetCollection`). Created: `.inserted`; deleted: `.deleted`. `.updated` when
+///   its title, folder, key asset, membership or order change, and when one of its member
+///   assets is trashed, restored, purged, hidden, shown or re-dated (its count, date range
+///   or cover may change). Smart albums are computed and never recorded.
+/// - **Folders** (`collectionList`). Created: `.inserted`; deleted: `.deleted`; `.updated`
+///   when renamed, moved, or when its direct children change (a child created, deleted,
+///   moved in or out).
+/// - **Merging** within one transaction: inserted then updated stays `.inserted`; updated then
+///   deleted is `.deleted`; inserted then deleted records nothing (nobody outside the
+///   transaction ever saw the object). `assetContentChanged` is true only when an asset's
+///   image content changed (editing; nothing in this module's requests does).
+public struct ObjectChange: Sendable, Hashable {
+    /// The kind of object (wire enum `ObjectType`).
+    public enum ObjectType: Int, Sendable, Hashable, CaseIterable {
+        /// An asset.
+        case asset = 1
+        /// An album (user album; smart albums are never recorded).
+        case assetCollection = 2
+        /// A folder.
+        case collectionList = 3
+    }
+
+    /// What happened to it.
+    public enum Kind: Int, Sendable, Hashable, CaseIterable {
+        /// Created by the transaction.
+        case inserted = 1
+        /// Changed by the transaction.
+        case updated = 2
+        /// Removed by the transaction.
+        case deleted = 3
+    }
+
+    /// The kind of object.
+    public var objectType: ObjectType
+    /// Its local identifier.
+    public var identifier: String
+    /// What happened to it.
+    public var kind: Kind
+    /// For an updated asset: whether its image content changed (not only its metadata).
+    public var assetContentChanged: Bool
+
+    /// Creates a change value.
+    public init(objectType: ObjectType, identifier: String, kind: Kind, assetContentChanged: Bool = false) {
+        self.objectType = objectType
+        self.identifier = identifier
+        self.kind = kind
+        self.assetContentChanged = assetContentChanged
+    }
+}
+
+/// What a committed ``PhotoLibrary/performChanges(_:author:now:)`` did.
+public struct ChangeResult: Sendable, Hashable {
+    /// The change token of the transaction; when the batch changed nothing, no transaction
+    /// is recorded and this is the current token.
+    public var token: Int64
+    /// Placeholder label → the real identifier (for a deduplicated upload: the existing asset).
+    public var placeholders: [String: String]
+    /// Exactly what the transaction touched (see ``ObjectChange`` for the rules).
+    public var changes: [ObjectChange]
+    /// Absolute paths of the purged assets' files, removed after the commit.
+    public var removedFiles: [String]
+    /// Files that could not be removed after the commit (the change stands; recovery removes
+    /// them at the next exclusive open), one message each.
+    public var fileRemovalFailures: [String]
+
+    /// Creates a result value.
+    public init(token: Int64, placeholders: [String: String] = [:], changes: [ObjectChange] = [],
+                removedFiles: [String] = [], fileRemovalFailures: [String] = []) {
+        self.token = token
+        self.placeholders = placeholders
+        self.changes = changes
+        self.removedFiles = removedFiles
+        self.fileRemovalFailures = fileRemovalFailures
+    }
+}
+
+/// One committed transaction of the change log: PhotoKit's `PHPersistentChange`.
+public struct PersistentChange: Sendable, Hashable {
+    /// The transaction's token (strictly increasing with commit order).
+    public var token: Int64
+    /// When it committed.
+    public var committedAt: Date
+    /// Who made it: `performChanges` (or the caller's name), `import`, `trash-purge`…
+    public var author: String
+    /// The objects it touched.
+    public var objects: [ObjectChange]
+
+    /// Creates a value.
+    public init(token: Int64, committedAt: Date, author: String, objects: [ObjectChange]) {
+        self.token = token
+        self.committedAt = committedAt
+        self.author = author
+        self.objects = objects
+    }
+}
+
+/// A page of ``PhotoLibrary/persistentChanges(since:limit:)``.
+public struct PersistentChangePage: Sendable, Hashable {
+    /// Transactions after the requested token, oldest first.
+    public var changes: [PersistentChange]
+    /// Whether more transactions follow: ask again since the last one's token.
+    public var hasMore: Bool
+    /// The library's current token when the page was read.
+    public var currentToken: Int64
+
+    /// Creates a page.
+    public init(changes: [PersistentChange], hasMore: Bool, currentToken: Int64) {
+        self.changes = changes
+        self.hasMore = hasMore
+        self.currentToken = currentToken
+    }
+
+    /// The token to ask from next: the last transaction's, or `since` when the page is empty.
+    public func nextToken(after since: Int64) -> Int64 { changes.last?.token ?? since }
+}
+
+/// The changes one transaction makes, merged per object (see ``ObjectChange``).
+struct ChangeSet {
+    private struct Key: Hashable {
+        var type: ObjectChange.ObjectType
+        var identifier: String
+    }
+
+    private var order: [Key] = []
+    private var entries: [Key: (kind: ObjectChange.Kind, content: Bool)] = [:]
+
+    /// Records that the transaction did `kind` to an object.
+    mutating func record(_ type: ObjectChange.ObjectType, _ identifier: String, _ kind: ObjectChange.Kind, contentChanged: Bool = false) {
+        let key = Key(type: type, identifier: identifier)
+        guard let existing = entries[key] else {
+            order.append(key)
+            entries[key] = (kind, contentChanged)
+            return
+        }
+        switch (existing.kind, kind) {
+        case (.inserted, .deleted):
+            entries[key] = nil
+            order.removeAll { $0 == key }
+        case (.inserted, _):
+            break
+        case (_, .deleted):
+            entries[key] = (.deleted, false)
+        case (.deleted, _):
+            // A deleted object cannot change again in the same transaction; keep the deletion.
+            break
+        case (.updated, _):
+            entries[key] = (.updated, existing.content || contentChanged)
+        }
+    }
+
+    /// The merged changes, in first-touch order.
+    var changes: [ObjectChange] {
+        order.compactMap { key in
+            entries[key].map { ObjectChange(objectType: key.type, identifier: key.identifier, kind: $0.kind, assetContentChanged: $0.content) }
+        }
+    }
+
+    /// Whether the transaction changed nothing.
+    var isEmpty: Bool { order.isEmpty }
+}
+
+/// Reading and writing the change log (`change_transaction`, `change_object`).
+enum ChangeLog {
+    /// The meta key holding the highest token removed by pruning.
+    static let prunedThroughKey = "history_pruned_through"
+    /// The longest author name.
+    static let maximumAuthorLength = 64
+
+    /// Appends one transaction to the log inside the caller's open transaction and returns
+    /// its token; records nothing and returns `nil` when `changes` is empty.
+    static func append(_ changes: ChangeSet, author: String, committedAt: Int64, in database: Database) throws(PhotoLibError) -> Int64? {
+        guard !changes.isEmpty else { return nil }
+        try database.prepare("INSERT INTO change_transaction (committed_at, author) VALUES (?, ?)")
+            .execute([.integer(committedAt), .text(author)])
+        let token = database.lastInsertedRowID
+        let insert = try database.prepare(
+            "INSERT INTO change_object (token, seq, object_type, identifier, kind, content_changed) VALUES (?, ?, ?, ?, ?, ?)")
+        for (seq, change) in changes.changes.enumerated() {
+            try insert.execute([
+                .integer(token), .int(seq), .int(change.objectType.rawValue), .text(change.identifier),
+                .int(change.kind.rawValue), .bool(change.assetContentChanged),
+            ])
+        }
+        return token
+    }
+
+    /// The highest token ever assigned (0 for a new library); survives pruning.
+    static func currentToken(in database: Database) throws(PhotoLibError) -> Int64 {
+        try database.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'change_transaction'").firstRow { $0.int64(0) } ?? 0
+    }
+
+    /// The highest token removed by pruning (0: nothing pruned yet).
+    static func prunedThrough(in database: Database) throws(PhotoLibError) -> Int64 {
+        try database.prepare("SELECT value FROM meta WHERE key = ?").firstRow([.text(prunedThroughKey)]) { $0.int64(0) } ?? 0
+    }
+
+    /// Throws `invalidArgument` unless `author` is 1…64 printable characters.
+    static func validateAuthor(_ author: String) throws(PhotoLibError) {
+        guard !author.isEmpty, author.unicodeScalars.count <= maximumAuthorLength,
+            !author.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        else {
+            throw PhotoLibError(
+                .invalidArgument, "change author '\(author.prefix(40))' must be 1…\(maximumAuthorLength) characters without control characters",
+                reason: .invalidText)
+        }
+    }
+}
+
+extension PhotoLibrary {
+    /// The most transactions one ``persistentChanges(since:limit:)`` page holds.
+    public static let maximumPersistentChangePage = 10_000
+
+    /// The token of the last committed transaction: 0 for a new library. Every instance and
+    /// process sharing the library sees the same value.
+    public func currentChangeToken() throws(PhotoLibError) -> Int64 {
+        try withDatabase { (database) throws(PhotoLibError) in try ChangeLog.currentToken(in: database) }
+    }
+
+    /// The transactions committed after `token`, oldest first, at most `limit` (1…10,000)
+    /// of them: PhotoKit's `fetchPersistentChanges(since:)`. Pass 0 for a new client's first
+    /// call (fails once history has been pruned: start from ``currentChangeToken()`` instead).
+    ///
+    /// Throws `failedPrecondition` with reason `persistentChangeTokenExpired` when `token` is
+    /// older than the retained history (transactions after it were pruned), and
+    /// `invalidArgument` for a negative token, a token greater than the current one, or a bad
+    /// limit.
+    public func persistentChanges(since token: Int64, limit: Int) throws(PhotoLibError) -> PersistentChangePage {
+        guard (1...Self.maximumPersistentChangePage).contains(limit) else {
+            throw PhotoLibError(.invalidArgument, "limit \(limit) must be within 1…\(Self.maximumPersistentChangePage)")
+        }
+        guard token >= 0 else {
+            throw PhotoLibError(.invalidArgument, "change token \(token) is negative; tokens start at 0")
+        }
+        return try read { (database) throws(PhotoLibError) in
+            let current = try ChangeLog.currentToken(in: database)
+            guard token <= current else {
+                throw PhotoLibError(
+                    .invalidArgument,
+                    "change token \(token) is newer than this library's current token \(current); was it issued by another library?")
+            }
+            let pruned = try ChangeLog.prunedThrough(in: database)
+            guard token >= pruned else {
+                throw PhotoLibError(
+                    .failedPrecondition,
+                    "change token \(token) has expired: history up to token \(pruned) was pruned; refetch everything and continue from token \(current)",
+                    reason: .persistentChangeTokenExpired)
+            }
+            let transactions = try database.prepare(
+                "SELECT token, committed_at, author FROM change_transaction WHERE token > ? ORDER BY token LIMIT ?"
+            ).rows([.integer(token), .int(limit + 1)]) { (row) throws(PhotoLibError) in (row.int64(0), row.int64(1), row.text(2)) }
+            let objects = try database.prepare(
+                "SELECT object_type, identifier, kind, content_changed FROM change_object WHERE token = ? ORDER BY seq")
+            var changes: [PersistentChange] = []
+            for (changeToken, committedAt, author) in transactions.prefix(limit) {
+                let touched = try objects.rows([.integer(changeToken)]) { (row) throws(PhotoLibError) -> ObjectChange in
+                    guard let type = ObjectChange.ObjectType(rawValue: row.int(0)), let kind = ObjectChange.Kind(rawValue: row.int(2)) else {
+                        throw PhotoLibError(.dataLoss, "change log row of token \(changeToken) has an unknown object type or kind")
+                    }
+                    return ObjectChange(objectType: type, identifier: row.text(1), kind: kind, assetContentChanged: row.int(3) != 0)
+                }
+                changes.append(PersistentChange(token: changeToken, committedAt: Microseconds.date(committedAt), author: author, objects: touched))
+            }
+            return PersistentChangePage(changes: changes, hasMore: transactions.count > limit, currentToken: current)
+        }
+    }
+
+    /// Removes old transactions from the change log and returns how many were removed.
+    ///
+    /// A transaction is kept when any given rule keeps it: it is among the last
+    /// `keepingLast`, or it committed at or after `olderThan`. With neither rule, nothing is
+    /// removed. Clients whose token is older than what remains get
+    /// `persistentChangeTokenExpired` from ``persistentChanges(since:limit:)``.
+    @discardableResult
+    public func pruneHistory(keepingLast: Int? = nil, olderThan: Date? = nil) throws(PhotoLibError) -> Int {
+        if let keepingLast, keepingLast < 0 {
+            throw PhotoLibError(.invalidArgument, "keepingLast \(keepingLast) is negative")
+        }
+        guard keepingLast != nil || olderThan != nil else { return 0 }
+        let cutoff = try olderThan.map { (date) throws(PhotoLibError) in try Microseconds.validated(date, "history cut-off") }
+        return try write { (database) throws(PhotoLibError) in
+            let current = try ChangeLog.currentToken(in: database)
+            // Remove tokens ≤ limitToken and older than the cut-off.
+            let limitToken = keepingLast.map { current - Int64($0) } ?? current
+            let highest = try database.prepare(
+                "SELECT max(token), count(*) FROM change_transaction WHERE token <= ? AND committed_at < ?"
+            ).firstRow([.integer(limitToken), .integer(cutoff ?? Int64.max)]) { (row) throws(PhotoLibError) in
+                (row.isNull(0) ? nil : row.int64(0), row.int(1))
+            }
+            guard let (maybeHighest, count) = highest, let removedThrough = maybeHighest, count > 0 else { return 0 }
+            // Transactions are pruned oldest first: everything up to the highest removed one goes.
+            try database.prepare("DELETE FROM change_transaction WHERE token <= ?").execute([.integer(removedThrough)])
+            let removed = database.changes
+            try database.prepare(
+                "INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = max(value, ?2)"
+            ).execute([.text(ChangeLog.prunedThroughKey), .integer(removedThrough)])
+            return removed
+        }
+    }
+}

@@ -1,0 +1,68 @@
+import ArgumentParser
+import Foundation
+import PhotoLibClient
+
+extension PhotoLibCommand {
+    /// `photolib show ID`: everything about one asset.
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show an asset: all metadata, its resources and the albums holding it.")
+
+        @OptionGroup var connection: ConnectionOptions
+        @Argument(help: "Asset identifier.") var identifier: String
+
+        func run() async throws {
+            let (asset, albums, resources) = try await connection.withLibrary { library in
+                let result = try await library.fetchAssets(withLocalIdentifiers: [identifier], options: FetchOptions(includeHiddenAssets: true))
+                guard let asset = try await result.firstObject else {
+                    throw CLIError("no asset has the identifier \(identifier) (it may be in Recently Deleted: see photolib ls --album \(LocalIdentifier.smartAlbum(.smartAlbumRecentlyDeleted)))", code: .notFound)
+                }
+                let albums = try await library.fetchAssetCollectionsContaining(identifier).allObjects()
+                let resources = try await AssetResourceManager(library: library).assetResources(for: identifier)
+                return (asset, albums, resources)
+            }
+            if connection.json {
+                struct AlbumRef: Encodable {
+                    var localIdentifier: String
+                    var title: String
+                }
+                struct ResourceRef: Encodable {
+                    var type: String
+                    var originalFilename: String
+                    var uniformTypeIdentifier: String
+                    var size: Int
+                }
+                struct ShowJSON: Encodable {
+                    var asset: AssetJSON
+                    var hasAdjustments: Bool
+                    var burstIdentifier: String?
+                    var albums: [AlbumRef]
+                    var resources: [ResourceRef]
+                }
+                try Output.json(ShowJSON(
+                    asset: AssetJSON(asset), hasAdjustments: asset.hasAdjustments, burstIdentifier: asset.burstIdentifier,
+                    albums: albums.map { AlbumRef(localIdentifier: $0.localIdentifier, title: $0.title) },
+                    resources: resources.map { ResourceRef(type: $0.type.name, originalFilename: $0.originalFilename, uniformTypeIdentifier: $0.uniformTypeIdentifier, size: $0.size) }))
+            } else {
+                let rows: [(String, String)] = [
+                    ("localIdentifier", asset.localIdentifier),
+                    ("mediaType", asset.mediaType.name),
+                    ("mediaSubtypes", asset.mediaSubtypes.names.joined(separator: ", ")),
+                    ("pixelSize", "\(asset.pixelWidth)x\(asset.pixelHeight)"),
+                    ("creationDate", Output.date(asset.creationDate)),
+                    ("modificationDate", Output.date(asset.modificationDate)),
+                    ("isFavorite", asset.isFavorite ? "yes" : "no"),
+                    ("isHidden", asset.isHidden ? "yes" : "no"),
+                    ("duration", String(asset.duration)),
+                    ("burstIdentifier", asset.burstIdentifier ?? "-"),
+                    ("location", asset.location.map { "\($0.latitude),\($0.longitude)" + ($0.altitude.map { " \($0)m" } ?? "") } ?? "-"),
+                    ("hasAdjustments", asset.hasAdjustments ? "yes" : "no"),
+                ]
+                for (key, value) in rows { print(key.padding(toLength: 17, withPad: " ", startingAt: 0) + value) }
+                print("resources")
+                for resource in resources { print("  \(resource.type.name)  \(resource.originalFilename)  \(resource.size) bytes  \(resource.uniformTypeIdentifier)") }
+                print("albums")
+                for album in albums { print("  \(album.localIdentifier)  \(album.title)") }
+            }
+        }
+    }
+}
