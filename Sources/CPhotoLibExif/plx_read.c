@@ -6,6 +6,7 @@
  * exif_data_unset_option), exif-content.h (exif_content_get_entry), exif-utils.h
  * (exif_get_short, exif_get_rational).
  */
+#define _GNU_SOURCE /* memmem */
 #include "include/CPhotoLibExif.h"
 
 #include <math.h>
@@ -243,4 +244,35 @@ void CPhotoLibExif_read(const uint8_t *data, size_t size, CPhotoLibExif_Info *in
         CPhotoLibExif_read_gps(exif, order, info);
     }
     exif_data_unref(exif);
+}
+
+int CPhotoLibExif_thumbnail(const uint8_t *data, size_t size, size_t *offset, size_t *length) {
+    if (offset == NULL || length == NULL) {
+        return 0;
+    }
+    *offset = 0;
+    *length = 0;
+    const uint8_t *payload = NULL;
+    size_t payload_size = 0;
+    if (!CPhotoLibExif_find_segment(data, size, &payload, &payload_size)) {
+        return 0;
+    }
+    ExifData *exif = exif_data_new();
+    if (exif == NULL) {
+        return 0;
+    }
+    exif_data_unset_option(exif, EXIF_DATA_OPTION_FOLLOW_SPECIFICATION);
+    exif_data_load_data(exif, payload, (unsigned int)payload_size);
+    int found = 0;
+    /* libexif copied the thumbnail out of the payload; find where the copy came from. */
+    if (exif->data != NULL && exif->size >= 4 && exif->data[0] == 0xFF && exif->data[1] == 0xD8) {
+        const uint8_t *at = memmem(payload, payload_size, exif->data, exif->size);
+        if (at != NULL) {
+            *offset = (size_t)(at - data);
+            *length = exif->size;
+            found = 1;
+        }
+    }
+    exif_data_unref(exif);
+    return found;
 }

@@ -22,7 +22,38 @@ _Static_assert(sizeof(JSAMPLE) == sizeof(uint8_t), "JSAMPLE must be one byte");
 typedef struct CPhotoLibJPEG_Progress {
     struct jpeg_progress_mgr pub;
     uint32_t max_scans;
+    /* The caller's control (may be NULL): cancellation flag and progress output. */
+    CPhotoLibJPEG_Control *control;
 } CPhotoLibJPEG_Progress;
+
+CPhotoLibJPEG_Control *CPhotoLibJPEG_control_new(void) {
+    return calloc(1, sizeof(CPhotoLibJPEG_Control));
+}
+
+void CPhotoLibJPEG_control_free(CPhotoLibJPEG_Control *control) {
+    free(control);
+}
+
+void CPhotoLibJPEG_control_cancel(CPhotoLibJPEG_Control *control) {
+    if (control != NULL) {
+        __atomic_store_n(&control->cancelled, 1, __ATOMIC_RELEASE);
+    }
+}
+
+int32_t CPhotoLibJPEG_control_is_cancelled(const CPhotoLibJPEG_Control *control) {
+    return control != NULL ? __atomic_load_n(&control->cancelled, __ATOMIC_ACQUIRE) : 0;
+}
+
+int32_t CPhotoLibJPEG_control_progress(const CPhotoLibJPEG_Control *control) {
+    return control != NULL ? __atomic_load_n(&control->progress_permille, __ATOMIC_RELAXED) : 0;
+}
+
+/* Fails the session with CANCELLED when the control says so. */
+static void CPhotoLibJPEG_check_cancelled(j_common_ptr common, const CPhotoLibJPEG_Control *control) {
+    if (CPhotoLibJPEG_control_is_cancelled(control)) {
+        CPhotoLibJPEG_fail(common, CPhotoLibJPEG_CANCELLED, "the image work was cancelled");
+    }
+}
 
 /*
  * Called by libjpeg before each unit of input consumption. input_scan_number counts
@@ -40,6 +71,17 @@ static void CPhotoLibJPEG_progress_monitor(j_common_ptr common) {
         CPhotoLibJPEG_fail(common, CPhotoLibJPEG_TOO_LARGE,
                            "JPEG has more than %u scans (the configured maximum); refusing it",
                            progress->max_scans);
+    }
+    CPhotoLibJPEG_Control *control = progress->control;
+    if (control != NULL) {
+        CPhotoLibJPEG_check_cancelled(common, control);
+        long passes = progress->pub.total_passes > 0 ? progress->pub.total_passes : 1;
+        double within = progress->pub.pass_limit > 0
+                            ? (double)progress->pub.pass_counter / (double)progress->pub.pass_limit
+                            : 0.0;
+        double fraction = ((double)progress->pub.completed_passes + within) / (double)passes;
+        int32_t permille = fraction <= 0 ? 0 : (fraction >= 1 ? 1000 : (int32_t)(fraction * 1000));
+        __atomic_store_n(&control->progress_permille, permille, __ATOMIC_RELAXED);
     }
 }
 
@@ -215,13 +257,58 @@ int CPhotoLibJPEG_decode(const uint8_t *data, size_t size,
                          CPhotoLibJPEG_HeaderInfo *info,
                          CPhotoLibJPEG_Image *image,
                          char *message, size_t message_capacity) {
+    CPhotoLibJPEG_DecodeOptions options;
+    memset(&options, 0, sizeof options);
+    options.scale_num = scale_num;
+    return CPhotoLibJPEG_decode_ex(data, size, limits, &options, info, image, NULL, message, message_capacity);
+}
+
+/* Whether every component has (at least the first approximation of) its DC coefficients. */
+static int CPhotoLibJPEG_has_all_dc(j_decompress_ptr decompress) {
+    if (decompress->coef_bits == NULL) {
+        return 0;
+    }
+    for (int ci = 0; ci < decompress->num_components; ci++) {
+        if (decompress->coef_bits[ci][0] < 0) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Copies one decoded row (already RGB or gray) into the output, keeping only the crop columns. */
+static void CPhotoLibJPEG_store_row(const uint8_t *row, uint8_t *pixels, uint32_t out_row,
+                                    uint32_t crop_x, uint32_t out_width, uint32_t components) {
+    memcpy(pixels + (size_t)out_row * out_width * components, row + (size_t)crop_x * components,
+           (size_t)out_width * components);
+}
+
+int CPhotoLibJPEG_decode_ex(const uint8_t *data, size_t size,
+                            const CPhotoLibJPEG_Limits *limits,
+                            const CPhotoLibJPEG_DecodeOptions *options,
+                            CPhotoLibJPEG_HeaderInfo *info,
+                            CPhotoLibJPEG_Image *image,
+                            int32_t *used_early_scan,
+                            char *message, size_t message_capacity) {
     if (image != NULL) {
         memset(image, 0, sizeof *image);
     }
+    if (used_early_scan != NULL) {
+        *used_early_scan = 0;
+    }
+    if (options == NULL) {
+        CPhotoLibJPEG_set_message(message, message_capacity, "decode: no options given");
+        return CPhotoLibJPEG_INVALID_ARGUMENT;
+    }
+    uint32_t scale_num = options->scale_num;
     if (scale_num < 1 || scale_num > 8) {
         CPhotoLibJPEG_set_message(message, message_capacity,
                                   "DCT scale %u/8 is out of range (1/8...8/8)", scale_num);
         return CPhotoLibJPEG_INVALID_ARGUMENT;
+    }
+    if (CPhotoLibJPEG_control_is_cancelled(options->control)) {
+        CPhotoLibJPEG_set_message(message, message_capacity, "the image work was cancelled");
+        return CPhotoLibJPEG_CANCELLED;
     }
     int status = CPhotoLibJPEG_precheck(data, size, limits, message, message_capacity);
     if (status != CPhotoLibJPEG_OK) {
@@ -243,6 +330,7 @@ int CPhotoLibJPEG_decode(const uint8_t *data, size_t size,
     }
     jpeg_create_decompress(&decompress);
     CPhotoLibJPEG_start(&decompress, &manager, &progress, data, size, limits);
+    progress.control = options->control;
     if (jpeg_read_header(&decompress, TRUE) != JPEG_HEADER_OK) {
         CPhotoLibJPEG_fail((j_common_ptr)&decompress, CPhotoLibJPEG_CORRUPT,
                            "corrupt JPEG data: the stream holds tables but no image");
@@ -272,9 +360,30 @@ int CPhotoLibJPEG_decode(const uint8_t *data, size_t size,
     decompress.scale_denom = 8;
     decompress.dct_method = JDCT_ISLOW;
     decompress.do_fancy_upsampling = TRUE;
+    int early = options->early_scan && decompress.progressive_mode;
+    decompress.buffered_image = early ? TRUE : FALSE;
     jpeg_calc_output_dimensions(&decompress);
 
-    uint64_t needed = CPhotoLibJPEG_estimated_memory(&decompress, image != NULL);
+    uint32_t full_width = decompress.output_width;
+    uint32_t full_height = decompress.output_height;
+    uint32_t crop_x = 0, crop_y = 0, width = full_width, height = full_height;
+    if (options->crop_width > 0 || options->crop_height > 0) {
+        if (options->crop_width == 0 || options->crop_height == 0 ||
+            (uint64_t)options->crop_x + options->crop_width > full_width ||
+            (uint64_t)options->crop_y + options->crop_height > full_height) {
+            CPhotoLibJPEG_fail((j_common_ptr)&decompress, CPhotoLibJPEG_INVALID_ARGUMENT,
+                               "crop %ux%u at (%u, %u) does not lie inside the %ux%u decoded image",
+                               options->crop_width, options->crop_height, options->crop_x, options->crop_y,
+                               full_width, full_height);
+        }
+        crop_x = options->crop_x;
+        crop_y = options->crop_y;
+        width = options->crop_width;
+        height = options->crop_height;
+    }
+
+    uint64_t needed = CPhotoLibJPEG_estimated_memory(&decompress, 0) +
+                      (image != NULL ? (uint64_t)width * height * decompress.out_color_components : 0);
     if (limits->max_memory_bytes > 0 && needed > limits->max_memory_bytes) {
         CPhotoLibJPEG_fail((j_common_ptr)&decompress, CPhotoLibJPEG_TOO_LARGE,
                            "decoding this %ux%u JPEG at scale %u/8 needs about %.1f MB, more than the configured maximum of %.1f MB",
@@ -282,10 +391,7 @@ int CPhotoLibJPEG_decode(const uint8_t *data, size_t size,
                            CPhotoLibJPEG_megabytes(needed), CPhotoLibJPEG_megabytes(limits->max_memory_bytes));
     }
 
-    uint32_t width = decompress.output_width;
-    uint32_t height = decompress.output_height;
     uint32_t out_components = (decompress.out_color_space == JCS_GRAYSCALE) ? 1 : 3;
-    size_t row_bytes = CPhotoLibJPEG_image_bytes(width, 1, out_components);
     if (image != NULL) {
         size_t total = CPhotoLibJPEG_image_bytes(width, height, out_components);
         if (total == 0) {
@@ -301,32 +407,72 @@ int CPhotoLibJPEG_decode(const uint8_t *data, size_t size,
     }
 
     jpeg_start_decompress(&decompress);
-    if (decompress.output_width != width || decompress.output_height != height) {
+    if (decompress.output_width != full_width || decompress.output_height != full_height) {
         CPhotoLibJPEG_fail((j_common_ptr)&decompress, CPhotoLibJPEG_INTERNAL,
                            "libjpeg changed the output size after start (%ux%u, expected %ux%u)",
-                           decompress.output_width, decompress.output_height, width, height);
+                           decompress.output_width, decompress.output_height, full_width, full_height);
+    }
+    if (early) {
+        /* Read scans until every component has DC data (or the input ends). */
+        for (;;) {
+            int result = jpeg_consume_input(&decompress);
+            if (result == JPEG_SUSPENDED) {
+                CPhotoLibJPEG_fail((j_common_ptr)&decompress, CPhotoLibJPEG_TRUNCATED,
+                                   "truncated JPEG data: the input ended inside the first scans (%zu bytes)", size);
+            }
+            if (result == JPEG_REACHED_EOI) {
+                break;
+            }
+            if (result == JPEG_SCAN_COMPLETED && CPhotoLibJPEG_has_all_dc(&decompress)) {
+                break;
+            }
+            if (limits->max_scans > 0 && (uint32_t)decompress.input_scan_number > limits->max_scans) {
+                CPhotoLibJPEG_fail((j_common_ptr)&decompress, CPhotoLibJPEG_TOO_LARGE,
+                                   "JPEG has more than %u scans (the configured maximum); refusing it",
+                                   limits->max_scans);
+            }
+            CPhotoLibJPEG_check_cancelled((j_common_ptr)&decompress, options->control);
+        }
+        jpeg_start_output(&decompress, decompress.input_scan_number);
     }
     /* Scratch row from libjpeg's image pool: freed by jpeg_destroy_decompress on every path. */
     JSAMPARRAY scratch = (*decompress.mem->alloc_sarray)((j_common_ptr)&decompress, JPOOL_IMAGE,
-                                                         (JDIMENSION)width * (JDIMENSION)decompress.output_components, 1);
+                                                         full_width * (JDIMENSION)decompress.output_components, 1);
+    JSAMPARRAY converted = (*decompress.mem->alloc_sarray)((j_common_ptr)&decompress, JPOOL_IMAGE,
+                                                           full_width * (JDIMENSION)out_components, 1);
     while (decompress.output_scanline < decompress.output_height) {
         uint32_t y = decompress.output_scanline;
-        uint8_t *target = (pixels != NULL && out_components == (uint32_t)decompress.output_components)
-                              ? pixels + (size_t)y * row_bytes
-                              : scratch[0];
-        JSAMPROW rows[1] = { target };
+        JSAMPROW rows[1] = { scratch[0] };
         if (jpeg_read_scanlines(&decompress, rows, 1) != 1) {
             CPhotoLibJPEG_fail((j_common_ptr)&decompress, CPhotoLibJPEG_TRUNCATED,
                                "truncated JPEG data: libjpeg returned no scanline at row %u of %u (%zu bytes of input)",
-                               y, height, size);
+                               y, full_height, size);
         }
-        if (pixels != NULL && target == scratch[0]) {
-            CPhotoLibJPEG_cmyk_row_to_rgb(scratch[0], pixels + (size_t)y * row_bytes, width, cmyk_inverted);
+        if (pixels == NULL || y < crop_y || y >= crop_y + height) {
+            continue;
         }
+        const uint8_t *row = scratch[0];
+        if (out_components != (uint32_t)decompress.output_components) {
+            CPhotoLibJPEG_cmyk_row_to_rgb(scratch[0], converted[0], full_width, cmyk_inverted);
+            row = converted[0];
+        }
+        CPhotoLibJPEG_store_row(row, pixels, y - crop_y, crop_x, width, out_components);
     }
-    /* Reads up to EOI: a missing or damaged tail still fails (as a warning). */
-    jpeg_finish_decompress(&decompress);
+    if (early) {
+        jpeg_finish_output(&decompress);
+        /* The rest of the file is deliberately not read. */
+        jpeg_abort_decompress(&decompress);
+        if (used_early_scan != NULL) {
+            *used_early_scan = 1;
+        }
+    } else {
+        /* Reads up to EOI: a missing or damaged tail still fails (as a warning). */
+        jpeg_finish_decompress(&decompress);
+    }
     jpeg_destroy_decompress(&decompress);
+    if (options->control != NULL) {
+        __atomic_store_n(&options->control->progress_permille, 1000, __ATOMIC_RELAXED);
+    }
 
     if (image != NULL) {
         image->pixels = pixels;

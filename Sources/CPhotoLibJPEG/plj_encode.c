@@ -25,15 +25,39 @@ typedef struct CPhotoLibJPEG_Destination {
 int CPhotoLibJPEG_encode(const CPhotoLibJPEG_Image *image, int quality,
                          uint8_t **output, size_t *output_size,
                          char *message, size_t message_capacity) {
-    if (output == NULL || output_size == NULL || image == NULL || image->pixels == NULL) {
-        CPhotoLibJPEG_set_message(message, message_capacity, "encode: missing image or output");
+    CPhotoLibJPEG_EncodeOptions options;
+    memset(&options, 0, sizeof options);
+    options.quality = quality;
+    options.optimize_coding = 1;
+    return CPhotoLibJPEG_encode_ex(image, &options, output, output_size, message, message_capacity);
+}
+
+int CPhotoLibJPEG_encode_ex(const CPhotoLibJPEG_Image *image,
+                            const CPhotoLibJPEG_EncodeOptions *options,
+                            uint8_t **output, size_t *output_size,
+                            char *message, size_t message_capacity) {
+    if (output == NULL || output_size == NULL || image == NULL || image->pixels == NULL || options == NULL) {
+        CPhotoLibJPEG_set_message(message, message_capacity, "encode: missing image, options or output");
         return CPhotoLibJPEG_INVALID_ARGUMENT;
     }
     *output = NULL;
     *output_size = 0;
+    int quality = options->quality;
     if (quality < 1 || quality > 100) {
         CPhotoLibJPEG_set_message(message, message_capacity,
                                   "JPEG quality %d is out of range (1...100)", quality);
+        return CPhotoLibJPEG_INVALID_ARGUMENT;
+    }
+    int h_samp = options->h_samp == 0 ? 2 : options->h_samp;
+    int v_samp = options->v_samp == 0 ? 2 : options->v_samp;
+    if (h_samp < 1 || h_samp > 2 || v_samp < 1 || v_samp > 2) {
+        CPhotoLibJPEG_set_message(message, message_capacity,
+                                  "luma sampling factors %dx%d are out of range (1x1, 2x1, 1x2 or 2x2)", h_samp, v_samp);
+        return CPhotoLibJPEG_INVALID_ARGUMENT;
+    }
+    if (options->restart_rows < 0 || options->restart_rows > 65535) {
+        CPhotoLibJPEG_set_message(message, message_capacity,
+                                  "restart interval %d rows is out of range (0...65535)", options->restart_rows);
         return CPhotoLibJPEG_INVALID_ARGUMENT;
     }
     if (image->width == 0 || image->height == 0 || image->width > JPEG_MAX_DIMENSION ||
@@ -52,6 +76,10 @@ int CPhotoLibJPEG_encode(const CPhotoLibJPEG_Image *image, int quality,
         CPhotoLibJPEG_set_message(message, message_capacity,
                                   "cannot encode %u components per pixel (1, 3 or 4)", image->components);
         return CPhotoLibJPEG_INVALID_ARGUMENT;
+    }
+    if (CPhotoLibJPEG_control_is_cancelled(options->control)) {
+        CPhotoLibJPEG_set_message(message, message_capacity, "the image work was cancelled");
+        return CPhotoLibJPEG_CANCELLED;
     }
 
     struct jpeg_compress_struct compress;
@@ -74,12 +102,31 @@ int CPhotoLibJPEG_encode(const CPhotoLibJPEG_Image *image, int quality,
     compress.in_color_space = in_space;
     /* For CMYK input, jpeg_set_defaults picks YCCK and writes an Adobe marker. */
     jpeg_set_defaults(&compress);
+    if (in_space == JCS_CMYK && options->plain_cmyk) {
+        jpeg_set_colorspace(&compress, JCS_CMYK);
+    }
     jpeg_set_quality(&compress, quality, TRUE);
-    compress.optimize_coding = TRUE;
+    if (in_space == JCS_RGB || (in_space == JCS_CMYK && !options->plain_cmyk)) {
+        compress.comp_info[0].h_samp_factor = h_samp;
+        compress.comp_info[0].v_samp_factor = v_samp;
+        if (in_space == JCS_CMYK) {
+            /* YCCK: K is a luma-like channel, kept at full resolution. */
+            compress.comp_info[3].h_samp_factor = h_samp;
+            compress.comp_info[3].v_samp_factor = v_samp;
+        }
+    }
+    compress.restart_in_rows = options->restart_rows;
+    compress.optimize_coding = options->optimize_coding ? TRUE : FALSE;
     compress.dct_method = JDCT_ISLOW;
+    if (options->progressive) {
+        jpeg_simple_progression(&compress);
+    }
     jpeg_start_compress(&compress, TRUE);
     size_t row_bytes = (size_t)image->width * image->components;
     while (compress.next_scanline < compress.image_height) {
+        if ((compress.next_scanline & 15) == 0 && CPhotoLibJPEG_control_is_cancelled(options->control)) {
+            CPhotoLibJPEG_fail((j_common_ptr)&compress, CPhotoLibJPEG_CANCELLED, "the image work was cancelled");
+        }
         JSAMPROW rows[1] = { image->pixels + (size_t)compress.next_scanline * row_bytes };
         jpeg_write_scanlines(&compress, rows, 1);
     }

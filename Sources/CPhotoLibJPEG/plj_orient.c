@@ -105,3 +105,63 @@ int CPhotoLibJPEG_orient(const CPhotoLibJPEG_Image *source, int orientation,
     }
     return CPhotoLibJPEG_OK;
 }
+
+int CPhotoLibJPEG_crop(const CPhotoLibJPEG_Image *source,
+                       uint32_t x, uint32_t y, uint32_t width, uint32_t height,
+                       CPhotoLibJPEG_Image *destination,
+                       char *message, size_t message_capacity) {
+    if (source == NULL || destination == NULL || source->pixels == NULL) {
+        CPhotoLibJPEG_set_message(message, message_capacity, "crop: missing image");
+        return CPhotoLibJPEG_INVALID_ARGUMENT;
+    }
+    memset(destination, 0, sizeof *destination);
+    if (width == 0 || height == 0 || (uint64_t)x + width > source->width ||
+        (uint64_t)y + height > source->height) {
+        CPhotoLibJPEG_set_message(message, message_capacity,
+                                  "crop %ux%u at (%u, %u) does not lie inside the %ux%u image",
+                                  width, height, x, y, source->width, source->height);
+        return CPhotoLibJPEG_INVALID_ARGUMENT;
+    }
+    const uint32_t n = source->components;
+    int status = CPhotoLibJPEG_image_alloc(width, height, n, destination, message, message_capacity);
+    if (status != CPhotoLibJPEG_OK) {
+        return status;
+    }
+    for (uint32_t row = 0; row < height; row++) {
+        memcpy(destination->pixels + (size_t)row * width * n,
+               source->pixels + ((size_t)(y + row) * source->width + x) * n, (size_t)width * n);
+    }
+    return CPhotoLibJPEG_OK;
+}
+
+int CPhotoLibJPEG_paste(const CPhotoLibJPEG_Image *source, CPhotoLibJPEG_Image *destination,
+                        int32_t x, int32_t y, char *message, size_t message_capacity) {
+    if (source == NULL || destination == NULL || source->pixels == NULL || destination->pixels == NULL) {
+        CPhotoLibJPEG_set_message(message, message_capacity, "paste: missing image");
+        return CPhotoLibJPEG_INVALID_ARGUMENT;
+    }
+    const uint32_t in_n = source->components, out_n = destination->components;
+    if (in_n != out_n && !(in_n == 1 && out_n == 3)) {
+        CPhotoLibJPEG_set_message(message, message_capacity,
+                                  "paste: cannot paste %u components into an image with %u", in_n, out_n);
+        return CPhotoLibJPEG_INVALID_ARGUMENT;
+    }
+    for (uint32_t row = 0; row < source->height; row++) {
+        int64_t ty = (int64_t)y + row;
+        if (ty < 0 || ty >= (int64_t)destination->height) {
+            continue;
+        }
+        for (uint32_t column = 0; column < source->width; column++) {
+            int64_t tx = (int64_t)x + column;
+            if (tx < 0 || tx >= (int64_t)destination->width) {
+                continue;
+            }
+            const uint8_t *in = source->pixels + ((size_t)row * source->width + column) * in_n;
+            uint8_t *out = destination->pixels + ((size_t)ty * destination->width + (size_t)tx) * out_n;
+            for (uint32_t k = 0; k < out_n; k++) {
+                out[k] = in[in_n == 1 ? 0 : k];
+            }
+        }
+    }
+    return CPhotoLibJPEG_OK;
+}

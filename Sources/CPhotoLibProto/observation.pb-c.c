@@ -187,6 +187,51 @@ void   photolib__v1__unregister_objects__free_unpacked
   assert(message->base.descriptor == &photolib__v1__unregister_objects__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   photolib__v1__resume_from__init
+                     (Photolib__V1__ResumeFrom         *message)
+{
+  static const Photolib__V1__ResumeFrom init_value = PHOTOLIB__V1__RESUME_FROM__INIT;
+  *message = init_value;
+}
+size_t photolib__v1__resume_from__get_packed_size
+                     (const Photolib__V1__ResumeFrom *message)
+{
+  assert(message->base.descriptor == &photolib__v1__resume_from__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t photolib__v1__resume_from__pack
+                     (const Photolib__V1__ResumeFrom *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &photolib__v1__resume_from__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t photolib__v1__resume_from__pack_to_buffer
+                     (const Photolib__V1__ResumeFrom *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &photolib__v1__resume_from__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Photolib__V1__ResumeFrom *
+       photolib__v1__resume_from__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Photolib__V1__ResumeFrom *)
+     protobuf_c_message_unpack (&photolib__v1__resume_from__descriptor,
+                                allocator, len, data);
+}
+void   photolib__v1__resume_from__free_unpacked
+                     (Photolib__V1__ResumeFrom *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &photolib__v1__resume_from__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   photolib__v1__subscription_request__init
                      (Photolib__V1__SubscriptionRequest         *message)
 {
@@ -455,6 +500,51 @@ void   photolib__v1__subscription_event__free_unpacked
   if(!message)
     return;
   assert(message->base.descriptor == &photolib__v1__subscription_event__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   photolib__v1__registered_fetch__init
+                     (Photolib__V1__RegisteredFetch         *message)
+{
+  static const Photolib__V1__RegisteredFetch init_value = PHOTOLIB__V1__REGISTERED_FETCH__INIT;
+  *message = init_value;
+}
+size_t photolib__v1__registered_fetch__get_packed_size
+                     (const Photolib__V1__RegisteredFetch *message)
+{
+  assert(message->base.descriptor == &photolib__v1__registered_fetch__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t photolib__v1__registered_fetch__pack
+                     (const Photolib__V1__RegisteredFetch *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &photolib__v1__registered_fetch__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t photolib__v1__registered_fetch__pack_to_buffer
+                     (const Photolib__V1__RegisteredFetch *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &photolib__v1__registered_fetch__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Photolib__V1__RegisteredFetch *
+       photolib__v1__registered_fetch__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Photolib__V1__RegisteredFetch *)
+     protobuf_c_message_unpack (&photolib__v1__registered_fetch__descriptor,
+                                allocator, len, data);
+}
+void   photolib__v1__registered_fetch__free_unpacked
+                     (Photolib__V1__RegisteredFetch *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &photolib__v1__registered_fetch__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
 void   photolib__v1__persistent_changes_request__init
@@ -789,7 +879,45 @@ const ProtobufCMessageDescriptor photolib__v1__unregister_objects__descriptor =
   (ProtobufCMessageInit) photolib__v1__unregister_objects__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor photolib__v1__subscription_request__field_descriptors[4] =
+static const ProtobufCFieldDescriptor photolib__v1__resume_from__field_descriptors[1] =
+{
+  {
+    "since_token",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Photolib__V1__ResumeFrom, since_token),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned photolib__v1__resume_from__field_indices_by_name[] = {
+  0,   /* field[0] = since_token */
+};
+static const ProtobufCIntRange photolib__v1__resume_from__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor photolib__v1__resume_from__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "photolib.v1.ResumeFrom",
+  "ResumeFrom",
+  "Photolib__V1__ResumeFrom",
+  "photolib.v1",
+  sizeof(Photolib__V1__ResumeFrom),
+  1,
+  photolib__v1__resume_from__field_descriptors,
+  photolib__v1__resume_from__field_indices_by_name,
+  1,  photolib__v1__resume_from__number_ranges,
+  (ProtobufCMessageInit) photolib__v1__resume_from__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor photolib__v1__subscription_request__field_descriptors[6] =
 {
   {
     "register_fetch_result",
@@ -839,17 +967,43 @@ static const ProtobufCFieldDescriptor photolib__v1__subscription_request__field_
     0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "register_fetch",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Photolib__V1__SubscriptionRequest, request_case),
+    offsetof(Photolib__V1__SubscriptionRequest, register_fetch),
+    &photolib__v1__fetch_assets_request__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "resume",
+    6,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Photolib__V1__SubscriptionRequest, request_case),
+    offsetof(Photolib__V1__SubscriptionRequest, resume),
+    &photolib__v1__resume_from__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned photolib__v1__subscription_request__field_indices_by_name[] = {
+  4,   /* field[4] = register_fetch */
   0,   /* field[0] = register_fetch_result */
   2,   /* field[2] = register_objects */
+  5,   /* field[5] = resume */
   1,   /* field[1] = unregister_fetch_result */
   3,   /* field[3] = unregister_objects */
 };
 static const ProtobufCIntRange photolib__v1__subscription_request__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 4 }
+  { 0, 6 }
 };
 const ProtobufCMessageDescriptor photolib__v1__subscription_request__descriptor =
 {
@@ -859,7 +1013,7 @@ const ProtobufCMessageDescriptor photolib__v1__subscription_request__descriptor 
   "Photolib__V1__SubscriptionRequest",
   "photolib.v1",
   sizeof(Photolib__V1__SubscriptionRequest),
-  4,
+  6,
   photolib__v1__subscription_request__field_descriptors,
   photolib__v1__subscription_request__field_indices_by_name,
   1,  photolib__v1__subscription_request__number_ranges,
@@ -1214,7 +1368,7 @@ const ProtobufCMessageDescriptor photolib__v1__object_change_details__descriptor
   (ProtobufCMessageInit) photolib__v1__object_change_details__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor photolib__v1__change_notification__field_descriptors[3] =
+static const ProtobufCFieldDescriptor photolib__v1__change_notification__field_descriptors[4] =
 {
   {
     "change_token",
@@ -1252,16 +1406,29 @@ static const ProtobufCFieldDescriptor photolib__v1__change_notification__field_d
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "since_token",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Photolib__V1__ChangeNotification, since_token),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned photolib__v1__change_notification__field_indices_by_name[] = {
   0,   /* field[0] = change_token */
   1,   /* field[1] = fetch_result_changes */
   2,   /* field[2] = object_changes */
+  3,   /* field[3] = since_token */
 };
 static const ProtobufCIntRange photolib__v1__change_notification__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 3 }
+  { 0, 4 }
 };
 const ProtobufCMessageDescriptor photolib__v1__change_notification__descriptor =
 {
@@ -1271,14 +1438,14 @@ const ProtobufCMessageDescriptor photolib__v1__change_notification__descriptor =
   "Photolib__V1__ChangeNotification",
   "photolib.v1",
   sizeof(Photolib__V1__ChangeNotification),
-  3,
+  4,
   photolib__v1__change_notification__field_descriptors,
   photolib__v1__change_notification__field_indices_by_name,
   1,  photolib__v1__change_notification__number_ranges,
   (ProtobufCMessageInit) photolib__v1__change_notification__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor photolib__v1__subscription_event__field_descriptors[2] =
+static const ProtobufCFieldDescriptor photolib__v1__subscription_event__field_descriptors[3] =
 {
   {
     "registered_at_token",
@@ -1304,15 +1471,28 @@ static const ProtobufCFieldDescriptor photolib__v1__subscription_event__field_de
     0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "registered_fetch_result",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Photolib__V1__SubscriptionEvent, event_case),
+    offsetof(Photolib__V1__SubscriptionEvent, registered_fetch_result),
+    &photolib__v1__registered_fetch__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned photolib__v1__subscription_event__field_indices_by_name[] = {
   1,   /* field[1] = change */
   0,   /* field[0] = registered_at_token */
+  2,   /* field[2] = registered_fetch_result */
 };
 static const ProtobufCIntRange photolib__v1__subscription_event__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 2 }
+  { 0, 3 }
 };
 const ProtobufCMessageDescriptor photolib__v1__subscription_event__descriptor =
 {
@@ -1322,11 +1502,62 @@ const ProtobufCMessageDescriptor photolib__v1__subscription_event__descriptor =
   "Photolib__V1__SubscriptionEvent",
   "photolib.v1",
   sizeof(Photolib__V1__SubscriptionEvent),
-  2,
+  3,
   photolib__v1__subscription_event__field_descriptors,
   photolib__v1__subscription_event__field_indices_by_name,
   1,  photolib__v1__subscription_event__number_ranges,
   (ProtobufCMessageInit) photolib__v1__subscription_event__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor photolib__v1__registered_fetch__field_descriptors[2] =
+{
+  {
+    "snapshot",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Photolib__V1__RegisteredFetch, snapshot),
+    &photolib__v1__fetch_result_snapshot__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "registered_token",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Photolib__V1__RegisteredFetch, registered_token),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned photolib__v1__registered_fetch__field_indices_by_name[] = {
+  1,   /* field[1] = registered_token */
+  0,   /* field[0] = snapshot */
+};
+static const ProtobufCIntRange photolib__v1__registered_fetch__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor photolib__v1__registered_fetch__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "photolib.v1.RegisteredFetch",
+  "RegisteredFetch",
+  "Photolib__V1__RegisteredFetch",
+  "photolib.v1",
+  sizeof(Photolib__V1__RegisteredFetch),
+  2,
+  photolib__v1__registered_fetch__field_descriptors,
+  photolib__v1__registered_fetch__field_indices_by_name,
+  1,  photolib__v1__registered_fetch__number_ranges,
+  (ProtobufCMessageInit) photolib__v1__registered_fetch__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
 static const ProtobufCFieldDescriptor photolib__v1__persistent_changes_request__field_descriptors[2] =

@@ -36,6 +36,54 @@ public final class FetchResult<Object: FetchableObject>: @unchecked Sendable {
         for (index, object) in first.enumerated() { cache[index] = object }
     }
 
+    /// A result known only by its server id and count (objects are fetched on demand).
+    init(id: String, count: Int, connection: ClientConnection) {
+        self.count = count
+        self.fetchResultID = id
+        self.connection = connection
+    }
+
+    /// The result after a change: the objects `before` had cached move to their new indexes
+    /// (following the change-details rules), inserted and changed objects are known, and
+    /// everything else is fetched on demand.
+    init(id: String, count: Int, connection: ClientConnection, seededFrom before: FetchResult<Object>?, removed: [Int], inserted: [(Int, Object)], changed: [(Int, Object)], moves: [IndexMove]) {
+        self.count = count
+        self.fetchResultID = id
+        self.connection = connection
+        if let before {
+            let cached = before.lock.withLock { before.cache }
+            let gone = (removed + moves.map(\.from)).sorted()
+            let targets = (inserted.map(\.0) + moves.map(\.to)).sorted()
+            for (index, object) in cached {
+                guard !Self.contains(gone, index) else { continue }
+                // Its rank among the objects that stay, then the matching free slot after.
+                var slot = index - Self.countBelow(gone, index)
+                for target in targets {
+                    if target <= slot { slot += 1 } else { break }
+                }
+                if slot < count { cache[slot] = object }
+            }
+            for move in moves {
+                if let object = cached[move.from], move.to < count { cache[move.to] = object }
+            }
+        }
+        for (index, object) in inserted + changed where index < count { cache[index] = object }
+    }
+
+    private static func countBelow(_ sorted: [Int], _ value: Int) -> Int {
+        var low = 0, high = sorted.count
+        while low < high {
+            let mid = (low + high) / 2
+            if sorted[mid] < value { low = mid + 1 } else { high = mid }
+        }
+        return low
+    }
+
+    private static func contains(_ sorted: [Int], _ value: Int) -> Bool {
+        let index = countBelow(sorted, value)
+        return index < sorted.count && sorted[index] == value
+    }
+
     /// Whether the snapshot is empty.
     public var isEmpty: Bool { count == 0 }
 

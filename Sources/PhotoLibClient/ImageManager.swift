@@ -109,7 +109,7 @@ public struct ImageManager: Sendable {
         let request = ImageRequest(
             assetIdentifier: identifier, targetSize: targetSize, contentMode: contentMode, options: options,
             wantsProgress: progress != nil, requestID: requestID, bypassCache: bypassCache)
-        let parts: AsyncThrowingStream<ImageResponse, any Error> = try await connection.serverStreaming(PhotoLibraryMethods.requestImage, request)
+        let parts = try await connection.serverStreamingDirect(PhotoLibraryMethods.requestImage, request, responseType: ImageResponse.self)
         let (images, continuation) = AsyncThrowingStream<DeliveredImage, any Error>.makeStream()
         let task = Task {
             do {
@@ -139,7 +139,7 @@ public struct ImageManager: Sendable {
     }
 
     /// Reassembles ImageStart / ImageChunk / ImageEnd parts into images, checking offsets and sizes.
-    static func assemble(_ parts: AsyncThrowingStream<ImageResponse, any Error>, progress: (@Sendable (ImageRequestProgress) -> Void)?, deliver: (DeliveredImage) -> Void) async throws {
+    static func assemble(_ parts: some AsyncSequence<ImageResponse, any Error>, progress: (@Sendable (ImageRequestProgress) -> Void)?, deliver: (DeliveredImage) -> Void) async throws {
         var current: ImageStart?
         var buffer: [UInt8] = []
         for try await part in parts {

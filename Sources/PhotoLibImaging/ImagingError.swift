@@ -26,7 +26,7 @@ extension ImagingError {
     /// The kind of an ``ImagingError``.
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Wrapped: String, Sendable, Hashable {
-            case notJPEG, truncated, corrupt, tooLarge, unsupported, invalidArgument, internalError
+            case notJPEG, truncated, corrupt, tooLarge, unsupported, invalidArgument, internalError, cancelled
         }
 
         private let wrapped: Wrapped
@@ -49,6 +49,8 @@ extension ImagingError {
         public static let invalidArgument = Code(.invalidArgument)
         /// Out of memory or an unexpected library state; not the input's fault.
         public static let internalError = Code(.internalError)
+        /// The work was stopped through its ``RenderControl`` (the caller cancelled it).
+        public static let cancelled = Code(.cancelled)
 
         /// The code's name, e.g. `"truncated"`.
         public var description: String {

@@ -31,6 +31,7 @@ public final class SocketChannel: @unchecked Sendable {
     private var closed = false
     private var closeAfterFlush = false
     private var lingering = false
+    private var flushScheduled = false
     /// After the last bytes are sent, how long to wait for the peer's close before closing.
     public var lingerTimeout: Double = 2
     private var readBuffer = [UInt8](repeating: 0, count: 64 << 10)
@@ -74,6 +75,9 @@ public final class SocketChannel: @unchecked Sendable {
     }
 
     /// Queues bytes for sending.
+    ///
+    /// Writes are coalesced: bytes queued during one turn of ``queue`` go out in one `send`
+    /// at the end of it, so a call's frames (and several calls' frames) share syscalls.
     public func write(_ bytes: [UInt8]) {
         guard !closed, !closeAfterFlush, !bytes.isEmpty else { return }
         if outboundIndex == outbound.count {
@@ -82,7 +86,16 @@ public final class SocketChannel: @unchecked Sendable {
         } else {
             outbound.append(contentsOf: bytes)
         }
-        flush()
+        // Large buffers go out at once; small ones wait for the end of this queue turn.
+        if pendingWriteCount >= 256 << 10 {
+            flush()
+        } else if !flushScheduled && !writeSourceActive {
+            flushScheduled = true
+            queue.async { [self] in
+                flushScheduled = false
+                flush()
+            }
+        }
     }
 
     /// Closes after the queued bytes are sent (or the peer goes away).

@@ -24,12 +24,14 @@ public final class PhotoLibServer: @unchecked Sendable {
     private var isStopped = false
     private let logger: Logger
     private let maintenance: Maintenance
+    private let hub: ChangeHub
 
     /// Binds `endpoint` and prepares to serve `library`.
     public init(library: PhotoLibrary, endpoint: Endpoint, configuration: ServerConfiguration = ServerConfiguration(), logger: Logger) throws {
         self.logger = logger
         let service = PhotoLibraryService(library: library, configuration: configuration, logger: logger)
         self.maintenance = Maintenance(service: service, configuration: configuration, logger: logger)
+        self.hub = service.hub
         var router = RPCRouter()
         service.register(in: &router)
         self.core = ServerCore(
@@ -44,6 +46,7 @@ public final class PhotoLibServer: @unchecked Sendable {
 
     /// Starts accepting connections.
     public func start() {
+        hub.start()
         maintenance.start()
         queue.async {
             self.listener.start { [weak self] fd, peer in self?.accepted(fd: fd, peer: peer) }
@@ -68,6 +71,7 @@ public final class PhotoLibServer: @unchecked Sendable {
             self.logger.info("shutting down", metadata: ["connections": "\(self.connections.count)"])
             self.listener.stop()
             self.maintenance.stop()
+            self.hub.stop()
             for connection in self.connections.values { connection.beginGracefulShutdown() }
             self.queue.asyncAfter(deadline: .now() + self.core.configuration.shutdownGracePeriod) {
                 for connection in self.connections.values {

@@ -40,6 +40,11 @@ public struct ServerConfiguration: Sendable {
     /// How often trash, staged uploads and history are cleaned up (seconds).
     public var maintenanceInterval: Double = 3600
 
+    /// How often the change feed looks for transactions made by other processes (seconds).
+    public var changePollInterval: Double = 0.05
+    /// Notifications queued for one subscriber before its backlog becomes one resync.
+    public var maxQueuedNotifications: Int = 64
+
     /// The server's name in WELCOME.
     public var serverName: String = "photolibd/0.1.0"
 

@@ -15,6 +15,9 @@ extension PhotoLibCommand {
         @Option(name: .long, help: "Only assets in this album or smart album.")
         var album: String?
 
+        @Option(name: .long, help: "Only assets matching this predicate, e.g. 'isFavorite == true AND pixelWidth > 3000' (see docs/PREDICATES.md).")
+        var `where`: String?
+
         @Option(name: .long, help: "Thumbnails per row.")
         var columns: Int = 6
 
@@ -35,7 +38,7 @@ extension PhotoLibCommand {
 
         func run() async throws {
             let sheet = try await connection.withLibrary { library in
-                let options = FetchOptions(fetchLimit: limit)
+                let options = FetchOptions(predicate: `where`, fetchLimit: limit)
                 let result = if let album { try await library.fetchAssets(in: album, options: options) } else { try await library.fetchAssets(with: options) }
                 let assets = try await result.allObjects()
                 guard !assets.isEmpty else { throw CLIError("no assets to put on a contact sheet") }

@@ -14,6 +14,6 @@ struct PhotoLibCommand: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             Info.self, Albums.self, List.self, UploadCommand.self, Favorite.self, Hide.self, Delete.self, Restore.self,
-            Purge.self, SetDate.self, SetLocation.self, Album.self, Folder.self, Apply.self, Show.self,
+            Purge.self, SetDate.self, SetLocation.self, Album.self, Folder.self, Apply.self, Show.self, Token.self, Changes.self, Watch.self,
         ] + ImageCommands.all)
 }

@@ -58,6 +58,13 @@ typedef struct CPhotoLibExif_Info {
  */
 void CPhotoLibExif_read(const uint8_t *data, size_t size, CPhotoLibExif_Info *info);
 
+/*
+ * Finds the embedded thumbnail (IFD1's JPEGInterchangeFormat) of the first APP1 "Exif"
+ * segment. Returns 1 and sets *offset and *length to its byte range inside data[0..<size]
+ * when there is one that starts with a JPEG SOI marker; 0 otherwise. Never fails.
+ */
+int CPhotoLibExif_thumbnail(const uint8_t *data, size_t size, size_t *offset, size_t *length);
+
 #ifdef __cplusplus
 }
 #endif

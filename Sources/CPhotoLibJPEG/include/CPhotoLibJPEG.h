@@ -46,6 +46,9 @@ extern "C" {
 /* Out of memory or an unexpected library state. */
 #define CPhotoLibJPEG_INTERNAL 7
 
+/* The work was stopped through its CPhotoLibJPEG_Control (cancelled by the caller). */
+#define CPhotoLibJPEG_CANCELLED 8
+
 /* Size of the message buffers callers pass in (longer messages are truncated). */
 #define CPhotoLibJPEG_MESSAGE_CAPACITY 320
 
@@ -62,6 +65,31 @@ typedef struct CPhotoLibJPEG_Limits {
     /* Maximum number of scans (SOS markers); progressive files have ~10 normally. */
     uint32_t max_scans;
 } CPhotoLibJPEG_Limits;
+
+/* MARK: Control (cancellation and progress across threads) */
+
+/*
+ * Shared between the thread running a decode/encode and the threads that watch it:
+ * another thread may cancel the work, and read how far it got. The fields are plain
+ * integers accessed only through the functions below, which use atomic builtins
+ * (Swift does not import C11 _Atomic fields).
+ */
+typedef struct CPhotoLibJPEG_Control {
+    int32_t cancelled;
+    int32_t progress_permille;
+} CPhotoLibJPEG_Control;
+
+/* Allocates a zeroed control (NULL when out of memory). Free with CPhotoLibJPEG_control_free. */
+CPhotoLibJPEG_Control *CPhotoLibJPEG_control_new(void);
+/* Frees a control. NULL is allowed. */
+void CPhotoLibJPEG_control_free(CPhotoLibJPEG_Control *control);
+/* Asks the work to stop: it fails with CPhotoLibJPEG_CANCELLED at its next check
+ * (between scanline batches of the decode loop, between input rows, between encoded rows). */
+void CPhotoLibJPEG_control_cancel(CPhotoLibJPEG_Control *control);
+/* Non-zero once cancelled. */
+int32_t CPhotoLibJPEG_control_is_cancelled(const CPhotoLibJPEG_Control *control);
+/* Decode progress, 0...1000 (libjpeg's passes: input absorption, then output). */
+int32_t CPhotoLibJPEG_control_progress(const CPhotoLibJPEG_Control *control);
 
 /* MARK: Headers */
 
@@ -134,6 +162,40 @@ int CPhotoLibJPEG_decode(const uint8_t *data, size_t size,
                          CPhotoLibJPEG_Image *image,
                          char *message, size_t message_capacity);
 
+/* How CPhotoLibJPEG_decode_ex decodes. Zero-initialise, then set what you need. */
+typedef struct CPhotoLibJPEG_DecodeOptions {
+    /* DCT scale scale_num/8, 1...8. */
+    uint32_t scale_num;
+    /* A crop of the scaled output, in output pixels: only these rows and columns are kept
+     * (crop_width == 0: the whole image). Must lie inside the scaled output. */
+    uint32_t crop_x;
+    uint32_t crop_y;
+    uint32_t crop_width;
+    uint32_t crop_height;
+    /* Progressive streams only: stop reading input as soon as every component has its DC
+     * coefficients (the first scans), and output that early approximation (buffered-image
+     * mode). At scale 1/8 this is a complete 1/8 image for a fraction of the work; the rest
+     * of the file is not read, so damage after those scans is not detected.
+     * Ignored for sequential (baseline) streams. */
+    int32_t early_scan;
+    /* When non-NULL: polled for cancellation between scanline batches and input rows, and
+     * updated with progress. */
+    CPhotoLibJPEG_Control *control;
+} CPhotoLibJPEG_DecodeOptions;
+
+/*
+ * CPhotoLibJPEG_decode with options: DCT scale, crop, early progressive scan, cancellation.
+ * Output, limits and warnings-as-damage are as for CPhotoLibJPEG_decode. `used_early_scan`
+ * (may be NULL) is set to 1 when the early-scan approximation was returned.
+ */
+int CPhotoLibJPEG_decode_ex(const uint8_t *data, size_t size,
+                            const CPhotoLibJPEG_Limits *limits,
+                            const CPhotoLibJPEG_DecodeOptions *options,
+                            CPhotoLibJPEG_HeaderInfo *info,
+                            CPhotoLibJPEG_Image *image,
+                            int32_t *used_early_scan,
+                            char *message, size_t message_capacity);
+
 /*
  * The size libjpeg produces for a dimension at DCT scale scale_num/8:
  * ceil(dimension * scale_num / 8).
@@ -152,6 +214,33 @@ int CPhotoLibJPEG_encode(const CPhotoLibJPEG_Image *image, int quality,
                          uint8_t **output, size_t *output_size,
                          char *message, size_t message_capacity);
 
+/* How CPhotoLibJPEG_encode_ex encodes. Zero-initialise, then set what you need. */
+typedef struct CPhotoLibJPEG_EncodeOptions {
+    /* 1...100. */
+    int32_t quality;
+    /* Luma sampling factors for colour output: 1x1 = 4:4:4, 2x1 = 4:2:2, 2x2 = 4:2:0,
+     * 1x2 = 4:4:0. 0 (either) = 2x2. */
+    int32_t h_samp;
+    int32_t v_samp;
+    /* Non-zero: progressive (libjpeg's default scan script). */
+    int32_t progressive;
+    /* Restart interval in MCU rows (0: no restart markers). */
+    int32_t restart_rows;
+    /* For 4-component input: 0 = YCCK (the default, Adobe transform 2), 1 = plain CMYK
+     * (Adobe transform 0). Ignored otherwise. */
+    int32_t plain_cmyk;
+    /* Non-zero: optimised Huffman tables (one more pass; smaller files). */
+    int32_t optimize_coding;
+    /* When non-NULL: polled for cancellation every 16 rows. */
+    CPhotoLibJPEG_Control *control;
+} CPhotoLibJPEG_EncodeOptions;
+
+/* CPhotoLibJPEG_encode with options (sampling, progressive, restart markers, CMYK form). */
+int CPhotoLibJPEG_encode_ex(const CPhotoLibJPEG_Image *image,
+                            const CPhotoLibJPEG_EncodeOptions *options,
+                            uint8_t **output, size_t *output_size,
+                            char *message, size_t message_capacity);
+
 /* Frees a buffer returned by CPhotoLibJPEG_encode. NULL is allowed. */
 void CPhotoLibJPEG_buffer_free(uint8_t *buffer);
 
@@ -169,6 +258,23 @@ int CPhotoLibJPEG_resample(const CPhotoLibJPEG_Image *source,
                            uint64_t max_memory_bytes,
                            CPhotoLibJPEG_Image *destination,
                            char *message, size_t message_capacity);
+
+/*
+ * Copies the rectangle (x, y, width, height) of `source` into a new image `destination`
+ * (which must be zeroed). The rectangle must lie inside the source.
+ */
+int CPhotoLibJPEG_crop(const CPhotoLibJPEG_Image *source,
+                       uint32_t x, uint32_t y, uint32_t width, uint32_t height,
+                       CPhotoLibJPEG_Image *destination,
+                       char *message, size_t message_capacity);
+
+/*
+ * Pastes `source` into `destination` with its top-left corner at (x, y), clipping what
+ * falls outside. Gray sources are expanded into RGB destinations; components must
+ * otherwise match. Used to compose contact sheets.
+ */
+int CPhotoLibJPEG_paste(const CPhotoLibJPEG_Image *source, CPhotoLibJPEG_Image *destination,
+                        int32_t x, int32_t y, char *message, size_t message_capacity);
 
 /* MARK: Orientation */
 

@@ -256,7 +256,9 @@ struct  Photolib__V1__FetchOptions
    */
   char *predicate;
   /*
-   * Applied in order; the server always ends with local_identifier ascending as a tie-break.
+   * Applied in order; the server always ends with local_identifier as a tie-break, in the
+   * direction of the last descriptor (so a descending order is the exact reverse of the
+   * ascending one).
    * Empty: creation date ascending.
    */
   size_t n_sort_descriptors;

@@ -20,12 +20,14 @@ typedef struct Photolib__V1__RegisterFetchResult Photolib__V1__RegisterFetchResu
 typedef struct Photolib__V1__UnregisterFetchResult Photolib__V1__UnregisterFetchResult;
 typedef struct Photolib__V1__RegisterObjects Photolib__V1__RegisterObjects;
 typedef struct Photolib__V1__UnregisterObjects Photolib__V1__UnregisterObjects;
+typedef struct Photolib__V1__ResumeFrom Photolib__V1__ResumeFrom;
 typedef struct Photolib__V1__SubscriptionRequest Photolib__V1__SubscriptionRequest;
 typedef struct Photolib__V1__IndexMove Photolib__V1__IndexMove;
 typedef struct Photolib__V1__FetchResultChangeDetails Photolib__V1__FetchResultChangeDetails;
 typedef struct Photolib__V1__ObjectChangeDetails Photolib__V1__ObjectChangeDetails;
 typedef struct Photolib__V1__ChangeNotification Photolib__V1__ChangeNotification;
 typedef struct Photolib__V1__SubscriptionEvent Photolib__V1__SubscriptionEvent;
+typedef struct Photolib__V1__RegisteredFetch Photolib__V1__RegisteredFetch;
 typedef struct Photolib__V1__PersistentChangesRequest Photolib__V1__PersistentChangesRequest;
 typedef struct Photolib__V1__PersistentObjectChanges Photolib__V1__PersistentObjectChanges;
 typedef struct Photolib__V1__PersistentChange Photolib__V1__PersistentChange;
@@ -85,12 +87,29 @@ struct  Photolib__V1__UnregisterObjects
     , 0,NULL }
 
 
+/*
+ * Resumes a subscription: the server first sends a notification for every transaction
+ * committed after since_token (from persistent history), then live ones, with no gap and no
+ * duplicate. Must be the first request of the call, if sent at all.
+ */
+struct  Photolib__V1__ResumeFrom
+{
+  ProtobufCMessage base;
+  char *since_token;
+};
+#define PHOTOLIB__V1__RESUME_FROM__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&photolib__v1__resume_from__descriptor) \
+    , (char *)protobuf_c_empty_string }
+
+
 typedef enum {
   PHOTOLIB__V1__SUBSCRIPTION_REQUEST__REQUEST__NOT_SET = 0,
   PHOTOLIB__V1__SUBSCRIPTION_REQUEST__REQUEST_REGISTER_FETCH_RESULT = 1,
   PHOTOLIB__V1__SUBSCRIPTION_REQUEST__REQUEST_UNREGISTER_FETCH_RESULT = 2,
   PHOTOLIB__V1__SUBSCRIPTION_REQUEST__REQUEST_REGISTER_OBJECTS = 3,
-  PHOTOLIB__V1__SUBSCRIPTION_REQUEST__REQUEST_UNREGISTER_OBJECTS = 4
+  PHOTOLIB__V1__SUBSCRIPTION_REQUEST__REQUEST_UNREGISTER_OBJECTS = 4,
+  PHOTOLIB__V1__SUBSCRIPTION_REQUEST__REQUEST_REGISTER_FETCH = 5,
+  PHOTOLIB__V1__SUBSCRIPTION_REQUEST__REQUEST_RESUME = 6
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(PHOTOLIB__V1__SUBSCRIPTION_REQUEST__REQUEST__CASE)
 } Photolib__V1__SubscriptionRequest__RequestCase;
 
@@ -102,10 +121,19 @@ struct  Photolib__V1__SubscriptionRequest
   ProtobufCMessage base;
   Photolib__V1__SubscriptionRequest__RequestCase request_case;
   union {
+    /*
+     * Registers a snapshot fetched earlier on this connection.
+     */
     Photolib__V1__RegisterFetchResult *register_fetch_result;
     Photolib__V1__UnregisterFetchResult *unregister_fetch_result;
     Photolib__V1__RegisterObjects *register_objects;
     Photolib__V1__UnregisterObjects *unregister_objects;
+    /*
+     * Fetches and registers in one step; the server answers with
+     * SubscriptionEvent.registered_fetch_result (the snapshot, to be unregistered by its id).
+     */
+    Photolib__V1__FetchAssetsRequest *register_fetch;
+    Photolib__V1__ResumeFrom *resume;
   };
 };
 #define PHOTOLIB__V1__SUBSCRIPTION_REQUEST__INIT \
@@ -192,7 +220,10 @@ struct  Photolib__V1__ObjectChangeDetails
 
 
 /*
- * PHChange: everything one committed transaction changed for this subscriber.
+ * PHChange: everything one or more committed transactions changed for this subscriber.
+ * It covers the transactions after since_token up to and including change_token (usually
+ * one; several when other processes committed in quick succession). Notifications arrive in
+ * token order, each since_token equal to the previous change_token, so a gap is visible.
  */
 struct  Photolib__V1__ChangeNotification
 {
@@ -202,21 +233,23 @@ struct  Photolib__V1__ChangeNotification
   Photolib__V1__FetchResultChangeDetails **fetch_result_changes;
   size_t n_object_changes;
   Photolib__V1__ObjectChangeDetails **object_changes;
+  char *since_token;
 };
 #define PHOTOLIB__V1__CHANGE_NOTIFICATION__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&photolib__v1__change_notification__descriptor) \
-    , (char *)protobuf_c_empty_string, 0,NULL, 0,NULL }
+    , (char *)protobuf_c_empty_string, 0,NULL, 0,NULL, (char *)protobuf_c_empty_string }
 
 
 typedef enum {
   PHOTOLIB__V1__SUBSCRIPTION_EVENT__EVENT__NOT_SET = 0,
   PHOTOLIB__V1__SUBSCRIPTION_EVENT__EVENT_REGISTERED_AT_TOKEN = 1,
-  PHOTOLIB__V1__SUBSCRIPTION_EVENT__EVENT_CHANGE = 2
+  PHOTOLIB__V1__SUBSCRIPTION_EVENT__EVENT_CHANGE = 2,
+  PHOTOLIB__V1__SUBSCRIPTION_EVENT__EVENT_REGISTERED_FETCH_RESULT = 3
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(PHOTOLIB__V1__SUBSCRIPTION_EVENT__EVENT__CASE)
 } Photolib__V1__SubscriptionEvent__EventCase;
 
 /*
- * Server-to-client messages of Subscribe: an acknowledgement per request, then notifications.
+ * Server-to-client messages of Subscribe.
  */
 struct  Photolib__V1__SubscriptionEvent
 {
@@ -224,15 +257,31 @@ struct  Photolib__V1__SubscriptionEvent
   Photolib__V1__SubscriptionEvent__EventCase event_case;
   union {
     /*
-     * Sent once registration requests are applied; carries the current token.
+     * Acknowledges a request (other than register_fetch); carries the token the
+     * registration is current at: later notifications are relative to it.
      */
     char *registered_at_token;
     Photolib__V1__ChangeNotification *change;
+    /*
+     * Answers register_fetch: the registered snapshot, current at registered_token.
+     */
+    Photolib__V1__RegisteredFetch *registered_fetch_result;
   };
 };
 #define PHOTOLIB__V1__SUBSCRIPTION_EVENT__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&photolib__v1__subscription_event__descriptor) \
     , PHOTOLIB__V1__SUBSCRIPTION_EVENT__EVENT__NOT_SET, {0} }
+
+
+struct  Photolib__V1__RegisteredFetch
+{
+  ProtobufCMessage base;
+  Photolib__V1__FetchResultSnapshot *snapshot;
+  char *registered_token;
+};
+#define PHOTOLIB__V1__REGISTERED_FETCH__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&photolib__v1__registered_fetch__descriptor) \
+    , NULL, (char *)protobuf_c_empty_string }
 
 
 /*
@@ -386,6 +435,25 @@ Photolib__V1__UnregisterObjects *
 void   photolib__v1__unregister_objects__free_unpacked
                      (Photolib__V1__UnregisterObjects *message,
                       ProtobufCAllocator *allocator);
+/* Photolib__V1__ResumeFrom methods */
+void   photolib__v1__resume_from__init
+                     (Photolib__V1__ResumeFrom         *message);
+size_t photolib__v1__resume_from__get_packed_size
+                     (const Photolib__V1__ResumeFrom   *message);
+size_t photolib__v1__resume_from__pack
+                     (const Photolib__V1__ResumeFrom   *message,
+                      uint8_t             *out);
+size_t photolib__v1__resume_from__pack_to_buffer
+                     (const Photolib__V1__ResumeFrom   *message,
+                      ProtobufCBuffer     *buffer);
+Photolib__V1__ResumeFrom *
+       photolib__v1__resume_from__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   photolib__v1__resume_from__free_unpacked
+                     (Photolib__V1__ResumeFrom *message,
+                      ProtobufCAllocator *allocator);
 /* Photolib__V1__SubscriptionRequest methods */
 void   photolib__v1__subscription_request__init
                      (Photolib__V1__SubscriptionRequest         *message);
@@ -500,6 +568,25 @@ Photolib__V1__SubscriptionEvent *
 void   photolib__v1__subscription_event__free_unpacked
                      (Photolib__V1__SubscriptionEvent *message,
                       ProtobufCAllocator *allocator);
+/* Photolib__V1__RegisteredFetch methods */
+void   photolib__v1__registered_fetch__init
+                     (Photolib__V1__RegisteredFetch         *message);
+size_t photolib__v1__registered_fetch__get_packed_size
+                     (const Photolib__V1__RegisteredFetch   *message);
+size_t photolib__v1__registered_fetch__pack
+                     (const Photolib__V1__RegisteredFetch   *message,
+                      uint8_t             *out);
+size_t photolib__v1__registered_fetch__pack_to_buffer
+                     (const Photolib__V1__RegisteredFetch   *message,
+                      ProtobufCBuffer     *buffer);
+Photolib__V1__RegisteredFetch *
+       photolib__v1__registered_fetch__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   photolib__v1__registered_fetch__free_unpacked
+                     (Photolib__V1__RegisteredFetch *message,
+                      ProtobufCAllocator *allocator);
 /* Photolib__V1__PersistentChangesRequest methods */
 void   photolib__v1__persistent_changes_request__init
                      (Photolib__V1__PersistentChangesRequest         *message);
@@ -590,6 +677,9 @@ typedef void (*Photolib__V1__RegisterObjects_Closure)
 typedef void (*Photolib__V1__UnregisterObjects_Closure)
                  (const Photolib__V1__UnregisterObjects *message,
                   void *closure_data);
+typedef void (*Photolib__V1__ResumeFrom_Closure)
+                 (const Photolib__V1__ResumeFrom *message,
+                  void *closure_data);
 typedef void (*Photolib__V1__SubscriptionRequest_Closure)
                  (const Photolib__V1__SubscriptionRequest *message,
                   void *closure_data);
@@ -607,6 +697,9 @@ typedef void (*Photolib__V1__ChangeNotification_Closure)
                   void *closure_data);
 typedef void (*Photolib__V1__SubscriptionEvent_Closure)
                  (const Photolib__V1__SubscriptionEvent *message,
+                  void *closure_data);
+typedef void (*Photolib__V1__RegisteredFetch_Closure)
+                 (const Photolib__V1__RegisteredFetch *message,
                   void *closure_data);
 typedef void (*Photolib__V1__PersistentChangesRequest_Closure)
                  (const Photolib__V1__PersistentChangesRequest *message,
@@ -630,12 +723,14 @@ extern const ProtobufCMessageDescriptor photolib__v1__register_fetch_result__des
 extern const ProtobufCMessageDescriptor photolib__v1__unregister_fetch_result__descriptor;
 extern const ProtobufCMessageDescriptor photolib__v1__register_objects__descriptor;
 extern const ProtobufCMessageDescriptor photolib__v1__unregister_objects__descriptor;
+extern const ProtobufCMessageDescriptor photolib__v1__resume_from__descriptor;
 extern const ProtobufCMessageDescriptor photolib__v1__subscription_request__descriptor;
 extern const ProtobufCMessageDescriptor photolib__v1__index_move__descriptor;
 extern const ProtobufCMessageDescriptor photolib__v1__fetch_result_change_details__descriptor;
 extern const ProtobufCMessageDescriptor photolib__v1__object_change_details__descriptor;
 extern const ProtobufCMessageDescriptor photolib__v1__change_notification__descriptor;
 extern const ProtobufCMessageDescriptor photolib__v1__subscription_event__descriptor;
+extern const ProtobufCMessageDescriptor photolib__v1__registered_fetch__descriptor;
 extern const ProtobufCMessageDescriptor photolib__v1__persistent_changes_request__descriptor;
 extern const ProtobufCMessageDescriptor photolib__v1__persistent_object_changes__descriptor;
 extern const ProtobufCMessageDescriptor photolib__v1__persistent_change__descriptor;

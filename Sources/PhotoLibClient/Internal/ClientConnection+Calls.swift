@@ -95,3 +95,50 @@ extension ClientConnection {
         return response
     }
 }
+
+extension ClientConnection {
+    /// A bidirectional call: returns its stream id (for ``send(_:stream:endStream:)``) and the
+    /// response messages. Credit for a response goes back when `consumed` is called for it.
+    func bidirectional(_ method: MethodDescriptor) async throws -> (UInt32, AsyncThrowingStream<[UInt8], any Error>) {
+        try await startCall(method, requests: [], endStream: false, timeout: nil)
+    }
+}
+
+/// The responses of a server-streaming call, decoded as the caller iterates: no
+/// intermediate buffer and no polling. Each message's flow-control credit goes back to the
+/// server when the caller takes it, so a slow reader still slows the server down (the
+/// connection's receive windows bound what is buffered). Dropping the sequence before its
+/// end cancels the call.
+struct ServerStreamResponses<Response: WireMessage>: AsyncSequence {
+    typealias Element = Response
+    let id: UInt32
+    let connection: ClientConnection
+    let payloads: AsyncThrowingStream<[UInt8], any Error>
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        let id: UInt32
+        let connection: ClientConnection
+        var payloads: AsyncThrowingStream<[UInt8], any Error>.AsyncIterator
+
+        mutating func next() async throws -> Response? {
+            guard let payload = try await payloads.next() else { return nil }
+            connection.consumed(payload.count, stream: id)
+            return try Response(decoding: payload)
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(id: id, connection: connection, payloads: payloads.makeAsyncIterator())
+    }
+}
+
+extension ClientConnection {
+    /// A server-streaming call whose responses are decoded as the caller iterates (see
+    /// ``ServerStreamResponses``); for hot paths such as image requests.
+    func serverStreamingDirect<Request: WireMessage, Response: WireMessage>(
+        _ method: MethodDescriptor, _ request: Request, responseType: Response.Type, timeout: Double? = nil
+    ) async throws -> ServerStreamResponses<Response> {
+        let (id, payloads) = try await startCall(method, requests: [request.encoded()], endStream: true, timeout: timeout)
+        return ServerStreamResponses(id: id, connection: self, payloads: payloads)
+    }
+}

@@ -36,6 +36,7 @@ enum LibJPEG {
         case CPhotoLibJPEG_TOO_LARGE: .tooLarge
         case CPhotoLibJPEG_UNSUPPORTED: .unsupported
         case CPhotoLibJPEG_INVALID_ARGUMENT: .invalidArgument
+        case CPhotoLibJPEG_CANCELLED: .cancelled
         default: .internalError
         }
     }
@@ -96,6 +97,87 @@ enum LibJPEG {
             }
         }
         return (Header(info), keepPixels ? PixelBuffer(taking: image) : nil)
+    }
+
+    /// Decodes with the shim's options: DCT scale, a crop of the scaled output (in scaled
+    /// pixels), the early progressive scan, and a control for cancellation and progress.
+    /// Returns the pixels and whether the early-scan approximation was used.
+    ///
+    /// Related libjpeg documentation: libjpeg.txt, "Buffered-image mode", "Progress monitoring".
+    static func decode(
+        _ data: [UInt8], scale: Int, crop: PixelRect?, earlyScan: Bool, limits: ImagingLimits,
+        control: RenderControl?
+    ) throws(ImagingError) -> (header: Header, pixels: PixelBuffer, usedEarlyScan: Bool) {
+        var cLimits = try cLimits(limits)
+        var info = CPhotoLibJPEG_HeaderInfo()
+        var image = CPhotoLibJPEG_Image()
+        var options = CPhotoLibJPEG_DecodeOptions()
+        options.scale_num = UInt32(clamping: scale)
+        if let crop {
+            options.crop_x = UInt32(clamping: crop.x)
+            options.crop_y = UInt32(clamping: crop.y)
+            options.crop_width = UInt32(clamping: crop.width)
+            options.crop_height = UInt32(clamping: crop.height)
+        }
+        options.early_scan = earlyScan ? 1 : 0
+        options.control = control?.pointer
+        var early: Int32 = 0
+        try call { message, capacity in
+            data.withUnsafeBufferPointer { input in
+                CPhotoLibJPEG_decode_ex(
+                    input.baseAddress, input.count, &cLimits, &options, &info, &image, &early, message, capacity)
+            }
+        }
+        return (Header(info), PixelBuffer(taking: image), early != 0)
+    }
+
+    /// Copies a rectangle of `source` into a new buffer.
+    static func crop(_ source: PixelBuffer, _ rect: PixelRect) throws(ImagingError) -> PixelBuffer {
+        var output = CPhotoLibJPEG_Image()
+        try call { message, capacity in
+            CPhotoLibJPEG_crop(
+                &source.image, UInt32(clamping: rect.x), UInt32(clamping: rect.y), UInt32(clamping: rect.width),
+                UInt32(clamping: rect.height), &output, message, capacity)
+        }
+        return PixelBuffer(taking: output)
+    }
+
+    /// Pastes `source` into `destination` at (x, y), clipped.
+    static func paste(_ source: PixelBuffer, into destination: PixelBuffer, x: Int, y: Int) throws(ImagingError) {
+        try call { message, capacity in
+            CPhotoLibJPEG_paste(&source.image, &destination.image, Int32(clamping: x), Int32(clamping: y), message, capacity)
+        }
+    }
+
+    /// Encodes with explicit options (sampling, progressive, restart interval, CMYK form).
+    ///
+    /// Related libjpeg documentation: libjpeg.txt, "Compression parameter selection"
+    /// (jpeg_simple_progression, restart_in_rows, jpeg_set_colorspace).
+    static func encode(
+        _ source: PixelBuffer, options: JPEGEncodeOptions, control: RenderControl?
+    ) throws(ImagingError) -> [UInt8] {
+        var cOptions = CPhotoLibJPEG_EncodeOptions()
+        cOptions.quality = Int32(clamping: options.quality)
+        switch options.chromaSubsampling {
+        case .none: (cOptions.h_samp, cOptions.v_samp) = (1, 1)
+        case .horizontal: (cOptions.h_samp, cOptions.v_samp) = (2, 1)
+        case .both: (cOptions.h_samp, cOptions.v_samp) = (2, 2)
+        }
+        cOptions.progressive = options.progressive ? 1 : 0
+        cOptions.restart_rows = Int32(clamping: options.restartIntervalRows)
+        cOptions.plain_cmyk = options.plainCMYK ? 1 : 0
+        cOptions.optimize_coding = options.optimizeCoding ? 1 : 0
+        cOptions.control = control?.pointer
+        var output: UnsafeMutablePointer<UInt8>? = nil
+        var size = 0
+        try call { message, capacity in
+            CPhotoLibJPEG_encode_ex(&source.image, &cOptions, &output, &size, message, capacity)
+        }
+        defer { CPhotoLibJPEG_buffer_free(output) }
+        guard let output, size > 0 else {
+            throw ImagingError(code: .internalError, message: "JPEG encoder produced no bytes")
+        }
+        return Array(UnsafeBufferPointer(start: output, count: size))
     }
 
     /// The size libjpeg produces for `dimension` at DCT scale `scale`/8.

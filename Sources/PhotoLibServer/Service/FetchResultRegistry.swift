@@ -5,8 +5,8 @@ import PhotoLibCore
 public final class FetchResultRegistry: @unchecked Sendable {
     /// What a snapshot holds.
     enum Contents {
-        /// Asset identifiers, in fetch order.
-        case assets([String])
+        /// Assets, in fetch order.
+        case assets(any AssetListing)
         /// Collections as they were at fetch time.
         case collections([AssetCollection])
         /// Folders as they were at fetch time.
@@ -15,7 +15,7 @@ public final class FetchResultRegistry: @unchecked Sendable {
         /// How many objects.
         var count: Int {
             switch self {
-            case .assets(let ids): return ids.count
+            case .assets(let listing): return listing.count
             case .collections(let collections): return collections.count
             case .collectionLists(let lists): return lists.count
             }

@@ -64,5 +64,6 @@ extension PhotoLibraryService {
     /// Hook for every transaction this server commits (the change feed listens here).
     func changesCommitted(_ result: ChangeResult) {
         logger.debug("committed", metadata: ["change.token": "\(result.token)", "objects": "\(result.changes.count)"])
+        hub.committed()
     }
 }

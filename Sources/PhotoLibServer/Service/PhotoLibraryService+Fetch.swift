@@ -22,7 +22,7 @@ extension PhotoLibraryService {
         var query = try AssetQuery.from(options: request.options, collection: request.collectionIdentifier, mediaType: request.mediaTypes.first)
         if !request.localIdentifiers.isEmpty { query.identifiers = request.localIdentifiers }
         let identifiers = try library.fetchAssetIdentifiers(query)
-        let (id, expiresAt) = call.session.fetchResults.add(.assets(identifiers))
+        let (id, expiresAt) = call.session.fetchResults.add(.assets(StaticAssetListing(identifiers: identifiers, query: query)))
         let prefetch = try library.assets(withIdentifiers: Array(identifiers.prefix(min(max(0, request.prefetchCount), Self.maxPageLength))))
         let message = Self.fitting(prefetch, within: call.session.maxResponseSize) { objects in
             FetchResultSnapshot(fetchResultID: id, objectType: .asset, count: identifiers.count, expiresAt: expiresAt, prefetched: .assets(objects))
@@ -98,8 +98,8 @@ extension PhotoLibraryService {
         let length = min(max(0, request.length), Self.maxPageLength, count - request.offset)
         let range = request.offset..<(request.offset + length)
         switch contents {
-        case .assets(let ids):
-            let slice = Array(ids[range])
+        case .assets(let listing):
+            let slice = try listing.identifiers(in: range)
             let objects = request.identifiersOnly ? [] : try library.assets(withIdentifiers: slice)
             let byIdentifier = Dictionary(objects.map { ($0.localIdentifier, $0) }, uniquingKeysWith: { first, _ in first })
             try await call.send(Self.fitting(slice, within: call.session.maxResponseSize) { part in
@@ -134,7 +134,7 @@ extension PhotoLibraryService {
         let request = try await call.singleRequest(FetchResultIndexRequest.self)
         let index: Int?
         switch try call.session.fetchResults.use(request.fetchResultID) {
-        case .assets(let ids): index = ids.firstIndex(of: request.localIdentifier)
+        case .assets(let listing): index = try listing.index(of: request.localIdentifier)
         case .collections(let collections): index = collections.firstIndex { $0.localIdentifier == request.localIdentifier }
         case .collectionLists(let lists): index = lists.firstIndex { $0.localIdentifier == request.localIdentifier }
         }

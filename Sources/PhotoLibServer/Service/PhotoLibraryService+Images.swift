@@ -1,70 +1,251 @@
 import Foundation
+import Logging
 import PhotoLibCore
 import PhotoLibImaging
 import PhotoLibStore
 import PhotoLibWire
 
 extension PhotoLibraryService {
-    /// Registers the image, caching and resource methods.
+    /// Registers the image, caching and resource methods. Their shared state (the image
+    /// caches and the pre-render bookkeeping) is created here and captured by the handlers.
     func registerImageRoutes(in router: inout RPCRouter) {
-        router.register(PhotoLibraryMethods.requestImage) { [self] call in try await requestImage(call) }
+        let cache = ImageCache(directory: library.directory, configuration: configuration, logger: logger)
+        router.register(PhotoLibraryMethods.requestImage) { [self] call in try await requestImage(call, cache: cache) }
         router.register(PhotoLibraryMethods.cancelImageRequest) { [self] call in try await cancelImageRequest(call) }
+        registerCachingRoutes(in: &router, cache: cache)
+        registerResourceRoutes(in: &router)
     }
 
-    func requestImage(_ call: ServerCall) async throws {
-        let request = try await call.singleRequest(ImageRequest.self)
-        try LocalIdentifier.validate(request.assetIdentifier)
-        let target = request.targetSize
+    /// JPEG quality of final renders.
+    static let renderQuality = 85
+
+    /// One image request after validation: what to render and how to find it in the caches.
+    struct ImageJob: Sendable {
+        var assetIdentifier: String
+        var source: ImageSource
+        var render: RenderRequest
+        var key: ImageCacheKey
+        var version: ImageVersion
+        /// The file the pixels come from.
+        var path: String {
+            version == .current ? source.current.path : source.original.path
+        }
+    }
+
+    /// Checks a request's size, crop and version and finds the asset's files; shared by
+    /// `RequestImage` and the pre-renders of `StartCachingImages`.
+    func imageJob(
+        assetIdentifier: String, targetSize: PixelSize, contentMode: ContentMode, resizeMode: ResizeMode,
+        version: ImageVersion, crop: NormalizedRect?
+    ) throws(PhotoLibError) -> ImageJob {
+        try LocalIdentifier.validate(assetIdentifier)
         let maxSide = configuration.maxImageDimension
-        guard target.width >= 0, target.height >= 0, target.width <= maxSide, target.height <= maxSide,
-            (target.width == 0) == (target.height == 0)
+        guard targetSize.width >= 0, targetSize.height >= 0, targetSize.width <= maxSide, targetSize.height <= maxSide,
+            (targetSize.width == 0) == (targetSize.height == 0)
         else {
-            throw PhotoLibError(.invalidArgument, "target size \(target.width)x\(target.height) is invalid: both sides 1…\(maxSide), or 0x0 for the maximum size")
+            throw PhotoLibError(.invalidArgument, "target size \(targetSize.width)x\(targetSize.height) is invalid: both sides 1…\(maxSide), or 0x0 for the maximum size")
         }
-        if request.options.normalizedCropRect != nil {
-            throw PhotoLibError(.unimplemented, "normalizedCropRect is not built in this server yet; request the whole image")
+        var unitCrop: UnitRect?
+        if let crop {
+            let rect = UnitRect(x: crop.x, y: crop.y, width: crop.width, height: crop.height)
+            do throws(ImagingError) { try rect.validate() } catch { throw PhotoLibError(.invalidArgument, "normalizedCropRect: \(error.message)") }
+            unitCrop = rect == .unit ? nil : rect
         }
+        let source = try library.imageSource(forAsset: assetIdentifier)
+        let render = RenderRequest(
+            targetWidth: targetSize.width, targetHeight: targetSize.height,
+            contentMode: contentMode == .aspectFill ? .aspectFill : .aspectFit,
+            resizeMode: {
+                switch resizeMode {
+                case .none: RenderResizeMode.none
+                case .fast: .fast
+                case .exact: .exact
+                }
+            }(), crop: unitCrop, quality: Self.renderQuality)
+        // No edits exist yet: current, unadjusted and original render the same file unless
+        // the asset has a fullSizePhoto; the key keeps them apart anyway.
+        let contentVersion = version == .current ? source.contentVersion : source.original.sha256 + "|" + source.contentVersion
+        let key = ImageCacheKey(
+            assetIdentifier: assetIdentifier, contentVersion: contentVersion, targetWidth: targetSize.width,
+            targetHeight: targetSize.height, contentMode: contentMode, resizeMode: resizeMode, version: version,
+            crop: unitCrop.map { NormalizedRect(x: $0.x, y: $0.y, width: $0.width, height: $0.height) }, variant: .final)
+        return ImageJob(assetIdentifier: assetIdentifier, source: source, render: render, key: key, version: version)
+    }
+
+    func requestImage(_ call: ServerCall, cache: ImageCache) async throws {
+        let request = try await call.singleRequest(ImageRequest.self)
         if request.bypassCache && !call.session.isOwner {
             throw PhotoLibError(.permissionDenied, "bypassCache is for the library owner only")
         }
-        guard let asset = try library.asset(withIdentifier: request.assetIdentifier) else {
-            throw PhotoLibError(.notFound, "no asset has the identifier \(request.assetIdentifier)")
-        }
+        let job = try imageJob(
+            assetIdentifier: request.assetIdentifier, targetSize: request.targetSize, contentMode: request.contentMode,
+            resizeMode: request.options.resizeMode, version: request.options.version, crop: request.options.normalizedCropRect)
+        cache.memory.noteContentVersion(asset: job.assetIdentifier, version: job.key.contentVersion)
+        let control = RenderControl()
         if request.requestID != 0 {
-            guard call.session.registerImageRequest(request.requestID, cancel: { call.cancelByServer("image request \(request.requestID) was cancelled") }) else {
+            let registered = call.session.registerImageRequest(request.requestID) {
+                control.cancel()
+                call.cancelByServer("image request \(request.requestID) was cancelled by CancelImageRequest")
+            }
+            guard registered else {
                 throw PhotoLibError(.alreadyExists, "image request id \(request.requestID) is already in use on this connection")
             }
         }
         defer { if request.requestID != 0 { call.session.unregisterImageRequest(request.requestID) } }
-
+        var logger = self.logger
+        logger[metadataKey: "asset.id"] = "\(job.assetIdentifier)"
+        logger[metadataKey: "request.id"] = "\(request.requestID)"
+        let sender = ImageSender(call: call, wantsProgress: request.wantsProgress)
         if request.wantsProgress { try await call.send(ImageResponse.progress(0)) }
-        let path = try library.originalFilePath(forAsset: asset.localIdentifier)
-        let useFullSize = request.options.resizeMode == .none || (target.width == 0 && target.height == 0)
-        let width = useFullSize ? asset.pixelWidth : target.width
-        let height = useFullSize ? asset.pixelHeight : target.height
-        let mode: ImageContentMode = request.contentMode == .aspectFill ? .aspectFill : .aspectFit
-        let rendered = try await renderer.run { () throws -> RenderedImage in
-            guard let data = FileManager.default.contents(atPath: path) else {
-                throw PhotoLibError(.dataLoss, "the original of \(asset.localIdentifier) is missing from the library (\(path))")
+
+        // The original file as it is: version original, maximum size, no resize, no crop.
+        if request.options.version == .original && request.targetSize == .maximum && request.options.resizeMode == .none && job.render.crop == nil {
+            let bytes = try await renderer.run(control: control) { () throws -> CachedImage in
+                let data = try Self.readFile(job.source.original.path, asset: job.assetIdentifier)
+                do throws(ImagingError) {
+                    let info = try JPEGInspector.inspect(data)
+                    return CachedImage(jpeg: data, width: info.pixelWidth, height: info.pixelHeight, degraded: false)
+                } catch {
+                    throw Self.photoLibError(error, asset: job.assetIdentifier)
+                }
             }
-            do throws(ImagingError) {
-                return try JPEGRenderer.render([UInt8](data), targetWidth: max(1, width), targetHeight: max(1, height), contentMode: mode)
-            } catch {
-                throw Self.photoLibError(error, asset: asset.localIdentifier)
+            try await sender.deliver(bytes, index: 0, isFinal: true)
+            return
+        }
+
+        let useCache = !request.bypassCache
+        if useCache, let hit = cache.lookup(job.key) {
+            try await sender.deliver(hit, index: 0, isFinal: true)
+            return
+        }
+        var index = 0
+        switch request.options.deliveryMode {
+        case .highQualityFormat:
+            break
+        case .fastFormat:
+            // The cheapest acceptable image: a degraded one when it is at least half the final size.
+            if let degraded = try await degradedImage(job, cache: cache, useCache: useCache, minimumFraction: 0.5, control: control, logger: logger, sender: sender) {
+                try await sender.deliver(degraded, index: 0, isFinal: true)
+                return
+            }
+        case .opportunistic:
+            if let degraded = try await degradedImage(job, cache: cache, useCache: useCache, minimumFraction: 0, control: control, logger: logger, sender: sender) {
+                try await sender.deliver(degraded, index: 0, isFinal: false)
+                index = 1
             }
         }
-        try Task.checkCancellation()
-        if request.wantsProgress { try await call.send(ImageResponse.progress(1)) }
-        try await call.send(ImageResponse.start(ImageStart(
-            width: rendered.width, height: rendered.height, byteCount: rendered.jpeg.count, degraded: false, imageIndex: 0)))
-        var offset = 0
-        while offset < rendered.jpeg.count {
-            try Task.checkCancellation()
-            let end = min(offset + WireLimits.chunkSize, rendered.jpeg.count)
-            try await call.send(ImageResponse.chunk(offset: offset, data: Array(rendered.jpeg[offset..<end])))
-            offset = end
+        let final = try await render(job, degraded: false, control: control, logger: logger, cache: cache, sender: sender)
+        if useCache { cache.store(job.key, final) }
+        try await sender.deliver(final, index: index, isFinal: true)
+    }
+
+    /// The degraded image of `job`: a cached one, a smaller cached final render, or a
+    /// degraded render (EXIF thumbnail, early progressive scan, 1/8 decode) at least
+    /// `minimumFraction` of the final size on each side; `nil` when nothing qualifies or
+    /// nothing is cheaper than the final image.
+    private func degradedImage(
+        _ job: ImageJob, cache: ImageCache, useCache: Bool, minimumFraction: Double, control: RenderControl,
+        logger: Logger, sender: ImageSender
+    ) async throws -> CachedImage? {
+        let key = job.key.with(.degraded)
+        if useCache {
+            if let hit = cache.lookup(key) { return hit }
+            if minimumFraction == 0 {
+                let bound = job.render.isMaximumSize ? Int.max : max(job.render.targetWidth, job.render.targetHeight)
+                if let smaller = cache.memory.smallerRender(like: job.key, width: bound, height: bound) {
+                    return CachedImage(jpeg: smaller.jpeg, width: smaller.width, height: smaller.height, degraded: true)
+                }
+            }
         }
-        try await call.send(ImageResponse.end(imageIndex: 0, isFinal: true))
+        let result = try await renderTracked(
+            job, degraded: true, minimumFraction: minimumFraction, control: control, logger: logger, cache: cache, sender: sender)
+        guard let degraded = result ?? nil else { return nil }
+        if useCache { cache.store(key, degraded) }
+        return degraded
+    }
+
+    private func render(
+        _ job: ImageJob, degraded: Bool, control: RenderControl, logger: Logger, cache: ImageCache, sender: ImageSender
+    ) async throws -> CachedImage {
+        let result = try await renderTracked(job, degraded: false, minimumFraction: 0, control: control, logger: logger, cache: cache, sender: sender)
+        guard let image = result ?? nil else {
+            throw PhotoLibError(.internalError, "the renderer returned no image for \(job.assetIdentifier)")
+        }
+        return image
+    }
+
+    /// Renders on the pool with progress reports, counting and logging the outcome.
+    private func renderTracked(
+        _ job: ImageJob, degraded: Bool, minimumFraction: Double, control: RenderControl, logger: Logger, cache: ImageCache,
+        sender: ImageSender
+    ) async throws -> CachedImage?? {
+        cache.counters.add(\.rendersStarted)
+        let started = DispatchTime.now()
+        let progressTask = sender.wantsProgress && !degraded ? Task { await sender.reportProgress(of: control) } : nil
+        defer { progressTask?.cancel() }
+        do {
+            let image = try await renderer.run(control: control) { () throws -> CachedImage? in
+                let data = try Self.readFile(job.path, asset: job.assetIdentifier)
+                do throws(ImagingError) {
+                    if degraded {
+                        guard let result = try JPEGRenderer.renderDegraded(data, request: job.render, control: control) else { return nil }
+                        if minimumFraction > 0 {
+                            let plan = try JPEGRenderer.plan(data, request: job.render)
+                            guard Double(result.image.width) >= Double(plan.outputWidth) * minimumFraction,
+                                Double(result.image.height) >= Double(plan.outputHeight) * minimumFraction
+                            else { return nil }
+                        }
+                        return CachedImage(jpeg: result.image.jpeg, width: result.image.width, height: result.image.height, degraded: true)
+                    }
+                    let result = try JPEGRenderer.render(data, request: job.render, control: control)
+                    return CachedImage(jpeg: result.jpeg, width: result.width, height: result.height, degraded: false)
+                } catch {
+                    throw Self.photoLibError(error, asset: job.assetIdentifier)
+                }
+            }
+            cache.counters.add(\.rendersFinished)
+            let counts = cache.counters.snapshot
+            logger.debug("image rendered", metadata: [
+                "render.degraded": "\(degraded)", "render.ms": "\(Self.milliseconds(since: started))",
+                "render.size": "\(image.map { "\($0.width)x\($0.height)" } ?? "none")",
+                "renders.finished": "\(counts.rendersFinished)", "renders.cancelled": "\(counts.rendersCancelled)",
+            ])
+            return .some(image)
+        } catch let error as PhotoLibError where error.code == .cancelled {
+            cache.counters.add(\.rendersCancelled)
+            logger.info("image render cancelled", metadata: [
+                "render.ms": "\(Self.milliseconds(since: started))", "render.progress": "\(control.progress)",
+                "renders.cancelled": "\(cache.counters.snapshot.rendersCancelled)",
+            ])
+            throw CancellationError()
+        } catch {
+            cache.counters.add(\.rendersFailed)
+            throw error
+        }
+    }
+
+    static func milliseconds(since start: DispatchTime) -> Int {
+        Int((DispatchTime.now().uptimeNanoseconds &- start.uptimeNanoseconds) / 1_000_000)
+    }
+
+    /// Reads a library file, refusing absurd sizes before reading.
+    static func readFile(_ path: String, asset: String) throws(PhotoLibError) -> [UInt8] {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw PhotoLibError(.dataLoss, "the image file of \(asset) is missing from the library (\(path)); restore it from a backup")
+        }
+        defer { try? handle.close() }
+        do {
+            let size = try handle.seekToEnd()
+            guard size <= UInt64(ImagingLimits.default.maxInputBytes) else {
+                throw PhotoLibError(.resourceExhausted, "the image file of \(asset) is \(size) bytes, over the \(ImagingLimits.default.maxInputBytes)-byte limit", reason: .invalidImage)
+            }
+            try handle.seek(toOffset: 0)
+            return [UInt8](try handle.readToEnd() ?? Data())
+        } catch let error as PhotoLibError {
+            throw error
+        } catch {
+            throw PhotoLibError(.dataLoss, "cannot read the image file of \(asset) (\(path)): \(error.localizedDescription)")
+        }
     }
 
     func cancelImageRequest(_ call: ServerCall) async throws {
@@ -77,6 +258,8 @@ extension PhotoLibraryService {
 
     static func photoLibError(_ error: ImagingError, asset: String) -> PhotoLibError {
         switch error.code {
+        case .cancelled:
+            return PhotoLibError(.cancelled, "the image request for \(asset) was cancelled")
         case .tooLarge:
             return PhotoLibError(.resourceExhausted, "\(asset): \(error.message)", reason: .invalidImage)
         case .invalidArgument:
@@ -85,6 +268,41 @@ extension PhotoLibraryService {
             return PhotoLibError(.internalError, "\(asset): \(error.message)")
         default:
             return PhotoLibError(.dataLoss, "the stored image of \(asset) cannot be decoded: \(error.message)", reason: .invalidImage)
+        }
+    }
+}
+
+/// Streams images of one call: ImageStart, ImageChunks of at most 64 KiB, ImageEnd, and
+/// ImageProgress while rendering (each send waits for flow-control credit).
+struct ImageSender: Sendable {
+    let call: ServerCall
+    let wantsProgress: Bool
+
+    func deliver(_ image: CachedImage, index: Int, isFinal: Bool) async throws {
+        try Task.checkCancellation()
+        if wantsProgress && isFinal { try await call.send(ImageResponse.progress(1)) }
+        try await call.send(ImageResponse.start(ImageStart(
+            width: image.width, height: image.height, byteCount: image.jpeg.count, degraded: image.degraded, imageIndex: index)))
+        var offset = 0
+        while offset < image.jpeg.count {
+            try Task.checkCancellation()
+            let end = min(offset + WireLimits.chunkSize, image.jpeg.count)
+            try await call.send(ImageResponse.chunk(offset: offset, data: Array(image.jpeg[offset..<end])))
+            offset = end
+        }
+        try await call.send(ImageResponse.end(imageIndex: index, isFinal: isFinal))
+    }
+
+    /// Sends the decode's progress every 50 ms while it changes, until cancelled.
+    func reportProgress(of control: RenderControl) async {
+        var last = 0.0
+        while !Task.isCancelled {
+            try? await Task.sleep(nanoseconds: 50_000_000)
+            let now = control.progress
+            if now > last && now < 1 {
+                last = now
+                try? await call.send(ImageResponse.progress(now))
+            }
         }
     }
 }

@@ -13,6 +13,7 @@ final class PhotoLibraryService: Sendable {
     let configuration: ServerConfiguration
     let logger: Logger
     let renderer: RenderPool
+    let hub: ChangeHub
 
     /// Objects returned with a snapshot or per page, at most.
     static let maxPageLength = 1000
@@ -22,6 +23,7 @@ final class PhotoLibraryService: Sendable {
         self.configuration = configuration
         self.logger = logger
         self.renderer = RenderPool(concurrency: configuration.renderConcurrency)
+        self.hub = ChangeHub(library: library, logger: logger, pollInterval: configuration.changePollInterval, maxQueuedPerSubscriber: configuration.maxQueuedNotifications)
     }
 
     func register(in router: inout RPCRouter) {
@@ -34,6 +36,7 @@ final class PhotoLibraryService: Sendable {
         router.register(PhotoLibraryMethods.releaseFetchResult) { [self] call in try await releaseFetchResult(call) }
         registerImageRoutes(in: &router)
         registerChangeRoutes(in: &router)
+        registerObservationRoutes(in: &router)
     }
 
     private func getLibraryInfo(_ call: ServerCall) async throws {

@@ -1,0 +1,298 @@
+import Foundation
+import PhotoLibWire
+
+/// PhotoKit's `PHFetchResultChangeDetails` for one registered fetch result.
+///
+/// Applying it to the before list (docs/PROTOCOL.md, "Change details"): the objects of the
+/// before list that are neither removed nor moved keep their relative order; the after list
+/// is built index by index — an inserted index takes ``insertedObjects``, a move's `to` takes
+/// the object at its `from`, any other index the next unmoved object — and changed indexes
+/// then take ``changedObjects``.
+public struct FetchResultChanges: Sendable {
+    /// The fetch result the details are relative to.
+    public let fetchResultBeforeChanges: FetchResult<Asset>
+    /// The fetch result after the change (objects are fetched from the server on demand).
+    public let fetchResultAfterChanges: FetchResult<Asset>
+    /// False: only ``fetchResultAfterChanges`` is meaningful (e.g. after a resync).
+    public let hasIncrementalChanges: Bool
+    /// Indexes in the before result.
+    public let removedIndexes: [Int]
+    /// Indexes in the after result.
+    public let insertedIndexes: [Int]
+    /// Indexes in the after result.
+    public let changedIndexes: [Int]
+    /// Moves from before to after indexes.
+    public let moves: [IndexMove]
+    /// The objects at ``insertedIndexes``.
+    public let insertedObjects: [Asset]
+    /// The objects at ``changedIndexes``, after the change.
+    public let changedObjects: [Asset]
+
+    /// Whether any object moved.
+    public var hasMoves: Bool { !moves.isEmpty }
+}
+
+/// PhotoKit's `PHObjectChangeDetails` for one registered object.
+public struct ObjectChanges: Sendable {
+    /// The object's identifier.
+    public let localIdentifier: String
+    /// The asset after the change, when it is an asset and still exists.
+    public let assetAfterChanges: Asset?
+    /// The album after the change, when it is an album and still exists.
+    public let collectionAfterChanges: AssetCollection?
+    /// The folder after the change, when it is a folder and still exists.
+    public let collectionListAfterChanges: CollectionList?
+    /// Whether an asset's image changed.
+    public let assetContentChanged: Bool
+    /// Whether the object was deleted.
+    public let objectWasDeleted: Bool
+}
+
+/// PhotoKit's `PHChange`: what one or more transactions changed for a subscription.
+public struct PhotoLibraryChange: Sendable {
+    /// The last transaction covered.
+    public let changeToken: String
+    /// The token before the first transaction covered (the previous change's token).
+    public let sinceToken: String
+    private let fetchResults: [String: FetchResultChanges]
+    private let objects: [String: ObjectChanges]
+
+    init(changeToken: String, sinceToken: String, fetchResults: [String: FetchResultChanges], objects: [String: ObjectChanges]) {
+        self.changeToken = changeToken
+        self.sinceToken = sinceToken
+        self.fetchResults = fetchResults
+        self.objects = objects
+    }
+
+    /// `changeDetails(for:)`: the details of a registered fetch result, `nil` if unchanged.
+    public func changeDetails(for fetchResult: FetchResult<Asset>) -> FetchResultChanges? {
+        fetchResults[fetchResult.fetchResultID]
+    }
+
+    /// `changeDetails(for:)`: the details of a registered object, `nil` if unchanged.
+    public func changeDetails(forObject localIdentifier: String) -> ObjectChanges? {
+        objects[localIdentifier]
+    }
+
+    /// Every fetch result this change affects.
+    public var changedFetchResults: [FetchResultChanges] { Array(fetchResults.values) }
+    /// Every object this change names.
+    public var changedObjects: [ObjectChanges] { Array(objects.values) }
+}
+
+/// A live subscription to the library's changes (`Subscribe`): register fetch results and
+/// objects, then iterate ``changes``. The subscription follows each registered fetch
+/// result: after a change, ``FetchResultChanges/fetchResultAfterChanges`` is what later
+/// changes are relative to.
+public final class ChangeSubscription: @unchecked Sendable {
+    /// The changes, in token order. Iterating slowly slows the server's sending down
+    /// (flow control); a subscriber far behind receives a resync instead of a backlog.
+    public let changes: AsyncThrowingStream<PhotoLibraryChange, any Error>
+
+    private let connection: ClientConnection
+    private let streamID: UInt32
+    private let lock = NSLock()
+    private var pending: [CheckedContinuation<SubscriptionEvent, any Error>] = []
+    private var current: [String: FetchResult<Asset>] = [:]
+    private var pump: Task<Void, Never>?
+
+    init(connection: ClientConnection, streamID: UInt32, events: AsyncThrowingStream<[UInt8], any Error>) {
+        self.connection = connection
+        self.streamID = streamID
+        let (changes, continuation) = AsyncThrowingStream<PhotoLibraryChange, any Error>.makeStream(bufferingPolicy: .bufferingOldest(1))
+        self.changes = changes
+        pump = Task { [weak self] in
+            do {
+                for try await payload in events {
+                    guard let self else { return }
+                    let event = try SubscriptionEvent(decoding: payload)
+                    switch event {
+                    case .acknowledged, .registeredFetch:
+                        self.connection.consumed(payload.count, stream: streamID)
+                        let waiter = self.lock.withLock { self.pending.isEmpty ? nil : self.pending.removeFirst() }
+                        waiter?.resume(returning: event)
+                    case .change(let notification):
+                        let change = self.change(from: notification)
+                        while case .dropped = continuation.yield(change) {
+                            try await Task.sleep(nanoseconds: 1_000_000)
+                        }
+                        self.connection.consumed(payload.count, stream: streamID)
+                    }
+                }
+                continuation.finish()
+            } catch {
+                continuation.finish(throwing: error)
+            }
+            self?.failPending(PhotoLibError(.cancelled, "the subscription ended"))
+        }
+        continuation.onTermination = { [weak self] termination in
+            if case .cancelled = termination { self?.cancel() }
+        }
+    }
+
+    /// Registers a fetch result obtained on this library connection.
+    public func register(_ fetchResult: FetchResult<Asset>) async throws {
+        lock.withLock { current[fetchResult.fetchResultID] = fetchResult }
+        _ = try await request(.registerFetchResult(fetchResult.fetchResultID))
+    }
+
+    /// Fetches with `options` (in a collection, if given) and registers the result at once.
+    public func registerFetch(with options: FetchOptions = FetchOptions(), in collection: String? = nil) async throws -> FetchResult<Asset> {
+        let event = try await request(.registerFetch(FetchAssetsRequest(options: options, collectionIdentifier: collection, prefetchCount: FetchResult<Asset>.pageSize)))
+        guard case .registeredFetch(let snapshot, _) = event else {
+            throw PhotoLibError(.internalError, "the server acknowledged registerFetch without a snapshot", reason: .protocolViolation)
+        }
+        let result = try FetchResult<Asset>(snapshot: snapshot, connection: connection)
+        lock.withLock { current[result.fetchResultID] = result }
+        return result
+    }
+
+    /// Stops following a fetch result (pass the result the subscription knows it as).
+    public func unregister(_ fetchResult: FetchResult<Asset>) async throws {
+        _ = try await request(.unregisterFetchResult(fetchResult.fetchResultID))
+    }
+
+    /// Observes objects (assets, albums, folders) by identifier.
+    public func register(objects identifiers: [String]) async throws {
+        _ = try await request(.registerObjects(identifiers))
+    }
+
+    /// Stops observing objects.
+    public func unregister(objects identifiers: [String]) async throws {
+        _ = try await request(.unregisterObjects(identifiers))
+    }
+
+    /// Ends the subscription.
+    public func cancel() {
+        connection.cancel(streamID)
+        pump?.cancel()
+    }
+
+    func resume(since token: String) async throws {
+        _ = try await request(.resume(sinceToken: token))
+    }
+
+    private func request(_ request: SubscriptionRequest) async throws -> SubscriptionEvent {
+        try await withCheckedThrowingContinuation { continuation in
+            lock.withLock { pending.append(continuation) }
+            Task {
+                do {
+                    try await connection.send(request.encoded(), stream: streamID, endStream: false)
+                } catch {
+                    let waiter: CheckedContinuation<SubscriptionEvent, any Error>? = lock.withLock {
+                        guard let index = pending.firstIndex(where: { _ in true }) else { return nil }
+                        return pending.remove(at: index)
+                    }
+                    waiter?.resume(throwing: error)
+                }
+            }
+        }
+    }
+
+    private func failPending(_ error: PhotoLibError) {
+        let waiting = lock.withLock { () -> [CheckedContinuation<SubscriptionEvent, any Error>] in
+            defer { pending = [] }
+            return pending
+        }
+        for waiter in waiting { waiter.resume(throwing: error) }
+    }
+
+    private func change(from notification: ChangeNotification) -> PhotoLibraryChange {
+        var results: [String: FetchResultChanges] = [:]
+        for message in notification.fetchResultChanges {
+            let before: FetchResult<Asset> = lock.withLock { current[message.fetchResultID] } ?? FetchResult(id: message.fetchResultID, count: message.countBefore, connection: connection)
+            guard case .assets(let objects) = message.insertedAndChanged else { continue }
+            let inserted = Array(objects.prefix(message.insertedIndexes.count))
+            let changed = Array(objects.dropFirst(message.insertedIndexes.count))
+            let moves = message.moves.map { IndexMove(from: $0.from, to: $0.to) }
+            let after = FetchResult<Asset>(
+                id: message.fetchResultAfterID, count: message.countAfter, connection: connection,
+                seededFrom: message.hasIncrementalChanges ? before : nil, removed: message.removedIndexes, inserted: zip(message.insertedIndexes, inserted).map { $0 },
+                changed: zip(message.changedIndexes, changed).map { $0 }, moves: moves)
+            lock.withLock {
+                current[message.fetchResultID] = nil
+                current[after.fetchResultID] = after
+            }
+            results[message.fetchResultID] = FetchResultChanges(
+                fetchResultBeforeChanges: before, fetchResultAfterChanges: after, hasIncrementalChanges: message.hasIncrementalChanges,
+                removedIndexes: message.removedIndexes, insertedIndexes: message.insertedIndexes, changedIndexes: message.changedIndexes,
+                moves: moves, insertedObjects: inserted, changedObjects: changed)
+        }
+        var objects: [String: ObjectChanges] = [:]
+        for message in notification.objectChanges {
+            var asset: Asset?
+            var collection: AssetCollection?
+            var list: CollectionList?
+            switch message.after {
+            case .assets(let a): asset = a.first
+            case .assetCollections(let c): collection = c.first
+            case .collectionLists(let l): list = l.first
+            }
+            objects[message.localIdentifier] = ObjectChanges(
+                localIdentifier: message.localIdentifier, assetAfterChanges: asset, collectionAfterChanges: collection,
+                collectionListAfterChanges: list, assetContentChanged: message.assetContentChanged, objectWasDeleted: message.objectWasDeleted)
+        }
+        return PhotoLibraryChange(changeToken: notification.changeToken, sinceToken: notification.sinceToken, fetchResults: results, objects: objects)
+    }
+}
+
+/// A page of persistent history (`fetchPersistentChanges(since:)`).
+public struct PersistentChangePage: Sendable {
+    /// Transactions, oldest first.
+    public let changes: [PersistentChange]
+    /// Whether more follow (ask again since the last token).
+    public let hasMore: Bool
+    /// The library's current token.
+    public let currentToken: String
+}
+
+/// One committed transaction: PhotoKit's `PHPersistentChange`.
+public struct PersistentChange: Sendable, Hashable {
+    /// Its token.
+    public let changeToken: String
+    /// When it committed.
+    public let committedAt: Date
+    /// Who made it (`import`, `performChanges`, `trash-purge`…).
+    public let author: String
+    /// Inserted, updated and deleted identifiers per object type (`asset`, `assetCollection`, `collectionList`).
+    public let objects: [String: (inserted: [String], updated: [String], deleted: [String])]
+
+    public static func == (a: PersistentChange, b: PersistentChange) -> Bool {
+        a.changeToken == b.changeToken && a.author == b.author && a.committedAt == b.committedAt
+            && a.objects.keys.sorted() == b.objects.keys.sorted()
+            && a.objects.keys.allSatisfy { a.objects[$0]!.inserted == b.objects[$0]!.inserted && a.objects[$0]!.updated == b.objects[$0]!.updated && a.objects[$0]!.deleted == b.objects[$0]!.deleted }
+    }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(changeToken) }
+}
+
+extension PhotoLibrary {
+    /// The library's current persistent-change token.
+    public func currentChangeToken() async throws -> String {
+        try await libraryInfo().currentChangeToken
+    }
+
+    /// `fetchPersistentChanges(since:)`: transactions after `token` (nil: from the oldest kept).
+    ///
+    /// Throws `failedPrecondition` with reason `persistentChangeTokenExpired` when the token is
+    /// older than the history the server keeps.
+    public func fetchPersistentChanges(since token: String?, limit: Int = 0) async throws -> PersistentChangePage {
+        let response: PersistentChangesResponse = try await connection.unary(PhotoLibraryMethods.fetchPersistentChanges, PersistentChangesRequest(sinceToken: token ?? "", limit: limit))
+        let names: [FetchObjectType: String] = [.asset: "asset", .assetCollection: "assetCollection", .collectionList: "collectionList"]
+        return PersistentChangePage(
+            changes: response.changes.map { change in
+                var objects: [String: (inserted: [String], updated: [String], deleted: [String])] = [:]
+                for group in change.changes { objects[names[group.objectType] ?? "asset"] = (group.inserted, group.updated, group.deleted) }
+                return PersistentChange(changeToken: change.changeToken, committedAt: change.committedAt, author: change.author, objects: objects)
+            }, hasMore: response.hasMore, currentToken: response.currentToken)
+    }
+
+    /// Starts a change subscription; with `since`, it first delivers every change after that
+    /// token (from history), then live ones, with no gap and no duplicate.
+    public func subscribe(since token: String? = nil) async throws -> ChangeSubscription {
+        let (id, events) = try await connection.bidirectional(PhotoLibraryMethods.subscribe)
+        let subscription = ChangeSubscription(connection: connection, streamID: id, events: events)
+        if let token { try await subscription.resume(since: token) }
+        return subscription
+    }
+}

@@ -1,0 +1,207 @@
+internal import CPhotoLibExif
+
+/// Where a degraded image came from (cheapest first).
+public enum DegradedSource: String, Sendable, Hashable {
+    /// The thumbnail embedded in the EXIF segment.
+    case exifThumbnail
+    /// The first scans of a progressive JPEG, decoded at 1/8 (the rest of the file unread).
+    case progressiveEarlyScan
+    /// A 1/8 DCT decode of the whole file (entropy decoding only, no inverse DCT).
+    case eighthScaleDecode
+}
+
+/// A degraded render and where it came from.
+public struct DegradedImage: Sendable, Hashable {
+    /// The encoded image.
+    public var image: RenderedImage
+    /// Its source.
+    public var source: DegradedSource
+}
+
+/// The geometry of one render, worked out from the headers before any pixel is decoded.
+public struct RenderPlan: Sendable, Hashable {
+    /// Upright size of the whole image.
+    public var uprightWidth: Int
+    /// Upright height of the whole image.
+    public var uprightHeight: Int
+    /// EXIF orientation, 1...8.
+    public var orientation: Int
+    /// Whether the stream is progressive.
+    public var isProgressive: Bool
+    /// The exact upright output size (before a fast-mode shortcut).
+    public var outputWidth: Int
+    /// See ``outputWidth``.
+    public var outputHeight: Int
+    /// The DCT scale N (decode at N/8) the final render uses.
+    public var dctScale: Int
+    /// The crop in the stored image, in unit coordinates.
+    var storedCrop: UnitRect
+    var storedWidth: Int
+    var storedHeight: Int
+}
+
+extension JPEGRenderer {
+    /// Works out sizes and the DCT scale of `request` for `data` (headers and EXIF only).
+    ///
+    /// Throws ``ImagingError/Code/invalidArgument`` for a bad target, quality or crop, and
+    /// the header errors of ``JPEGInspector/inspect(_:limits:)``.
+    public static func plan(
+        _ data: [UInt8], request: RenderRequest, limits: ImagingLimits = .default
+    ) throws(ImagingError) -> RenderPlan {
+        guard (1...100).contains(request.quality) else {
+            throw ImagingError(code: .invalidArgument, message: "JPEG quality \(request.quality) is out of range (1...100)")
+        }
+        if !request.isMaximumSize {
+            try checkTarget(width: request.targetWidth, height: request.targetHeight)
+        }
+        let crop = request.crop ?? .unit
+        try crop.validate()
+        let header = try LibJPEG.readHeader(data, limits: limits)
+        let info = JPEGInspector.info(header: header, data: data)
+        let storedCrop = crop.stored(orientation: info.orientation)
+        let storedPixels = storedCrop.pixels(width: info.storedWidth, height: info.storedHeight)
+        let swaps = info.orientation >= 5
+        let cropUprightWidth = swaps ? storedPixels.height : storedPixels.width
+        let cropUprightHeight = swaps ? storedPixels.width : storedPixels.height
+        var output = (width: cropUprightWidth, height: cropUprightHeight)
+        if !request.isMaximumSize && request.resizeMode != .none {
+            output = try outputSize(
+                uprightWidth: cropUprightWidth, uprightHeight: cropUprightHeight,
+                targetWidth: request.targetWidth, targetHeight: request.targetHeight, contentMode: request.contentMode)
+        }
+        let storedOutWidth = swaps ? output.height : output.width
+        let storedOutHeight = swaps ? output.width : output.height
+        var scale = 8
+        for candidate in 1...8 {
+            let rect = scaledCrop(storedCrop, storedWidth: info.storedWidth, storedHeight: info.storedHeight, scale: candidate)
+            if rect.width >= storedOutWidth && rect.height >= storedOutHeight {
+                scale = candidate
+                break
+            }
+        }
+        return RenderPlan(
+            uprightWidth: info.pixelWidth, uprightHeight: info.pixelHeight, orientation: info.orientation,
+            isProgressive: header.isProgressive, outputWidth: output.width, outputHeight: output.height,
+            dctScale: scale, storedCrop: storedCrop, storedWidth: info.storedWidth, storedHeight: info.storedHeight)
+    }
+
+    /// The crop rectangle in the output of a decode at `scale`/8.
+    static func scaledCrop(_ crop: UnitRect, storedWidth: Int, storedHeight: Int, scale: Int) -> PixelRect {
+        crop.pixels(
+            width: LibJPEG.scaledDimension(storedWidth, scale: scale),
+            height: LibJPEG.scaledDimension(storedHeight, scale: scale))
+    }
+
+    /// Renders `data` as `request` asks: crop (upright unit coordinates), fit or fill,
+    /// resize mode, EXIF orientation applied, encoded at `request.quality`.
+    ///
+    /// Pipeline: DCT-scaled decode at the smallest N/8 whose crop still covers the output,
+    /// keeping only the crop's rows and columns; Lanczos-3 resample to the exact size
+    /// (skipped in ``RenderResizeMode/fast`` when the decode is at most 2× the exact size);
+    /// orientation; encode. `control` (optional) cancels the work between scanline batches
+    /// and reports decode progress.
+    ///
+    /// Related libjpeg documentation: libjpeg.txt, "Decompression parameter selection".
+    public static func render(
+        _ data: [UInt8], request: RenderRequest, limits: ImagingLimits = .default, control: RenderControl? = nil
+    ) throws(ImagingError) -> RenderedImage {
+        let plan = try plan(data, request: request, limits: limits)
+        try control?.check()
+        let crop = scaledCrop(plan.storedCrop, storedWidth: plan.storedWidth, storedHeight: plan.storedHeight, scale: plan.dctScale)
+        let decoded = try LibJPEG.decode(
+            data, scale: plan.dctScale, crop: crop, earlyScan: false, limits: limits, control: control)
+        return try finish(decoded.pixels, plan: plan, request: request, quality: request.quality, limits: limits, control: control)
+    }
+
+    /// Resamples (as the resize mode allows), orients and encodes decoded stored-space pixels.
+    static func finish(
+        _ decoded: PixelBuffer, plan: RenderPlan, request: RenderRequest, quality: Int, limits: ImagingLimits,
+        control: RenderControl?, neverUpscale: Bool = false
+    ) throws(ImagingError) -> RenderedImage {
+        let swaps = plan.orientation >= 5
+        var storedOutWidth = swaps ? plan.outputHeight : plan.outputWidth
+        var storedOutHeight = swaps ? plan.outputWidth : plan.outputHeight
+        if neverUpscale && (decoded.width < storedOutWidth || decoded.height < storedOutHeight) {
+            // A degraded source smaller than the output: keep its size, aspect of the output.
+            let scale = min(Double(decoded.width) / Double(storedOutWidth), Double(decoded.height) / Double(storedOutHeight))
+            storedOutWidth = max(1, Int((Double(storedOutWidth) * scale).rounded()))
+            storedOutHeight = max(1, Int((Double(storedOutHeight) * scale).rounded()))
+        }
+        var pixels = decoded
+        let withinFastBound = decoded.width <= 2 * storedOutWidth && decoded.height <= 2 * storedOutHeight
+        let skipResample = request.resizeMode == .fast && withinFastBound && !neverUpscale
+        if !skipResample && (pixels.width != storedOutWidth || pixels.height != storedOutHeight) {
+            try control?.check()
+            pixels = try LibJPEG.resample(pixels, width: storedOutWidth, height: storedOutHeight, limits: limits)
+        }
+        if plan.orientation != 1 {
+            try control?.check()
+            pixels = try LibJPEG.orient(pixels, orientation: plan.orientation)
+        }
+        let jpeg = try LibJPEG.encode(pixels, options: JPEGEncodeOptions(quality: quality), control: control)
+        return RenderedImage(jpeg: jpeg, width: pixels.width, height: pixels.height)
+    }
+
+    /// A cheap, lower-quality version of ``render(_:request:limits:control:)``, or `nil` when
+    /// there is none cheaper than the final image.
+    ///
+    /// Sources, cheapest first: the EXIF thumbnail when there is no crop, its aspect ratio
+    /// matches the image's (within 2 %) and it is at least half the output size; the first
+    /// scans of a progressive JPEG decoded at 1/8; a 1/8 DCT decode when the final render
+    /// needs a larger scale. The result has the output's aspect ratio and is never larger
+    /// than the output (never upscaled). Encoded at quality 70.
+    public static func renderDegraded(
+        _ data: [UInt8], request: RenderRequest, limits: ImagingLimits = .default, control: RenderControl? = nil
+    ) throws(ImagingError) -> DegradedImage? {
+        let plan = try plan(data, request: request, limits: limits)
+        let quality = min(request.quality, 70)
+        if request.crop == nil, let thumbnail = try exifThumbnail(data, plan: plan, limits: limits, control: control) {
+            return DegradedImage(
+                image: try finish(thumbnail, plan: plan, request: request, quality: quality, limits: limits, control: control, neverUpscale: true),
+                source: .exifThumbnail)
+        }
+        guard plan.isProgressive || plan.dctScale > 1 else { return nil }
+        let crop = scaledCrop(plan.storedCrop, storedWidth: plan.storedWidth, storedHeight: plan.storedHeight, scale: 1)
+        let decoded = try LibJPEG.decode(
+            data, scale: 1, crop: crop, earlyScan: plan.isProgressive, limits: limits, control: control)
+        let image = try finish(decoded.pixels, plan: plan, request: request, quality: quality, limits: limits, control: control, neverUpscale: true)
+        return DegradedImage(image: image, source: decoded.usedEarlyScan ? .progressiveEarlyScan : .eighthScaleDecode)
+    }
+
+    /// The EXIF thumbnail, decoded in stored orientation, when it is usable for `plan`.
+    static func exifThumbnail(
+        _ data: [UInt8], plan: RenderPlan, limits: ImagingLimits, control: RenderControl?
+    ) throws(ImagingError) -> PixelBuffer? {
+        var offset = 0
+        var length = 0
+        let found = data.withUnsafeBufferPointer { CPhotoLibExif_thumbnail($0.baseAddress, $0.count, &offset, &length) }
+        guard found != 0, length > 0, offset + length <= data.count else { return nil }
+        let thumbnail = Array(data[offset..<(offset + length)])
+        guard let header = try? LibJPEG.readHeader(thumbnail, limits: limits) else { return nil }
+        let storedAspect = Double(plan.storedWidth) / Double(plan.storedHeight)
+        let thumbAspect = Double(header.width) / Double(header.height)
+        let swaps = plan.orientation >= 5
+        let storedOutWidth = swaps ? plan.outputHeight : plan.outputWidth
+        let storedOutHeight = swaps ? plan.outputWidth : plan.outputHeight
+        guard abs(thumbAspect / storedAspect - 1) <= 0.02,
+            header.width * 2 >= storedOutWidth, header.height * 2 >= storedOutHeight
+        else { return nil }
+        // A damaged thumbnail is no reason to fail the request: fall back to other sources.
+        do {
+            return try LibJPEG.decode(thumbnail, scale: 8, crop: nil, earlyScan: false, limits: limits, control: control).pixels
+        } catch where error.code == .cancelled {
+            throw error
+        } catch {
+            return nil
+        }
+    }
+
+    /// Decodes `data` at full size and encodes it again with `options` (EXIF dropped,
+    /// orientation not applied): a way to produce every kind of JPEG from one photo.
+    public static func reencode(
+        _ data: [UInt8], options: JPEGEncodeOptions, limits: ImagingLimits = .default
+    ) throws(ImagingError) -> [UInt8] {
+        let decoded = try LibJPEG.decode(data, scale: 8, crop: nil, earlyScan: false, limits: limits, control: nil)
+        return try LibJPEG.encode(decoded.pixels, options: options, control: nil)
+    }
+}

@@ -1,0 +1,59 @@
+import PhotoLibCore
+import PhotoLibStore
+
+/// The assets of a fetch-result snapshot, in order: a fixed list, or one version of a live
+/// result shared by subscribers.
+protocol AssetListing: Sendable {
+    /// The query the snapshot was fetched with.
+    var query: AssetQuery { get }
+    /// How many assets (fixed for the snapshot's life).
+    var count: Int { get }
+    /// The identifiers at `range`; `failedPrecondition` if the snapshot can no longer be read.
+    func identifiers(in range: Range<Int>) throws(PhotoLibError) -> [String]
+    /// The index of `identifier`, or `nil`.
+    func index(of identifier: String) throws(PhotoLibError) -> Int?
+}
+
+/// A snapshot as a plain list, taken by `FetchAssets`.
+struct StaticAssetListing: AssetListing {
+    let identifiers: [String]
+    let query: AssetQuery
+    private let positions: [String: Int]
+
+    init(identifiers: [String], query: AssetQuery) {
+        self.identifiers = identifiers
+        self.query = query
+        var positions: [String: Int] = [:]
+        positions.reserveCapacity(identifiers.count)
+        for (index, identifier) in identifiers.enumerated() where positions[identifier] == nil { positions[identifier] = index }
+        self.positions = positions
+    }
+
+    var count: Int { identifiers.count }
+
+    func identifiers(in range: Range<Int>) throws(PhotoLibError) -> [String] {
+        Array(identifiers[range])
+    }
+
+    func index(of identifier: String) throws(PhotoLibError) -> Int? {
+        positions[identifier]
+    }
+}
+
+/// A snapshot that is one version of a shared ``LiveEntry``: readable while that version is
+/// current (a subscriber that keeps up always holds the current one).
+struct LiveAssetListing: AssetListing {
+    let entry: LiveEntry
+    let version: Int
+    let count: Int
+
+    var query: AssetQuery { entry.query }
+
+    func identifiers(in range: Range<Int>) throws(PhotoLibError) -> [String] {
+        try entry.read(version: version) { live throws(PhotoLibError) in try live.identifiers(in: range) }
+    }
+
+    func index(of identifier: String) throws(PhotoLibError) -> Int? {
+        try entry.read(version: version) { live throws(PhotoLibError) in live.index(of: identifier) }
+    }
+}

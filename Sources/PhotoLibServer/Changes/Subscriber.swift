@@ -1,0 +1,99 @@
+import Foundation
+import PhotoLibCore
+import PhotoLibWire
+
+/// One `Subscribe` call: what it observes, and a bounded queue of events waiting for the
+/// client's flow-control credit.
+///
+/// The hub never waits for a subscriber: it enqueues and moves on. When a subscriber falls
+/// more than ``maxQueued`` notifications behind, its queued notifications are replaced by a
+/// single resync (every registered result with `hasIncrementalChanges = false`), so a
+/// stalled client costs bounded memory and delays nobody.
+final class Subscriber: @unchecked Sendable {
+    /// A registered fetch result: the shared entry and the client's current snapshot of it.
+    struct Registration {
+        var entry: LiveEntry
+        var snapshotID: String
+        var count: Int
+    }
+
+    let id: UInt64
+    let session: ConnectionSession
+    let maxQueued: Int
+    /// Registered fetch results, by the client's first snapshot id (stable for the subscription).
+    var results: [String: Registration] = [:]
+    /// Registered objects.
+    var objects: Set<String> = []
+    /// The change token the client's state is at (the last notification queued).
+    var token: Int64 = 0
+    /// Whether the first request has been handled (resume must come first).
+    var started = false
+
+    private let lock = NSLock()
+    private var queue: [SubscriptionEvent] = []
+    private var waiter: CheckedContinuation<SubscriptionEvent?, Never>?
+    private var finished = false
+    /// Notifications replaced by resyncs (for tests and logs).
+    private(set) var resyncCount = 0
+
+    init(id: UInt64, session: ConnectionSession, maxQueued: Int) {
+        self.id = id
+        self.session = session
+        self.maxQueued = maxQueued
+    }
+
+    /// Queues an event; when the queue is full, `resync()` builds the one notification
+    /// that replaces every queued notification. Called on the hub's queue.
+    func enqueue(_ event: SubscriptionEvent, resync: () -> SubscriptionEvent?) {
+        let notificationCount = lock.withLock { queue.filter { if case .change = $0 { return true } else { return false } }.count }
+        if case .change = event, notificationCount >= maxQueued, let replacement = resync() {
+            lock.withLock {
+                queue.removeAll { if case .change = $0 { return true } else { return false } }
+                resyncCount += 1
+            }
+            push(replacement)
+        } else {
+            push(event)
+        }
+    }
+
+    private func push(_ event: SubscriptionEvent) {
+        let waiting: CheckedContinuation<SubscriptionEvent?, Never>? = lock.withLock {
+            guard !finished else { return nil }
+            if let waiter {
+                self.waiter = nil
+                return waiter
+            }
+            queue.append(event)
+            return nil
+        }
+        waiting?.resume(returning: event)
+    }
+
+    /// Events queued and not yet sent.
+    var queuedCount: Int { lock.withLock { queue.count } }
+
+    /// The next event to send, waiting for one; `nil` once finished.
+    func next() async -> SubscriptionEvent? {
+        await withCheckedContinuation { continuation in
+            let ready: SubscriptionEvent?? = lock.withLock {
+                if finished { return .some(nil) }
+                if !queue.isEmpty { return .some(queue.removeFirst()) }
+                waiter = continuation
+                return nil
+            }
+            if let ready { continuation.resume(returning: ready) }
+        }
+    }
+
+    /// Ends the subscription: the sender stops.
+    func finish() {
+        let waiting: CheckedContinuation<SubscriptionEvent?, Never>? = lock.withLock {
+            finished = true
+            queue.removeAll()
+            defer { waiter = nil }
+            return waiter
+        }
+        waiting?.resume(returning: nil)
+    }
+}

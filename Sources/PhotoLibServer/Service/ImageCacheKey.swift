@@ -1,0 +1,58 @@
+import Crypto
+import PhotoLibCore
+
+/// Identifies one rendered image variant: which asset and content, at what size and how.
+///
+/// Two requests with equal keys get byte-identical images. The content version (see
+/// `PhotoLibrary.imageSource(forAsset:)`) changes whenever the asset's pixels may have
+/// changed, so stale entries are never found again (and are evicted by their budgets).
+struct ImageCacheKey: Hashable, Sendable {
+    /// Final image, or the degraded one of opportunistic / fast delivery.
+    enum Variant: String, Sendable {
+        case final
+        case degraded
+    }
+
+    var assetIdentifier: String
+    var contentVersion: String
+    var targetWidth: Int
+    var targetHeight: Int
+    var contentMode: ContentMode
+    var resizeMode: ResizeMode
+    var version: ImageVersion
+    var crop: NormalizedRect?
+    var variant: Variant
+
+    /// The same render with another variant.
+    func with(_ variant: Variant) -> ImageCacheKey {
+        var copy = self
+        copy.variant = variant
+        return copy
+    }
+
+    /// Asset and content, without the render parameters (groups an asset's entries).
+    var contentKey: String { assetIdentifier + "|" + contentVersion }
+
+    /// A canonical text form (every field, fixed order).
+    var canonical: String {
+        let cropText = crop.map { "\($0.x),\($0.y),\($0.width),\($0.height)" } ?? "-"
+        return "v1|\(assetIdentifier)|\(contentVersion)|\(targetWidth)x\(targetHeight)|m\(contentMode.rawValue)|r\(resizeMode.rawValue)|v\(version.rawValue)|c\(cropText)|\(variant.rawValue)"
+    }
+
+    /// The lowercase hex SHA-256 of ``canonical``: the disk cache's file name.
+    var digest: String {
+        SHA256.hash(data: Array(canonical.utf8)).map { byte in
+            let digits = Array("0123456789abcdef".utf8)
+            return String(decoding: [digits[Int(byte >> 4)], digits[Int(byte & 15)]], as: UTF8.self)
+        }.joined()
+    }
+}
+
+/// A rendered image as the caches hold it.
+struct CachedImage: Sendable {
+    var jpeg: [UInt8]
+    var width: Int
+    var height: Int
+    /// Whether it is a degraded (lower quality) image.
+    var degraded: Bool
+}

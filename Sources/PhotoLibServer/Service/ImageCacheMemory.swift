@@ -1,0 +1,130 @@
+import Foundation
+
+/// Rendered images in memory, least recently used dropped first when over a byte budget.
+///
+/// A doubly linked list through a dictionary gives O(1) lookup, insert and eviction.
+/// Entries of an asset whose content version moved on are dropped as soon as the new
+/// version is seen. Thread-safe.
+final class ImageCacheMemory: @unchecked Sendable {
+    private final class Node {
+        let key: ImageCacheKey
+        var image: CachedImage
+        var newer: Node?
+        weak var older: Node?
+        init(key: ImageCacheKey, image: CachedImage) {
+            self.key = key
+            self.image = image
+        }
+    }
+
+    /// The byte budget (encoded JPEG bytes).
+    let budget: Int
+    private let lock = NSLock()
+    private var nodes: [ImageCacheKey: Node] = [:]
+    private var byAsset: [String: (version: String, keys: Set<ImageCacheKey>)] = [:]
+    /// Least recently used end.
+    private var oldest: Node?
+    /// Most recently used end.
+    private var newest: Node?
+    private(set) var bytes = 0
+
+    init(budget: Int) {
+        self.budget = max(0, budget)
+    }
+
+    /// Number of entries.
+    var count: Int { lock.withLock { nodes.count } }
+
+    /// The image for `key`, marking it recently used.
+    func get(_ key: ImageCacheKey) -> CachedImage? {
+        lock.withLock {
+            guard let node = nodes[key] else { return nil }
+            unlink(node)
+            append(node)
+            return node.image
+        }
+    }
+
+    /// Stores `image`; images larger than a quarter of the budget are not kept.
+    func put(_ key: ImageCacheKey, _ image: CachedImage) {
+        guard image.jpeg.count <= budget / 4 else { return }
+        lock.withLock {
+            noteVersionLocked(key.assetIdentifier, key.contentVersion)
+            if let existing = nodes[key] {
+                bytes -= existing.image.jpeg.count
+                existing.image = image
+                bytes += image.jpeg.count
+                unlink(existing)
+                append(existing)
+            } else {
+                let node = Node(key: key, image: image)
+                nodes[key] = node
+                byAsset[key.assetIdentifier, default: (key.contentVersion, [])].keys.insert(key)
+                bytes += image.jpeg.count
+                append(node)
+            }
+            while bytes > budget, let victim = oldest {
+                remove(victim)
+            }
+        }
+    }
+
+    /// Records the asset's current content version, dropping entries of older versions.
+    func noteContentVersion(asset: String, version: String) {
+        lock.withLock { noteVersionLocked(asset, version) }
+    }
+
+    /// The largest cached final image of the same asset, content and crop that is smaller
+    /// than `width` × `height` (a cheap degraded image: no decode, no encode).
+    func smallerRender(like key: ImageCacheKey, width: Int, height: Int) -> CachedImage? {
+        lock.withLock {
+            guard let entry = byAsset[key.assetIdentifier], entry.version == key.contentVersion else { return nil }
+            var best: CachedImage?
+            for candidate in entry.keys where candidate.crop == key.crop && candidate.variant == .final && candidate.version == key.version {
+                guard let image = nodes[candidate]?.image, !image.degraded,
+                    image.width < width || image.height < height,
+                    image.width <= width && image.height <= height
+                else { continue }
+                if best == nil || image.width > best!.width { best = image }
+            }
+            return best
+        }
+    }
+
+    private func noteVersionLocked(_ asset: String, _ version: String) {
+        guard let entry = byAsset[asset], entry.version != version else { return }
+        for key in entry.keys {
+            if let node = nodes[key] { remove(node) }
+        }
+        byAsset[asset] = (version, [])
+    }
+
+    private func remove(_ node: Node) {
+        unlink(node)
+        nodes[node.key] = nil
+        bytes -= node.image.jpeg.count
+        if var entry = byAsset[node.key.assetIdentifier] {
+            entry.keys.remove(node.key)
+            byAsset[node.key.assetIdentifier] = entry.keys.isEmpty && entry.version == node.key.contentVersion ? nil : entry
+        }
+    }
+
+    private func unlink(_ node: Node) {
+        let older = node.older
+        let newer = node.newer
+        older?.newer = newer
+        newer?.older = older
+        if oldest === node { oldest = newer }
+        if newest === node { newest = older }
+        node.newer = nil
+        node.older = nil
+    }
+
+    private func append(_ node: Node) {
+        node.older = newest
+        node.newer = nil
+        newest?.newer = node
+        newest = node
+        if oldest == nil { oldest = node }
+    }
+}

@@ -1,0 +1,137 @@
+import ArgumentParser
+import Foundation
+import PhotoLibClient
+
+extension PhotoLibCommand {
+    /// `photolib token`: the current persistent-change token.
+    struct Token: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Print the library's current change token.")
+        @OptionGroup var connection: ConnectionOptions
+
+        func run() async throws {
+            let token = try await connection.withLibrary { try await $0.currentChangeToken() }
+            if connection.json {
+                struct TokenJSON: Encodable { var changeToken: String }
+                try Output.json(TokenJSON(changeToken: token))
+            } else {
+                print(token)
+            }
+        }
+    }
+
+    /// `photolib changes --since TOKEN`: persistent history.
+    struct Changes: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Print the transactions committed after a token (persistent history).")
+        @OptionGroup var connection: ConnectionOptions
+        @Option(name: .long, help: "A token from 'photolib token' or an earlier notification (omit: from the oldest kept).") var since: String?
+
+        struct ChangeJSON: Encodable {
+            var changeToken: String
+            var committedAt: Date
+            var author: String
+            var inserted: [String: [String]]
+            var updated: [String: [String]]
+            var deleted: [String: [String]]
+        }
+
+        func run() async throws {
+            let changes: [PersistentChange] = try await connection.withLibrary { library in
+                var all: [PersistentChange] = []
+                var cursor = since
+                while true {
+                    let page = try await library.fetchPersistentChanges(since: cursor)
+                    all += page.changes
+                    guard page.hasMore, let last = page.changes.last else { break }
+                    cursor = last.changeToken
+                }
+                return all
+            }
+            if connection.json {
+                try Output.json(changes.map { change in
+                    ChangeJSON(
+                        changeToken: change.changeToken, committedAt: change.committedAt, author: change.author,
+                        inserted: change.objects.mapValues(\.inserted).filter { !$0.value.isEmpty },
+                        updated: change.objects.mapValues(\.updated).filter { !$0.value.isEmpty },
+                        deleted: change.objects.mapValues(\.deleted).filter { !$0.value.isEmpty })
+                })
+            } else {
+                for change in changes {
+                    var parts: [String] = []
+                    for (type, lists) in change.objects.sorted(by: { $0.key < $1.key }) {
+                        if !lists.inserted.isEmpty { parts.append("+\(lists.inserted.count) \(type)") }
+                        if !lists.updated.isEmpty { parts.append("~\(lists.updated.count) \(type)") }
+                        if !lists.deleted.isEmpty { parts.append("-\(lists.deleted.count) \(type)") }
+                    }
+                    print("\(change.changeToken)  \(Output.date(change.committedAt))  \(change.author)  \(parts.joined(separator: ", "))")
+                }
+            }
+        }
+    }
+
+    /// `photolib watch`: live change details for one fetch, one line per notification.
+    struct Watch: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Watch a fetch live: one line (or JSON line) per change notification.",
+            discussion: "With --since, the changes after that token are delivered first, then live ones, with no gap. Runs until interrupted, or until --count notifications.")
+        @OptionGroup var connection: ConnectionOptions
+        @Option(name: .long, help: "Only assets in this album or smart album.") var album: String?
+        @Option(name: .long, help: "A predicate (docs/PREDICATES.md).") var `where`: String?
+        @Option(name: .long, help: "Sort by KEY[:asc|desc][,KEY…].") var sort: String?
+        @Option(name: .long, help: "Resume after this change token.") var since: String?
+        @Option(name: .long, help: "Stop after this many notifications.") var count: Int?
+
+        struct NotificationJSON: Encodable {
+            var changeToken: String
+            var sinceToken: String
+            var hasIncrementalChanges: Bool?
+            var count: Int?
+            var removedIndexes: [Int]?
+            var insertedIndexes: [Int]?
+            var changedIndexes: [Int]?
+            var moves: [[Int]]?
+            var insertedIdentifiers: [String]?
+            var changedIdentifiers: [String]?
+        }
+
+        func validate() throws {
+            if let count, count <= 0 { throw ValidationError("--count must be positive") }
+        }
+
+        func run() async throws {
+            var descriptors: [AssetSortDescriptor] = []
+            if let sort {
+                do {
+                    for part in sort.split(separator: ",") { descriptors.append(try AssetSortDescriptor(parsing: String(part))) }
+                } catch { throw CLIError(error.message) }
+            }
+            let options = FetchOptions(predicate: `where`, sortDescriptors: descriptors)
+            try await connection.withLibrary { library in
+                let subscription = try await library.subscribe(since: since)
+                var watched = try await subscription.registerFetch(with: options, in: album)
+                if !connection.json { print("watching \(watched.count) assets (Ctrl-C to stop)") }
+                var seen = 0
+                for try await change in subscription.changes {
+                    let details = change.changeDetails(for: watched)
+                    if let details { watched = details.fetchResultAfterChanges }
+                    if connection.json {
+                        try Output.jsonLine(NotificationJSON(
+                            changeToken: change.changeToken, sinceToken: change.sinceToken, hasIncrementalChanges: details?.hasIncrementalChanges,
+                            count: details?.fetchResultAfterChanges.count, removedIndexes: details?.removedIndexes, insertedIndexes: details?.insertedIndexes,
+                            changedIndexes: details?.changedIndexes, moves: details?.moves.map { [$0.from, $0.to] },
+                            insertedIdentifiers: details?.insertedObjects.map(\.localIdentifier), changedIdentifiers: details?.changedObjects.map(\.localIdentifier)))
+                    } else if let details {
+                        let summary = details.hasIncrementalChanges
+                            ? "removed \(details.removedIndexes) inserted \(details.insertedIndexes) changed \(details.changedIndexes) moves \(details.moves.map { "\($0.from)->\($0.to)" })"
+                            : "resync"
+                        print("change \(change.changeToken): \(summary), count \(details.fetchResultAfterChanges.count)")
+                    } else {
+                        print("change \(change.changeToken): nothing for this fetch")
+                    }
+                    seen += 1
+                    if let count, seen >= count { break }
+                }
+                subscription.cancel()
+            }
+        }
+    }
+}
