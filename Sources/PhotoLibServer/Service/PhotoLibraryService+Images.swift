@@ -277,20 +277,37 @@ extension PhotoLibraryService {
 struct ImageSender: Sendable {
     let call: ServerCall
     let wantsProgress: Bool
+    /// Images up to this size are sent in one batch.
+    static let batchLimit = 256 << 10
 
     func deliver(_ image: CachedImage, index: Int, isFinal: Bool) async throws {
         try Task.checkCancellation()
         if wantsProgress && isFinal { try await call.send(ImageResponse.progress(1)) }
-        try await call.send(ImageResponse.start(ImageStart(
-            width: image.width, height: image.height, byteCount: image.jpeg.count, degraded: image.degraded, imageIndex: index)))
+        let start = ImageResponse.start(ImageStart(
+            width: image.width, height: image.height, byteCount: image.jpeg.count, degraded: image.degraded, imageIndex: index))
+        let end = ImageResponse.end(imageIndex: index, isFinal: isFinal)
+        // A small image (a thumbnail) goes out as one batch: one hop, frames coalesced.
+        if image.jpeg.count <= Self.batchLimit {
+            var messages: [any WireMessage] = [start]
+            var offset = 0
+            while offset < image.jpeg.count {
+                let stop = min(offset + WireLimits.chunkSize, image.jpeg.count)
+                messages.append(ImageResponse.chunk(offset: offset, data: Array(image.jpeg[offset..<stop])))
+                offset = stop
+            }
+            messages.append(end)
+            try await call.send(contentsOf: messages)
+            return
+        }
+        try await call.send(start)
         var offset = 0
         while offset < image.jpeg.count {
             try Task.checkCancellation()
-            let end = min(offset + WireLimits.chunkSize, image.jpeg.count)
-            try await call.send(ImageResponse.chunk(offset: offset, data: Array(image.jpeg[offset..<end])))
-            offset = end
+            let stop = min(offset + WireLimits.chunkSize, image.jpeg.count)
+            try await call.send(ImageResponse.chunk(offset: offset, data: Array(image.jpeg[offset..<stop])))
+            offset = stop
         }
-        try await call.send(ImageResponse.end(imageIndex: index, isFinal: isFinal))
+        try await call.send(end)
     }
 
     /// Sends the decode's progress every 50 ms while it changes, until cancelled.

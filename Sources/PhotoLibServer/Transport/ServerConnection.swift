@@ -271,7 +271,14 @@ final class ServerConnection: @unchecked Sendable {
 
     /// Sends a response message once credit allows; resumes the handler when written.
     func send(_ payload: [UInt8], stream id: UInt32) async throws {
-        guard payload.count <= peerMaxFrameSize else {
+        try await send([payload], stream: id)
+    }
+
+    /// Sends several response messages in order with one hop to the connection's queue;
+    /// each still waits for its own flow-control credit. Resumes when the last is written.
+    func send(_ payloads: [[UInt8]], stream id: UInt32) async throws {
+        guard !payloads.isEmpty else { return }
+        for payload in payloads where payload.count > peerMaxFrameSize {
             throw PhotoLibError(.resourceExhausted, "a \(payload.count)-byte response exceeds the client's maximum frame size of \(peerMaxFrameSize) bytes")
         }
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
@@ -280,7 +287,9 @@ final class ServerConnection: @unchecked Sendable {
                     continuation.resume(throwing: CancellationError())
                     return
                 }
-                stream.pending.append((payload, continuation))
+                for (index, payload) in payloads.enumerated() {
+                    stream.pending.append((payload, index == payloads.count - 1 ? continuation : nil))
+                }
                 self.drain(id)
             }
         }
@@ -325,7 +334,7 @@ final class ServerConnection: @unchecked Sendable {
             try? sendConnectionWindow.spend(size)
             stream.pending.removeFirst()
             write(Frame(.message, stream: id, payload: next.payload))
-            next.continuation.resume()
+            next.continuation?.resume()
         }
         if let status = stream.pendingStatus {
             complete(stream, status)

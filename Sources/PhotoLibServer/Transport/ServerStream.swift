@@ -12,7 +12,8 @@ final class ServerStream {
     /// Credit the client has left for request MESSAGE bytes.
     var receiveWindow: FlowWindow
     /// Responses waiting for credit, with the handler continuations to resume once sent.
-    var pending: [(payload: [UInt8], continuation: CheckedContinuation<Void, any Error>)] = []
+    /// Only the last message of a batch carries a continuation.
+    var pending: [(payload: [UInt8], continuation: CheckedContinuation<Void, any Error>?)] = []
     /// A status waiting behind `pending`.
     var pendingStatus: CallStatus?
     let inbound: AsyncThrowingStream<[UInt8], any Error>.Continuation
@@ -37,6 +38,6 @@ final class ServerStream {
         deadline = nil
         inbound.finish(throwing: error)
         task?.cancel()
-        for entry in waiting { entry.continuation.resume(throwing: error) }
+        for entry in waiting { entry.continuation?.resume(throwing: error) }
     }
 }
