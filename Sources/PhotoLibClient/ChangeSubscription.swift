@@ -95,12 +95,18 @@ public final class ChangeSubscription: @unchecked Sendable {
     private var pending: [CheckedContinuation<SubscriptionEvent, any Error>] = []
     private var current: [String: FetchResult<Asset>] = [:]
     private var pump: Task<Void, Never>?
+    private var delivery: Task<Void, Never>?
 
     init(connection: ClientConnection, streamID: UInt32, events: AsyncThrowingStream<[UInt8], any Error>) {
         self.connection = connection
         self.streamID = streamID
         let (changes, continuation) = AsyncThrowingStream<PhotoLibraryChange, any Error>.makeStream(bufferingPolicy: .bufferingOldest(1))
         self.changes = changes
+        // Notifications wait here (with their credit not yet returned) until the application
+        // takes them, so a slow reader slows the server through flow control — while
+        // acknowledgements behind them are still answered at once (a resumed subscription
+        // receives its catch-up before the answers to its first requests).
+        let (backlog, backlogContinuation) = AsyncThrowingStream<(PhotoLibraryChange, Int), any Error>.makeStream()
         pump = Task { [weak self] in
             do {
                 for try await payload in events {
@@ -112,18 +118,28 @@ public final class ChangeSubscription: @unchecked Sendable {
                         let waiter = self.lock.withLock { self.pending.isEmpty ? nil : self.pending.removeFirst() }
                         waiter?.resume(returning: event)
                     case .change(let notification):
-                        let change = self.change(from: notification)
-                        while case .dropped = continuation.yield(change) {
-                            try await Task.sleep(nanoseconds: 1_000_000)
-                        }
-                        self.connection.consumed(payload.count, stream: streamID)
+                        backlogContinuation.yield((self.change(from: notification), payload.count))
                     }
+                }
+                backlogContinuation.finish()
+                self?.failPending(PhotoLibError(.cancelled, "the subscription ended"))
+            } catch {
+                backlogContinuation.finish(throwing: error)
+                self?.failPending(error as? PhotoLibError ?? PhotoLibError(.cancelled, "the subscription ended: \(error)"))
+            }
+        }
+        delivery = Task { [connection] in
+            do {
+                for try await (change, size) in backlog {
+                    while case .dropped = continuation.yield(change) {
+                        try await Task.sleep(nanoseconds: 1_000_000)
+                    }
+                    connection.consumed(size, stream: streamID)
                 }
                 continuation.finish()
             } catch {
                 continuation.finish(throwing: error)
             }
-            self?.failPending(PhotoLibError(.cancelled, "the subscription ended"))
         }
         continuation.onTermination = { [weak self] termination in
             if case .cancelled = termination { self?.cancel() }
@@ -166,6 +182,7 @@ public final class ChangeSubscription: @unchecked Sendable {
     public func cancel() {
         connection.cancel(streamID)
         pump?.cancel()
+        delivery?.cancel()
     }
 
     func resume(since token: String) async throws {

@@ -113,7 +113,7 @@ final class ChangeHub: @unchecked Sendable {
             let snapshot = PhotoLibraryService.fitting(prefetch, within: subscriber.session.maxResponseSize) { objects in
                 FetchResultSnapshot(fetchResultID: snapshotID, objectType: .asset, count: listing.count, expiresAt: expiresAt, prefetched: .assets(objects))
             }
-            subscriber.enqueue(.registeredFetch(snapshot, token: String(subscriber.token))) { nil }
+            subscriber.enqueue(.registeredFetch(snapshot, token: String(subscriber.token)))
             return
         case .registerFetchResult(let id):
             guard case .assets(let listing) = try subscriber.session.fetchResults.use(id) else {
@@ -129,9 +129,9 @@ final class ChangeHub: @unchecked Sendable {
                 let (afterID, _) = subscriber.session.fetchResults.add(.assets(current))
                 let details = FetchResultChangeDetails.diff(before: snapshotIDs, after: entry.currentIdentifiers(), changed: [])
                 subscriber.results[id] = Subscriber.Registration(entry: entry, snapshotID: afterID, count: current.count)
-                subscriber.enqueue(.acknowledged(token: String(subscriber.token))) { nil }
+                subscriber.enqueue(.acknowledged(token: String(subscriber.token)))
                 let message = try fetchMessage(beforeID: id, afterID: afterID, details: details, listing: current, values: [:])
-                subscriber.enqueue(.change(ChangeNotification(changeToken: String(subscriber.token), sinceToken: String(subscriber.token), fetchResultChanges: [message], objectChanges: []))) { nil }
+                subscriber.enqueue(.change(ChangeNotification(changeToken: String(subscriber.token), sinceToken: String(subscriber.token), fetchResultChanges: [message], objectChanges: [])))
                 return
             }
         case .unregisterFetchResult(let id):
@@ -142,7 +142,7 @@ final class ChangeHub: @unchecked Sendable {
         case .unregisterObjects(let ids):
             subscriber.objects.subtract(ids)
         }
-        subscriber.enqueue(.acknowledged(token: String(subscriber.token))) { nil }
+        subscriber.enqueue(.acknowledged(token: String(subscriber.token)))
     }
 
     static func token(_ text: String) throws(PhotoLibError) -> Int64 {
@@ -184,7 +184,7 @@ final class ChangeHub: @unchecked Sendable {
             for change in page.changes where change.token <= lastToken {
                 let objects = try objectMessages(change.objects.map(\.identifier), changes: change.objects)
                 let notification = ChangeNotification(changeToken: String(change.token), sinceToken: String(cursor), fetchResultChanges: [], objectChanges: objects)
-                subscriber.enqueue(.change(notification)) { resync(subscriber, since: since, through: lastToken) }
+                subscriber.enqueue(.change(notification)) { replaced in self.resync(subscriber, replacing: replaced) }
                 cursor = change.token
             }
             guard page.hasMore, !page.changes.isEmpty else { break }
@@ -234,13 +234,8 @@ final class ChangeHub: @unchecked Sendable {
         let values = Dictionary(try library.assets(withIdentifiers: touched).map { ($0.localIdentifier, $0) }, uniquingKeysWith: { first, _ in first })
         var results: [ObjectIdentifier: (FetchResultChangeDetails, LiveAssetListing)] = [:]
         for entry in entries.values {
-            var matching = Set<String>()
-            if !touched.isEmpty {
-                var probe = entry.query
-                probe.fetchLimit = 0
-                probe.identifiers = (entry.query.identifiers.map { Set($0) }.map { allowed in touched.filter(allowed.contains) }) ?? touched
-                if !(probe.identifiers ?? []).isEmpty { matching = Set(try library.fetchAssetIdentifiers(probe)) }
-            }
+            let candidates = entry.query.identifiers.map { allowed in touched.filter(Set(allowed).contains) } ?? touched
+            let matching = try library.matchingIdentifiers(entry.query, among: candidates)
             let albumChanged = entry.query.collection.map(albums.contains) ?? false
             if let details = try entry.apply(touched: touched, matching: matching, values: values, contentChanged: contentChanged, albumChanged: albumChanged, library: library) {
                 results[ObjectIdentifier(entry)] = (details, entry.currentListing())
@@ -253,15 +248,14 @@ final class ChangeHub: @unchecked Sendable {
                 guard let (details, listing) = results[ObjectIdentifier(registration.entry)] else { continue }
                 let (afterID, _) = subscriber.session.fetchResults.add(.assets(listing))
                 fetchMessages.append(try fetchMessage(beforeID: registration.snapshotID, afterID: afterID, details: details, listing: listing, values: values))
-                if registration.snapshotID != key { subscriber.session.fetchResults.release(registration.snapshotID) }
-                subscriber.results[key] = Subscriber.Registration(entry: registration.entry, snapshotID: afterID, count: listing.count)
+                if registration.snapshotID != key, !registration.pinned.contains(registration.snapshotID) { subscriber.session.fetchResults.release(registration.snapshotID) }
+                subscriber.results[key] = Subscriber.Registration(entry: registration.entry, snapshotID: afterID, count: listing.count, pinned: registration.pinned)
             }
             let watched = changedObjects.filter(subscriber.objects.contains)
             let objectMessages = try objectMessages(watched, changes: changes.filter { subscriber.objects.contains($0.identifier) })
             guard !fetchMessages.isEmpty || !objectMessages.isEmpty else { continue }
             let notification = ChangeNotification(changeToken: String(token), sinceToken: String(subscriber.token), fetchResultChanges: fetchMessages, objectChanges: objectMessages)
-            let since = subscriber.token
-            subscriber.enqueue(.change(notification)) { resync(subscriber, since: since, through: token) }
+            subscriber.enqueue(.change(notification)) { replaced in self.resync(subscriber, replacing: replaced) }
             subscriber.token = token
         }
         lastToken = token
@@ -309,24 +303,67 @@ final class ChangeHub: @unchecked Sendable {
     // MARK: Resync
 
     /// The notification that replaces a subscriber's backlog: every registered result,
-    /// non-incremental, at the current version.
-    private func resync(_ subscriber: Subscriber, since: Int64, through token: Int64) -> SubscriptionEvent {
+    /// non-incremental, at the current version, relative to the snapshots the client holds
+    /// (those before the first replaced notification), covering the tokens the replaced
+    /// notifications covered; and the latest details of every object they named.
+    private func resync(_ subscriber: Subscriber, replacing replaced: [ChangeNotification]) -> SubscriptionEvent {
+        let since = replaced.first?.sinceToken ?? String(subscriber.token)
+        let through = replaced.last?.changeToken ?? String(subscriber.token)
+        // Walk each registration's snapshot chain back through the replaced notifications.
+        var previous: [String: (id: String, count: Int)] = [:]
+        for notification in replaced {
+            for message in notification.fetchResultChanges { previous[message.fetchResultAfterID] = (message.fetchResultID, message.countBefore) }
+        }
         var messages: [FetchResultChangeMessage] = []
         for (key, registration) in subscriber.results {
-            let listing = registration.entry.currentListing()
+            var known = (id: registration.snapshotID, count: registration.count)
+            var steps = 0
+            while let before = previous[known.id], steps <= replaced.count {
+                known = before
+                steps += 1
+            }
+            // A static copy: the client reads it after the notification, when the live
+            // result may have moved on (a live version is readable only while current).
+            let listing = StaticAssetListing(identifiers: registration.entry.currentIdentifiers(), query: registration.entry.query)
             let (afterID, _) = subscriber.session.fetchResults.add(.assets(listing))
+            // Snapshots named only by replaced notifications were never sent: release them.
+            var pinned: [String] = []
+            var chain = Set<String>()
+            var cursor = registration.snapshotID
+            while cursor != known.id, chain.insert(cursor).inserted, let before = previous[cursor] { cursor = before.id }
+            for id in chain where id != key { subscriber.session.fetchResults.release(id) }
+            pinned = registration.pinned.filter { !chain.contains($0) } + [afterID]
+            while pinned.count > Subscriber.maxPinned {
+                let oldest = pinned.removeFirst()
+                if oldest != known.id { subscriber.session.fetchResults.release(oldest) }
+            }
             messages.append(FetchResultChangeMessage(
-                fetchResultID: registration.snapshotID, fetchResultAfterID: afterID, hasIncrementalChanges: false,
-                removedIndexes: [], insertedIndexes: [], changedIndexes: [], moves: [], countBefore: registration.count,
+                fetchResultID: known.id, fetchResultAfterID: afterID, hasIncrementalChanges: false,
+                removedIndexes: [], insertedIndexes: [], changedIndexes: [], moves: [], countBefore: known.count,
                 countAfter: listing.count, insertedAndChanged: .assets([])))
-            subscriber.results[key] = Subscriber.Registration(entry: registration.entry, snapshotID: afterID, count: listing.count)
+            subscriber.results[key] = Subscriber.Registration(entry: registration.entry, snapshotID: afterID, count: listing.count, pinned: pinned)
         }
-        return .change(ChangeNotification(changeToken: String(token), sinceToken: String(since), fetchResultChanges: messages, objectChanges: []))
+        var order: [String] = []
+        var objects: [String: ObjectChangeMessage] = [:]
+        for notification in replaced {
+            for object in notification.objectChanges {
+                if let earlier = objects[object.localIdentifier] {
+                    var merged = object
+                    merged.assetContentChanged = merged.assetContentChanged || earlier.assetContentChanged
+                    objects[object.localIdentifier] = merged
+                } else {
+                    order.append(object.localIdentifier)
+                    objects[object.localIdentifier] = object
+                }
+            }
+        }
+        return .change(ChangeNotification(changeToken: through, sinceToken: since, fetchResultChanges: messages, objectChanges: order.compactMap { objects[$0] }))
     }
 
     private func forceResync(_ subscriber: Subscriber, through token: Int64) {
-        let since = subscriber.token
-        subscriber.enqueue(resync(subscriber, since: since, through: token)) { nil }
+        let since = String(subscriber.token)
+        let empty = ChangeNotification(changeToken: String(token), sinceToken: since, fetchResultChanges: [], objectChanges: [])
+        subscriber.enqueue(resync(subscriber, replacing: [empty])) { replaced in self.resync(subscriber, replacing: replaced) }
         subscriber.token = token
     }
 }

@@ -15,7 +15,13 @@ final class Subscriber: @unchecked Sendable {
         var entry: LiveEntry
         var snapshotID: String
         var count: Int
+        /// Resync snapshots (static copies) that may have been sent: kept readable after the
+        /// live result moves on, since the client reads them after the notification (at most
+        /// ``maxPinned``; the oldest is released first).
+        var pinned: [String] = []
     }
+    /// Resync snapshots kept per registration.
+    static let maxPinned = 2
 
     let id: UInt64
     let session: ConnectionSession
@@ -42,19 +48,24 @@ final class Subscriber: @unchecked Sendable {
         self.maxQueued = maxQueued
     }
 
-    /// Queues an event; when the queue is full, `resync()` builds the one notification
-    /// that replaces every queued notification. Called on the hub's queue.
-    func enqueue(_ event: SubscriptionEvent, resync: () -> SubscriptionEvent?) {
-        let notificationCount = lock.withLock { queue.filter { if case .change = $0 { return true } else { return false } }.count }
-        if case .change = event, notificationCount >= maxQueued, let replacement = resync() {
-            lock.withLock {
-                queue.removeAll { if case .change = $0 { return true } else { return false } }
-                resyncCount += 1
-            }
-            push(replacement)
-        } else {
+    /// Queues an event. When a notification finds ``maxQueued`` notifications still waiting,
+    /// those and it are replaced by the one notification `resync` builds from them (oldest
+    /// first), so the client's token chain stays contiguous. Called on the hub's queue.
+    func enqueue(_ event: SubscriptionEvent, resync: ([ChangeNotification]) -> SubscriptionEvent? = { _ in nil }) {
+        guard case .change(let notification) = event else {
             push(event)
+            return
         }
+        let replacement: SubscriptionEvent? = lock.withLock {
+            let waiting = queue.compactMap { event -> ChangeNotification? in
+                if case .change(let change) = event { return change } else { return nil }
+            }
+            guard waiting.count >= maxQueued, let replacement = resync(waiting + [notification]) else { return nil }
+            queue.removeAll { if case .change = $0 { return true } else { return false } }
+            resyncCount += 1
+            return replacement
+        }
+        push(replacement ?? event)
     }
 
     private func push(_ event: SubscriptionEvent) {

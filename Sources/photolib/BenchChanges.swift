@@ -1,0 +1,204 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import Histogram
+import PhotoLibClient
+
+extension PhotoLibCommand {
+    /// `photolib bench changes`: commit-to-notification latency of the live change feed.
+    struct BenchChanges: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "changes",
+            abstract: "Measure commit-to-notification latency (HDR histogram) with N subscribers sharing one fetch.",
+            discussion: """
+                Opens --subscribers subscriptions spread over --connections connections, all registering the \
+                same fetch (the server shares one live result), then toggles the favourite flag of a random \
+                asset --toggles times through another connection, one transaction at a time: each waits until \
+                every subscriber has its notification (10 s at most) and --interval ms. Latency runs from just \
+                before performChanges is sent to each subscriber's arrival. Stops by itself.
+                """,
+            shouldDisplay: false)
+
+        @OptionGroup var connection: ConnectionOptions
+
+        @Option(name: .long, help: "Subscriptions to open.")
+        var subscribers: Int = 1
+
+        @Option(name: .long, help: "Connections to spread them over (default: one per 100 subscribers).")
+        var connections: Int?
+
+        @Option(name: .long, help: "Favourite toggles (transactions) to measure.")
+        var toggles: Int = 200
+
+        @Option(name: .long, help: "Pause between transactions, in milliseconds.")
+        var interval: Double = 5
+
+        @Option(name: .long, help: "Sort of the shared fetch, KEY[:asc|desc].")
+        var sort: String = "creationDate:desc"
+
+        @Option(name: .long, help: "Report this process's VmRSS (the server's pid, on the same machine).")
+        var serverPid: Int32?
+
+        func validate() throws {
+            guard (1...10_000).contains(subscribers) else { throw ValidationError("--subscribers must be within 1…10000") }
+            if let connections, !(1...256).contains(connections) { throw ValidationError("--connections must be within 1…256") }
+            guard (1...100_000).contains(toggles) else { throw ValidationError("--toggles must be within 1…100000") }
+            guard interval >= 0, interval <= 10_000 else { throw ValidationError("--interval must be within 0…10000 ms") }
+        }
+
+        /// Arrivals per token, shared by the subscriber tasks.
+        final class Arrivals: @unchecked Sendable {
+            private let lock = NSLock()
+            private var times: [Int64: [UInt64]] = [:]
+            private var counts: [Int64: Int] = [:]
+            private(set) var resyncs = 0
+
+            func record(token: Int64, at time: UInt64, resync: Bool) {
+                lock.withLock {
+                    times[token, default: []].append(time)
+                    if resync { resyncs += 1 }
+                }
+            }
+
+            func count(through token: Int64) -> Int { lock.withLock { times[token]?.count ?? 0 } }
+            func all() -> [Int64: [UInt64]] { lock.withLock { times } }
+        }
+
+        func run() async throws {
+            let token = try connection.resolvedToken()
+            let server = connection.resolvedServer
+            let connectionCount = connections ?? max(1, (subscribers + 99) / 100)
+            guard (subscribers + connectionCount - 1) / connectionCount <= 100 else {
+                throw CLIError("at most 100 subscriptions per connection (the server's default call limit): use --connections \((subscribers + 99) / 100) or more")
+            }
+            var descriptors: [AssetSortDescriptor] = []
+            do {
+                for part in sort.split(separator: ",") { descriptors.append(try AssetSortDescriptor(parsing: String(part))) }
+            } catch { throw CLIError(error.message) }
+            let options = FetchOptions(sortDescriptors: descriptors)
+            var libraries: [PhotoLibrary] = []
+            let writer: PhotoLibrary
+            do {
+                writer = try await PhotoLibrary.connect(to: server, token: token, clientName: "photolib-bench-changes/writer")
+                for _ in 0..<connectionCount {
+                    libraries.append(try await PhotoLibrary.connect(to: server, token: token, clientName: "photolib-bench-changes/0.1.0"))
+                }
+            } catch let error as PhotoLibError {
+                throw CLIError(error.message, code: error.code)
+            }
+            defer {
+                writer.close()
+                libraries.forEach { $0.close() }
+            }
+            let assets = try await writer.fetchAssets(with: FetchOptions(fetchLimit: 1000)).allObjects()
+            guard !assets.isEmpty else { throw CLIError("the library has no assets") }
+            var favorite = Dictionary(assets.map { ($0.localIdentifier, $0.isFavorite) }, uniquingKeysWith: { a, _ in a })
+            let totalAssets = try await writer.libraryInfo().assetCount
+
+            // Subscribe everyone (registration time is reported too).
+            let arrivals = Arrivals()
+            let registerStart = DispatchTime.now()
+            var subscriptions: [ChangeSubscription] = []
+            var readers: [Task<Void, Never>] = []
+            for i in 0..<subscribers {
+                let subscription = try await libraries[i % connectionCount].subscribe()
+                var watched = try await subscription.registerFetch(with: options)
+                subscriptions.append(subscription)
+                readers.append(Task {
+                    do {
+                        for try await change in subscription.changes {
+                            let now = DispatchTime.now().uptimeNanoseconds
+                            let details = change.changeDetails(for: watched)
+                            if let details { watched = details.fetchResultAfterChanges }
+                            if let value = Int64(change.changeToken) { arrivals.record(token: value, at: now, resync: details.map { !$0.hasIncrementalChanges } ?? false) }
+                        }
+                    } catch {}
+                })
+            }
+            let registerSeconds = Double(DispatchTime.now().uptimeNanoseconds - registerStart.uptimeNanoseconds) / 1e9
+            let rssSubscribed = serverPid.flatMap(Self.residentKiB)
+
+            var commits: [Int64: UInt64] = [:]
+            var commitHistogram = Histogram<UInt64>(lowestDiscernibleValue: 1_000, highestTrackableValue: 600_000_000_000, numberOfSignificantValueDigits: .three)
+            var missing = 0
+            var generator = SystemRandomNumberGenerator()
+            let ids = Array(favorite.keys).sorted()
+            let started = DispatchTime.now()
+            for _ in 0..<toggles {
+                let id = ids.randomElement(using: &generator)!
+                let now = !(favorite[id] ?? false)
+                favorite[id] = now
+                let before = DispatchTime.now().uptimeNanoseconds
+                let result = try await writer.performChanges([.setAssetProperties(.init(asset: id, isFavorite: now))])
+                let after = DispatchTime.now().uptimeNanoseconds
+                _ = commitHistogram.record(max(1_000, after - before))
+                guard let committed = Int64(result.changeToken) else { continue }
+                commits[committed] = before
+                let deadline = DispatchTime.now() + 10
+                while arrivals.count(through: committed) < subscribers, DispatchTime.now() < deadline {
+                    try await Task.sleep(nanoseconds: 200_000)
+                }
+                if arrivals.count(through: committed) < subscribers { missing += 1 }
+                if interval > 0 { try await Task.sleep(nanoseconds: UInt64(interval * 1e6)) }
+            }
+            let seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
+            let rssAfter = serverPid.flatMap(Self.residentKiB)
+            for subscription in subscriptions { subscription.cancel() }
+            for reader in readers { reader.cancel() }
+
+            var histogram = Histogram<UInt64>(lowestDiscernibleValue: 1_000, highestTrackableValue: 600_000_000_000, numberOfSignificantValueDigits: .three)
+            var delivered = 0
+            for (committed, times) in arrivals.all() {
+                guard let begin = commits[committed] else { continue }
+                for time in times {
+                    _ = histogram.record(max(1_000, time > begin ? time - begin : 1_000))
+                    delivered += 1
+                }
+            }
+            func ms(_ nanoseconds: UInt64) -> Double { (Double(nanoseconds) / 1e6 * 1000).rounded() / 1000 }
+            let report = Report(
+                subscribers: subscribers, connections: connectionCount, libraryAssets: totalAssets, transactions: commits.count,
+                notificationsDelivered: delivered, notificationsExpected: commits.count * subscribers, transactionsNotFullyDelivered: missing,
+                resyncs: arrivals.resyncs, seconds: seconds, registerSeconds: registerSeconds,
+                latencyMs: ["p50": ms(histogram.valueAtPercentile(50)), "p90": ms(histogram.valueAtPercentile(90)), "p99": ms(histogram.valueAtPercentile(99)), "max": ms(histogram.max)],
+                commitMs: ["p50": ms(commitHistogram.valueAtPercentile(50)), "p99": ms(commitHistogram.valueAtPercentile(99))],
+                serverRSSMiBSubscribed: rssSubscribed.map { Double($0) / 1024 }, serverRSSMiBAfter: rssAfter.map { Double($0) / 1024 })
+            if connection.json {
+                try Output.jsonLine(report)
+            } else {
+                let l = report.latencyMs
+                print(String(format: "changes: %d subscribers on %d connections, %d assets: %d transactions in %.2f s (subscribed in %.2f s)", subscribers, connectionCount, totalAssets, commits.count, seconds, registerSeconds))
+                print(String(format: "commit-to-notification ms: p50 %.3f  p90 %.3f  p99 %.3f  max %.3f   (performChanges round trip p50 %.3f p99 %.3f)", l["p50"]!, l["p90"]!, l["p99"]!, l["max"]!, report.commitMs["p50"]!, report.commitMs["p99"]!))
+                print("delivered \(delivered)/\(report.notificationsExpected) notifications, \(missing) transactions not delivered to all within 10 s, \(arrivals.resyncs) resyncs")
+                if let rssSubscribed, let rssAfter {
+                    print(String(format: "server VmRSS: %.1f MiB subscribed, %.1f MiB after the run", Double(rssSubscribed) / 1024, Double(rssAfter) / 1024))
+                }
+            }
+        }
+
+        struct Report: Encodable {
+            var subscribers: Int
+            var connections: Int
+            var libraryAssets: Int
+            var transactions: Int
+            var notificationsDelivered: Int
+            var notificationsExpected: Int
+            var transactionsNotFullyDelivered: Int
+            var resyncs: Int
+            var seconds: Double
+            var registerSeconds: Double
+            var latencyMs: [String: Double]
+            var commitMs: [String: Double]
+            var serverRSSMiBSubscribed: Double?
+            var serverRSSMiBAfter: Double?
+        }
+
+        static func residentKiB(_ pid: Int32) -> Int? {
+            guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
+            for line in text.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+                return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+            }
+            return nil
+        }
+    }
+}
