@@ -91,11 +91,11 @@ extension PhotoLibCommand {
         @Argument(help: "Date, e.g. 2024-05-17T14:30:00Z or 2024-05-17.") var date: String
 
         func validate() throws {
-            do { _ = try DateArgument.parse(date) } catch let error as CLIError { throw ValidationError(error.message) }
+            do { _ = try DateArgument.parseChecked(date) } catch let error as CLIError { throw ValidationError(error.message) }
         }
 
         func run() async throws {
-            let value = try DateArgument.parse(date)
+            let value = try DateArgument.parseChecked(date)
             try await connection.apply("set-date", identifiers: [identifier]) { $0.setProperties(of: identifier, creationDate: value) }
         }
     }
@@ -105,10 +105,18 @@ extension PhotoLibCommand {
         static let configuration = CommandConfiguration(commandName: "set-location", abstract: "Set an asset's location (LAT,LON), or remove it with --clear.")
         @OptionGroup var connection: ConnectionOptions
         @Argument(help: "Asset identifier.") var identifier: String
-        @Argument(help: "LAT,LON in decimal degrees.") var location: String?
+        /// Taken as unrecognized input so that a negative latitude (`-33.86,151.21`) is not
+        /// mistaken for a short option.
+        @Argument(parsing: .allUnrecognized, help: ArgumentHelp("LAT,LON in decimal degrees, e.g. -33.8568,151.2153.", valueName: "location"))
+        var coordinates: [String] = []
         @Flag(name: .long, help: "Remove the location.") var clear = false
 
+        /// The coordinates given, without a `--` terminator (which this strategy keeps).
+        private var values: [String] { coordinates.filter { $0 != "--" } }
+        private var location: String? { values.first }
+
         func validate() throws {
+            guard values.count <= 1 else { throw ValidationError("give one LAT,LON (without spaces), not \(values.count) values") }
             guard clear != (location != nil) else { throw ValidationError("give either LAT,LON or --clear") }
             if let location { do { _ = try LocationArgument.parse(location) } catch let error as CLIError { throw ValidationError(error.message) } }
         }
