@@ -1,3 +1,4 @@
+import Foundation
 import PhotoLibCore
 import PhotoLibStore
 
@@ -55,5 +56,54 @@ struct LiveAssetListing: AssetListing {
 
     func index(of identifier: String) throws(PhotoLibError) -> Int? {
         try entry.read(version: version) { live throws(PhotoLibError) in live.index(of: identifier) }
+    }
+}
+
+/// A snapshot answered before it is fully read: the count and first page are known at once;
+/// the rest arrives from ``FetchSnapshotReader/readAll()`` on a background queue, and a
+/// read past the first page waits for it.
+final class PendingAssetListing: AssetListing, @unchecked Sendable {
+    private static let materializer = DispatchQueue(label: "photolibd.snapshots", qos: .utility, attributes: .concurrent)
+
+    let query: AssetQuery
+    let count: Int
+    private let first: [String]
+    private let condition = NSCondition()
+    private var full: StaticAssetListing?
+    private var failure: PhotoLibError?
+
+    init(reader: FetchSnapshotReader, query: AssetQuery) {
+        self.query = query
+        self.count = reader.count
+        self.first = reader.firstIdentifiers
+        Self.materializer.async { [self] in
+            let result: Result<[String], PhotoLibError>
+            do throws(PhotoLibError) { result = .success(try reader.readAll()) } catch { result = .failure(error) }
+            condition.lock()
+            switch result {
+            case .success(let ids): full = StaticAssetListing(identifiers: ids, query: query)
+            case .failure(let error): failure = error
+            }
+            condition.broadcast()
+            condition.unlock()
+        }
+    }
+
+    /// The complete listing, waiting for the background read.
+    private func complete() throws(PhotoLibError) -> StaticAssetListing {
+        condition.lock()
+        defer { condition.unlock() }
+        while full == nil && failure == nil { condition.wait() }
+        if let failure { throw failure }
+        return full!
+    }
+
+    func identifiers(in range: Range<Int>) throws(PhotoLibError) -> [String] {
+        if range.upperBound <= first.count { return Array(first[range]) }
+        return try complete().identifiers(in: range)
+    }
+
+    func index(of identifier: String) throws(PhotoLibError) -> Int? {
+        try complete().index(of: identifier)
     }
 }

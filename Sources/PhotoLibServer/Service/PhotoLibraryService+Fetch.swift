@@ -21,11 +21,13 @@ extension PhotoLibraryService {
         }
         var query = try AssetQuery.from(options: request.options, collection: request.collectionIdentifier, mediaType: request.mediaTypes.first)
         if !request.localIdentifiers.isEmpty { query.identifiers = request.localIdentifiers }
-        let identifiers = try library.fetchAssetIdentifiers(query)
-        let (id, expiresAt) = call.session.fetchResults.add(.assets(StaticAssetListing(identifiers: identifiers, query: query)))
-        let prefetch = try library.assets(withIdentifiers: Array(identifiers.prefix(min(max(0, request.prefetchCount), Self.maxPageLength))))
+        let prefetchCount = min(max(0, request.prefetchCount), Self.maxPageLength)
+        let reader = try library.beginFetch(query, prefetch: prefetchCount)
+        let listing = PendingAssetListing(reader: reader, query: query)
+        let (id, expiresAt) = call.session.fetchResults.add(.assets(listing))
+        let prefetch = try library.assets(withIdentifiers: reader.firstIdentifiers)
         let message = Self.fitting(prefetch, within: call.session.maxResponseSize) { objects in
-            FetchResultSnapshot(fetchResultID: id, objectType: .asset, count: identifiers.count, expiresAt: expiresAt, prefetched: .assets(objects))
+            FetchResultSnapshot(fetchResultID: id, objectType: .asset, count: listing.count, expiresAt: expiresAt, prefetched: .assets(objects))
         }
         try await call.send(message)
     }
