@@ -24,8 +24,13 @@ public final class FetchSnapshotReader: @unchecked Sendable {
         self.fetchLimit = fetchLimit
         try database.execute("BEGIN")
         do {
-            let total = try database.prepareUncached("SELECT count(*) \(plan.fromWhere)").firstRow(plan.values) { $0.int(0) } ?? 0
-            count = fetchLimit > 0 ? min(total, fetchLimit) : total
+            if fetchLimit > 0 {
+                // Count no further than the limit.
+                count = try database.prepareUncached("SELECT count(*) FROM (SELECT 1 \(plan.fromWhere) LIMIT ?)")
+                    .firstRow(plan.values + [.int(fetchLimit)]) { $0.int(0) } ?? 0
+            } else {
+                count = try database.prepareUncached("SELECT count(*) \(plan.fromWhere)").firstRow(plan.values) { $0.int(0) } ?? 0
+            }
             let first = min(count, max(0, prefetch))
             firstIdentifiers = first == 0 ? [] : try database.prepareUncached("SELECT a.local_identifier \(plan.fromWhere) ORDER BY \(plan.orderBy) LIMIT ?")
                 .rows(plan.values + [.int(first)]) { $0.text(0) }

@@ -63,7 +63,9 @@ struct LiveAssetListing: AssetListing {
 /// the rest arrives from ``FetchSnapshotReader/readAll()`` on a background queue, and a
 /// read past the first page waits for it.
 final class PendingAssetListing: AssetListing, @unchecked Sendable {
-    private static let materializer = DispatchQueue(label: "photolibd.snapshots", qos: .utility, attributes: .concurrent)
+    /// One snapshot is read at a time, so a burst of fetches does not hold a burst of
+    /// half-read lists in memory; a snapshot released before its turn is never read.
+    private static let materializer = DispatchQueue(label: "photolibd.snapshots", qos: .utility)
 
     let query: AssetQuery
     let count: Int
@@ -71,14 +73,27 @@ final class PendingAssetListing: AssetListing, @unchecked Sendable {
     private let condition = NSCondition()
     private var full: StaticAssetListing?
     private var failure: PhotoLibError?
+    private var reader: FetchSnapshotReader?
 
     init(reader: FetchSnapshotReader, query: AssetQuery) {
         self.query = query
         self.count = reader.count
         self.first = reader.firstIdentifiers
+        self.reader = reader
+        if reader.count <= reader.firstIdentifiers.count {
+            full = StaticAssetListing(identifiers: reader.firstIdentifiers, query: query)
+            self.reader = nil
+            reader.close()
+            return
+        }
         Self.materializer.async { [self] in
+            condition.lock()
+            let pending = self.reader
+            self.reader = nil
+            condition.unlock()
+            guard let pending else { return }
             let result: Result<[String], PhotoLibError>
-            do throws(PhotoLibError) { result = .success(try reader.readAll()) } catch { result = .failure(error) }
+            do throws(PhotoLibError) { result = .success(try pending.readAll()) } catch { result = .failure(error) }
             condition.lock()
             switch result {
             case .success(let ids): full = StaticAssetListing(identifiers: ids, query: query)
@@ -87,6 +102,19 @@ final class PendingAssetListing: AssetListing, @unchecked Sendable {
             condition.broadcast()
             condition.unlock()
         }
+    }
+
+    /// Gives up the background read (the snapshot was released or evicted).
+    func cancel() {
+        condition.lock()
+        let pending = reader
+        reader = nil
+        if full == nil && failure == nil {
+            failure = PhotoLibError(.failedPrecondition, "this fetch result was released", reason: .fetchResultExpired)
+        }
+        condition.broadcast()
+        condition.unlock()
+        pending?.close()
     }
 
     /// The complete listing, waiting for the background read.

@@ -44,7 +44,7 @@ public final class FetchResultRegistry: @unchecked Sendable {
         lock.withLock {
             purgeExpired(now)
             if entries.count >= capacity, let oldest = entries.min(by: { $0.value.lastUsed < $1.value.lastUsed }) {
-                entries[oldest.key] = nil
+                Self.dropped(entries.removeValue(forKey: oldest.key))
             }
             clock += 1
             let id = "fr-" + UUID().uuidString.lowercased()
@@ -74,15 +74,31 @@ public final class FetchResultRegistry: @unchecked Sendable {
     /// Drops a snapshot; `false` when there was none.
     @discardableResult
     func release(_ id: String) -> Bool {
-        lock.withLock { entries.removeValue(forKey: id) != nil }
+        let removed = lock.withLock { entries.removeValue(forKey: id) }
+        Self.dropped(removed)
+        return removed != nil
     }
 
     /// Drops every snapshot (connection closed).
     func removeAll() {
-        lock.withLock { entries.removeAll() }
+        let all = lock.withLock {
+            defer { entries.removeAll() }
+            return Array(entries.values)
+        }
+        for entry in all { Self.dropped(entry) }
     }
 
     private func purgeExpired(_ now: Date) {
-        entries = entries.filter { $0.value.expiresAt > now }
+        for (id, entry) in entries where entry.expiresAt <= now {
+            entries[id] = nil
+            Self.dropped(entry)
+        }
+    }
+
+    /// A snapshot still being read in the background stops being read once dropped.
+    private static func dropped(_ entry: Entry?) {
+        if case .assets(let listing)? = entry?.contents, let pending = listing as? PendingAssetListing {
+            pending.cancel()
+        }
     }
 }
