@@ -117,7 +117,7 @@ struct ApplyFile {
 
         func optionalDate(_ key: String) throws -> Date? {
             guard let text = try optionalString(key) else { return nil }
-            do { return try DateArgument.parseChecked(text) } catch let failure as CLIError { throw error(failure.message) }
+            do { return try DateArgument.parse(text) } catch let failure as CLIError { throw error(failure.message) }
         }
 
         /// Absent: unchanged; `null`: clear; `{"latitude":…, "longitude":…}`: set.
@@ -132,34 +132,6 @@ struct ApplyFile {
             } catch {
                 throw self.error(error.message)
             }
-        }
-    }
-}
-
-extension DateArgument {
-    /// ``parse(_:)`` with the calendar checked: ISO8601DateFormatter is lenient and turns
-    /// `2023-02-29` into March 1st and `T25:00` into the next day. This reads the date with the
-    /// predicate language's date reader (docs/PREDICATES.md: the same forms, midnight UTC for a
-    /// plain date, UTC for a time without zone, calendar and ranges checked, microseconds).
-    static func parseChecked(_ text: String) throws -> Date {
-        let example = "use ISO 8601, e.g. 2024-05-17 or 2024-05-17T14:30:00Z or 2024-05-17T14:30:00+02:00"
-        guard !text.isEmpty, !text.contains(where: { $0.isWhitespace || $0 == "\"" }) else {
-            throw CLIError("'\(text)' is not a date: \(example)")
-        }
-        do {
-            let parsed = try AssetPredicate(parsing: "creationDate == " + text)
-            guard case .comparison(.creationDate, .equal, .date(let microseconds)) = parsed else {
-                throw CLIError("'\(text)' is not a date: \(example)")
-            }
-            return Date(timeIntervalSince1970: Double(microseconds) / 1_000_000)
-        } catch let error as PhotoLibError {
-            // "at column N: invalid date '…': day 29 does not exist in 2023-02; expected …" → the reason.
-            guard let start = error.message.range(of: "invalid date '\(text)': ") else {
-                throw CLIError("'\(text)' is not a date: \(example)")
-            }
-            var reason = error.message[start.upperBound...]
-            if let cut = reason.range(of: "; expected") { reason = reason[..<cut.lowerBound] }
-            throw CLIError("'\(text)' is not a date (\(reason)): \(example)")
         }
     }
 }

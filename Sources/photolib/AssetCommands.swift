@@ -91,11 +91,11 @@ extension PhotoLibCommand {
         @Argument(help: "Date, e.g. 2024-05-17T14:30:00Z or 2024-05-17.") var date: String
 
         func validate() throws {
-            do { _ = try DateArgument.parseChecked(date) } catch let error as CLIError { throw ValidationError(error.message) }
+            do { _ = try DateArgument.parse(date) } catch let error as CLIError { throw ValidationError(error.message) }
         }
 
         func run() async throws {
-            let value = try DateArgument.parseChecked(date)
+            let value = try DateArgument.parse(date)
             try await connection.apply("set-date", identifiers: [identifier]) { $0.setProperties(of: identifier, creationDate: value) }
         }
     }

@@ -1,21 +1,16 @@
 import Foundation
 import PhotoLibClient
 
-/// Parses the dates people type: ISO 8601 date-times (with zone, optional fractional
-/// seconds) or plain dates (midnight UTC).
+/// Parses the dates people type, with the predicate grammar's date reader
+/// (``PredicateDate/parse(_:)``): ISO 8601 with an optional time and zone, a plain date being
+/// midnight UTC, the calendar checked (`2023-02-29` is refused, not turned into March 1st).
 enum DateArgument {
     static func parse(_ text: String) throws -> Date {
-        let withFraction = ISO8601DateFormatter()
-        withFraction.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        let plain = ISO8601DateFormatter()
-        plain.formatOptions = [.withInternetDateTime]
-        let dateOnly = ISO8601DateFormatter()
-        dateOnly.formatOptions = [.withFullDate]
-        dateOnly.timeZone = TimeZone(identifier: "UTC")
-        for formatter in [plain, withFraction, dateOnly] {
-            if let date = formatter.date(from: text) { return date }
+        do {
+            return Date(timeIntervalSince1970: Double(try PredicateDate.parse(text)) / 1_000_000)
+        } catch {
+            throw CLIError("'\(text)' is not a date (ISO 8601): \(error.message)")
         }
-        throw CLIError("'\(text)' is not a date: use ISO 8601, e.g. 2024-05-17 or 2024-05-17T14:30:00Z or 2024-05-17T14:30:00+02:00")
     }
 }
 

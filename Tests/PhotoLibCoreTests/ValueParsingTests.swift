@@ -47,3 +47,23 @@ final class ValueParsingTests: XCTestCase {
         XCTAssertEqual(PhotoLibError(.notFound, "no asset x").description, "NOT_FOUND: no asset x")
     }
 }
+
+final class PredicateDateParsingTests: XCTestCase {
+    func testStandaloneDates() throws {
+        XCTAssertEqual(try PredicateDate.parse("1970-01-02"), 86_400_000_000)
+        XCTAssertEqual(try PredicateDate.parse("1970-01-01T00:00:01.5Z"), 1_500_000)
+        XCTAssertEqual(try PredicateDate.parse("1970-01-01T02:00:00+02:00"), 0)
+        XCTAssertEqual(try PredicateDate.parse("2024-02-29T10:00"), try PredicateDate.parse("2024-02-29T10:00:00Z"))
+    }
+
+    func testBadDatesSayWhyWithoutAColumn() {
+        for (text, why) in [("2023-02-29", "day 29 does not exist in 2023-02"), ("2024-01-01T25:00", "the hour must be 00…23"), ("yesterday", "expected 4 digits for the year"), ("2024-01-01 ", "unexpected")] {
+            XCTAssertThrowsError(try PredicateDate.parse(text), text) { error in
+                let error = error as? PhotoLibError
+                XCTAssertEqual(error?.code, .invalidArgument)
+                XCTAssertTrue(error?.message.contains(why) ?? false, "\(text): \(error?.message ?? "")")
+                XCTAssertFalse(error?.message.contains("at column") ?? true)
+            }
+        }
+    }
+}

@@ -169,15 +169,30 @@ struct PredicateLexer {
     }
 }
 
+extension PredicateDate {
+    /// Reads an ISO 8601 date as the predicate grammar writes it (`YYYY-MM-DD`, optionally
+    /// `THH:MM[:SS[.ffffff]]` and `Z` or `±HH:MM`; a plain date is midnight UTC, a time
+    /// without zone is UTC), calendar and ranges checked, into microseconds since 1970.
+    ///
+    /// Throws `invalidArgument` naming what is wrong, e.g. "day 29 does not exist in 2023-02".
+    public static func parse(_ text: String) throws(PhotoLibError) -> Int64 {
+        var reader = DateReader(scalars: Array(text.unicodeScalars), column: nil, text: text)
+        return try reader.read()
+    }
+}
+
 /// Reads one ISO 8601 date literal into microseconds since 1970.
 private struct DateReader {
     let scalars: [Unicode.Scalar]
-    let column: Int
+    /// The literal's column in a predicate, or `nil` for a date read on its own.
+    let column: Int?
     let text: String
     var index = 0
 
     private func fail(_ why: String) -> PhotoLibError {
-        PredicateError.at(column, "invalid date '\(text)': \(why); expected YYYY-MM-DD, optionally followed by THH:MM[:SS[.ffffff]] and Z or ±HH:MM")
+        let message = "invalid date '\(text)': \(why); expected YYYY-MM-DD, optionally followed by THH:MM[:SS[.ffffff]] and Z or ±HH:MM"
+        guard let column else { return PhotoLibError(.invalidArgument, message) }
+        return PredicateError.at(column, message)
     }
 
     private mutating func digits(_ count: Int, _ what: String) throws(PhotoLibError) -> Int64 {
