@@ -39,9 +39,9 @@ public struct AssetResourceManager: Sendable {
         guard offset >= 0, length >= 0 else {
             throw PhotoLibError(.invalidArgument, "offset (\(offset)) and length (\(length)) must not be negative")
         }
-        let chunks: AsyncThrowingStream<ResourceDataChunk, any Error> = try await connection.serverStreaming(
+        let chunks = try await connection.serverStreaming(
             PhotoLibraryMethods.requestResourceData,
-            ResourceDataRequest(assetIdentifier: identifier, type: type, offset: offset, length: length))
+            ResourceDataRequest(assetIdentifier: identifier, type: type, offset: offset, length: length), responseType: ResourceDataChunk.self)
         let (stream, continuation) = AsyncThrowingStream<AssetResourceChunk, any Error>.makeStream()
         let task = Task {
             var expected = offset

@@ -109,7 +109,7 @@ public struct ImageManager: Sendable {
         let request = ImageRequest(
             assetIdentifier: identifier, targetSize: targetSize, contentMode: contentMode, options: options,
             wantsProgress: progress != nil, requestID: requestID, bypassCache: bypassCache)
-        let parts = try await connection.serverStreamingDirect(PhotoLibraryMethods.requestImage, request, responseType: ImageResponse.self)
+        let parts = try await connection.serverStreaming(PhotoLibraryMethods.requestImage, request, responseType: ImageResponse.self)
         let (images, continuation) = AsyncThrowingStream<DeliveredImage, any Error>.makeStream()
         let task = Task {
             do {

@@ -24,36 +24,6 @@ extension ClientConnection {
         return response
     }
 
-    /// A server-streaming call: one request, then each response as it arrives.
-    ///
-    /// Credit is returned to the server as the caller consumes messages, so a slow reader
-    /// slows the server down instead of growing buffers. Stopping the iteration cancels the call.
-    func serverStreaming<Request: WireMessage, Response: WireMessage>(_ method: MethodDescriptor, _ request: Request, timeout: Double? = nil) async throws -> AsyncThrowingStream<Response, any Error> {
-        let (id, responses) = try await startCall(method, requests: [request.encoded()], endStream: true, timeout: timeout)
-        let (stream, continuation) = AsyncThrowingStream<Response, any Error>.makeStream(bufferingPolicy: .bufferingOldest(1))
-        let pump = Task {
-            do {
-                for try await payload in responses {
-                    let message = try Response(decoding: payload)
-                    // Wait until the consumer has room before returning credit.
-                    while case .dropped = continuation.yield(message) {
-                        try await Task.sleep(nanoseconds: 1_000_000)
-                    }
-                    consumed(payload.count, stream: id)
-                }
-                continuation.finish()
-            } catch {
-                continuation.finish(throwing: error)
-            }
-        }
-        continuation.onTermination = { [weak self] termination in
-            if case .cancelled = termination {
-                pump.cancel()
-                self?.cancel(id)
-            }
-        }
-        return stream
-    }
 }
 
 extension ClientConnection {
@@ -133,9 +103,9 @@ struct ServerStreamResponses<Response: WireMessage>: AsyncSequence {
 }
 
 extension ClientConnection {
-    /// A server-streaming call whose responses are decoded as the caller iterates (see
-    /// ``ServerStreamResponses``); for hot paths such as image requests.
-    func serverStreamingDirect<Request: WireMessage, Response: WireMessage>(
+    /// A server-streaming call: one request, then the responses, decoded as the caller
+    /// iterates (see ``ServerStreamResponses``).
+    func serverStreaming<Request: WireMessage, Response: WireMessage>(
         _ method: MethodDescriptor, _ request: Request, responseType: Response.Type, timeout: Double? = nil
     ) async throws -> ServerStreamResponses<Response> {
         let (id, payloads) = try await startCall(method, requests: [request.encoded()], endStream: true, timeout: timeout)
