@@ -124,13 +124,14 @@ final class ChangeHub: @unchecked Sendable {
             let current = entry.currentListing()
             subscriber.results[id] = Subscriber.Registration(entry: entry, snapshotID: id, count: listing.count)
             let snapshotIDs = try listing.identifiers(in: 0..<listing.count)
-            if snapshotIDs != entry.currentIdentifiers() {
+            let currentIDs = entry.currentIdentifiers()
+            if snapshotIDs != currentIDs {
                 // The snapshot predates changes the entry has seen: bring it up to date.
                 let (afterID, _) = subscriber.session.fetchResults.add(.assets(current))
-                let details = FetchResultChangeDetails.diff(before: snapshotIDs, after: entry.currentIdentifiers(), changed: [])
+                let details = FetchResultChangeDetails.diff(before: snapshotIDs, after: currentIDs, changed: [])
                 subscriber.results[id] = Subscriber.Registration(entry: entry, snapshotID: afterID, count: current.count)
                 subscriber.enqueue(.acknowledged(token: String(subscriber.token)))
-                let message = try fetchMessage(beforeID: id, afterID: afterID, details: details, listing: current, values: [:])
+                let message = fetchMessage(beforeID: id, afterID: afterID, details: details, objects: try insertedAndChanged(details, in: current, known: [:]))
                 subscriber.enqueue(.change(ChangeNotification(changeToken: String(subscriber.token), sinceToken: String(subscriber.token), fetchResultChanges: [message], objectChanges: [])))
                 return
             }
@@ -232,27 +233,35 @@ final class ChangeHub: @unchecked Sendable {
             }
         }
         let values = Dictionary(try library.assets(withIdentifiers: touched).map { ($0.localIdentifier, $0) }, uniquingKeysWith: { first, _ in first })
-        var results: [ObjectIdentifier: (FetchResultChangeDetails, LiveAssetListing)] = [:]
+        // Per changed live result, once: its details, its new version, and the assets at its
+        // inserted and changed indexes (every subscriber of the result gets the same ones).
+        var results: [ObjectIdentifier: (details: FetchResultChangeDetails, listing: LiveAssetListing, objects: [Asset])] = [:]
         for entry in entries.values {
             let candidates = entry.query.identifiers.map { allowed in touched.filter(Set(allowed).contains) } ?? touched
             let matching = try library.matchingIdentifiers(entry.query, among: candidates)
             let albumChanged = entry.query.collection.map(albums.contains) ?? false
             if let details = try entry.apply(touched: touched, matching: matching, values: values, contentChanged: contentChanged, albumChanged: albumChanged, library: library) {
-                results[ObjectIdentifier(entry)] = (details, entry.currentListing())
+                let listing = entry.currentListing()
+                results[ObjectIdentifier(entry)] = (details, listing, try insertedAndChanged(details, in: listing, known: values))
             }
         }
+        // Object details, once for the round, if anyone observes objects.
         let changedObjects = changes.map(\.identifier)
+        let observed = subscribers.values.reduce(into: Set<String>()) { $0.formUnion($1.objects) }.intersection(changedObjects)
+        let objectDetails = Dictionary(
+            try objectMessages(changedObjects.filter(observed.contains), changes: changes.filter { observed.contains($0.identifier) }).map { ($0.localIdentifier, $0) },
+            uniquingKeysWith: { first, _ in first })
         for subscriber in subscribers.values where subscriber.started {
             var fetchMessages: [FetchResultChangeMessage] = []
             for (key, registration) in subscriber.results {
-                guard let (details, listing) = results[ObjectIdentifier(registration.entry)] else { continue }
+                guard let (details, listing, objects) = results[ObjectIdentifier(registration.entry)] else { continue }
                 let (afterID, _) = subscriber.session.fetchResults.add(.assets(listing))
-                fetchMessages.append(try fetchMessage(beforeID: registration.snapshotID, afterID: afterID, details: details, listing: listing, values: values))
+                fetchMessages.append(fetchMessage(beforeID: registration.snapshotID, afterID: afterID, details: details, objects: objects))
                 if registration.snapshotID != key, !registration.pinned.contains(registration.snapshotID) { subscriber.session.fetchResults.release(registration.snapshotID) }
                 subscriber.results[key] = Subscriber.Registration(entry: registration.entry, snapshotID: afterID, count: listing.count, pinned: registration.pinned)
             }
-            let watched = changedObjects.filter(subscriber.objects.contains)
-            let objectMessages = try objectMessages(watched, changes: changes.filter { subscriber.objects.contains($0.identifier) })
+            var seen = Set<String>()
+            let objectMessages = changedObjects.filter { subscriber.objects.contains($0) && seen.insert($0).inserted }.compactMap { objectDetails[$0] }
             guard !fetchMessages.isEmpty || !objectMessages.isEmpty else { continue }
             let notification = ChangeNotification(changeToken: String(token), sinceToken: String(subscriber.token), fetchResultChanges: fetchMessages, objectChanges: objectMessages)
             subscriber.enqueue(.change(notification)) { replaced in self.resync(subscriber, replacing: replaced) }
@@ -261,18 +270,22 @@ final class ChangeHub: @unchecked Sendable {
         lastToken = token
     }
 
-    private func fetchMessage(beforeID: String, afterID: String, details: FetchResultChangeDetails, listing: LiveAssetListing, values: [String: Asset]) throws(PhotoLibError) -> FetchResultChangeMessage {
-        let indexes = details.insertedIndexes + details.changedIndexes
+    /// The assets at the inserted then the changed indexes of `details` in `listing`; `known`
+    /// values are used as they are, the others (assets a limit pulled into view) are read.
+    private func insertedAndChanged(_ details: FetchResultChangeDetails, in listing: LiveAssetListing, known: [String: Asset]) throws(PhotoLibError) -> [Asset] {
         var ids: [String] = []
-        for index in indexes { ids += try listing.identifiers(in: index..<(index + 1)) }
-        let missing = ids.filter { values[$0] == nil }
-        var known = values
-        for asset in try library.assets(withIdentifiers: missing) { known[asset.localIdentifier] = asset }
-        return FetchResultChangeMessage(
+        for index in details.insertedIndexes + details.changedIndexes { ids += try listing.identifiers(in: index..<(index + 1)) }
+        var values = known
+        for asset in try library.assets(withIdentifiers: ids.filter { known[$0] == nil }) { values[asset.localIdentifier] = asset }
+        return ids.compactMap { values[$0] }
+    }
+
+    private func fetchMessage(beforeID: String, afterID: String, details: FetchResultChangeDetails, objects: [Asset]) -> FetchResultChangeMessage {
+        FetchResultChangeMessage(
             fetchResultID: beforeID, fetchResultAfterID: afterID, hasIncrementalChanges: details.hasIncrementalChanges,
             removedIndexes: details.removedIndexes, insertedIndexes: details.insertedIndexes, changedIndexes: details.changedIndexes,
             moves: details.moves.map { IndexMoveMessage(from: $0.from, to: $0.to) }, countBefore: details.countBefore, countAfter: details.countAfter,
-            insertedAndChanged: .assets(ids.compactMap { known[$0] }))
+            insertedAndChanged: .assets(objects))
     }
 
     /// Object details with current values (or deleted) for `identifiers`.
