@@ -27,6 +27,13 @@ extension PhotoLibrary {
         }
     }
 
+    /// How many user albums the library has (without computing any album's contents).
+    public func userAlbumCount() throws(PhotoLibError) -> Int {
+        try read { (database) throws(PhotoLibError) in
+            try database.prepare("SELECT count(*) FROM album").firstRow { $0.int(0) } ?? 0
+        }
+    }
+
     /// The album or smart album with this identifier, or `nil` when there is none.
     public func assetCollection(withIdentifier identifier: String) throws(PhotoLibError) -> AssetCollection? {
         try LocalIdentifier.validate(identifier)

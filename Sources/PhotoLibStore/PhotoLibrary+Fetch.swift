@@ -122,7 +122,7 @@ struct QueryPlan {
                 guard let albumID = try database.prepare("SELECT id FROM album WHERE local_identifier = ?")
                     .firstRow([.text(collection)], { $0.int64(0) })
                 else {
-                    throw PhotoLibError(.notFound, "no album or smart album with identifier \(collection)")
+                    throw PhotoLibError(.notFound, "no album or smart album has the identifier \(collection)")
                 }
                 from += " JOIN album_asset aa ON aa.asset_id = a.id AND aa.album_id = ?"
                 values.insert(.integer(albumID), at: 0)

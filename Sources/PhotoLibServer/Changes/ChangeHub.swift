@@ -101,9 +101,6 @@ final class ChangeHub: @unchecked Sendable {
             let query = try AssetQuery.from(options: fetch.options, collection: fetch.collectionIdentifier, mediaType: fetch.mediaTypes.first)
             var scoped = query
             if !fetch.localIdentifiers.isEmpty { scoped.identifiers = fetch.localIdentifiers }
-            if let collection = scoped.collection, try library.assetCollection(withIdentifier: collection) == nil {
-                throw PhotoLibError(.notFound, "no album or smart album has the identifier \(collection)")
-            }
             let entry = try self.entry(for: scoped)
             let listing = entry.currentListing()
             let (snapshotID, expiresAt) = subscriber.session.fetchResults.add(.assets(listing))

@@ -13,12 +13,7 @@ extension PhotoLibraryService {
             throw PhotoLibError(.invalidArgument, "fetchLimit must not be negative")
         }
         for identifier in request.localIdentifiers { try LocalIdentifier.validate(identifier) }
-        if let collection = request.collectionIdentifier {
-            try LocalIdentifier.validate(collection)
-            guard try library.assetCollection(withIdentifier: collection) != nil else {
-                throw PhotoLibError(.notFound, "no album or smart album has the identifier \(collection)")
-            }
-        }
+        // An unknown collection is refused by the query itself (NOT_FOUND).
         var query = try AssetQuery.from(options: request.options, collection: request.collectionIdentifier, mediaType: request.mediaTypes.first)
         if !request.localIdentifiers.isEmpty { query.identifiers = request.localIdentifiers }
         let prefetchCount = min(max(0, request.prefetchCount), Self.maxPageLength)

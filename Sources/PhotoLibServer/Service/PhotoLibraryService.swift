@@ -42,7 +42,7 @@ final class PhotoLibraryService: Sendable {
     private func getLibraryInfo(_ call: ServerCall) async throws {
         _ = try await call.singleRequest(EmptyMessage.self)
         let assets = try library.countAssets(AssetQuery())
-        let albums = try library.assetCollections().filter { $0.type == .album }.count
+        let albums = try library.userAlbumCount()
         try await call.send(LibraryInfo(
             libraryIdentifier: library.libraryIdentifier, serverName: configuration.serverName,
             assetCount: assets, albumCount: albums, currentChangeToken: String(try library.currentChangeToken())))
