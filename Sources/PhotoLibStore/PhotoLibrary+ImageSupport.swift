@@ -52,27 +52,39 @@ extension PhotoLibrary {
     /// disk (nanosecond mtime), so even a file replaced behind the library's back is never
     /// served from a stale cache entry.
     ///
+    /// The rows are remembered until the database changes (any commit, in any process), so
+    /// a repeated request costs one `PRAGMA data_version` and one `stat`.
+    ///
     /// Throws `notFound` for an unknown asset or one without a photo, and `dataLoss` when
     /// the current file is missing.
     public func imageSource(forAsset identifier: String) throws(PhotoLibError) -> ImageSource {
         try LocalIdentifier.validate(identifier)
-        let (resources, generation) = try read { (database) throws(PhotoLibError) -> ([AssetResourceRecord], Int) in
-            let resources = try database.prepare(
-                """
-                SELECT r.type, r.original_filename, r.byte_size, r.sha256, r.uti, r.file_path
-                FROM asset a JOIN asset_resource r ON r.asset_id = a.id
-                WHERE a.local_identifier = ? AND r.type IN (1, 5) ORDER BY r.type
-                """
-            ).rows([.text(identifier)]) { (row) throws(PhotoLibError) in
-                AssetResourceRecord(
-                    assetIdentifier: identifier, type: row.int(0) == 5 ? .fullSizePhoto : .photo,
-                    originalFilename: row.text(1), byteSize: row.int(2), sha256: row.text(3),
-                    uniformTypeIdentifier: row.text(4), path: files.absolutePath(row.text(5)))
+        let cached = try withDatabase { (database) throws(PhotoLibError) -> ImageSourceCache.Entry in
+            // The stamp is read before the rows: a commit in between only makes the entry
+            // look older than it is, never newer.
+            let stamp = try database.dataVersion() &+ database.localCommitCount
+            if let entry = imageSources.entry(identifier, stamp: stamp) { return entry }
+            let entry = try database.inReadTransaction { () throws(PhotoLibError) -> ImageSourceCache.Entry in
+                let resources = try database.prepare(
+                    """
+                    SELECT r.type, r.original_filename, r.byte_size, r.sha256, r.uti, r.file_path
+                    FROM asset a JOIN asset_resource r ON r.asset_id = a.id
+                    WHERE a.local_identifier = ? AND r.type IN (1, 5) ORDER BY r.type
+                    """
+                ).rows([.text(identifier)]) { (row) throws(PhotoLibError) in
+                    AssetResourceRecord(
+                        assetIdentifier: identifier, type: row.int(0) == 5 ? .fullSizePhoto : .photo,
+                        originalFilename: row.text(1), byteSize: row.int(2), sha256: row.text(3),
+                        uniformTypeIdentifier: row.text(4), path: files.absolutePath(row.text(5)))
+                }
+                let generation = try database.prepare("SELECT value FROM meta WHERE key = ?")
+                    .firstRow([.text(Self.contentGenerationKey(identifier))]) { $0.int(0) } ?? 0
+                return ImageSourceCache.Entry(resources: resources, generation: generation)
             }
-            let generation = try database.prepare("SELECT value FROM meta WHERE key = ?")
-                .firstRow([.text(Self.contentGenerationKey(identifier))]) { $0.int(0) } ?? 0
-            return (resources, generation)
+            imageSources.store(identifier, entry, stamp: stamp)
+            return entry
         }
+        let (resources, generation) = (cached.resources, cached.generation)
         guard let original = resources.first(where: { $0.type == .photo }) else {
             throw PhotoLibError(.notFound, "no asset with identifier \(identifier) (or it has no photo to render)")
         }

@@ -28,6 +28,8 @@ public final class PhotoLibrary: @unchecked Sendable {
     let files: FileStore
     /// Held (shared) for the instance's lifetime; see ``LibraryLock``.
     private let libraryLock: LibraryLock
+    /// Recently read image sources; use only inside ``withDatabase(_:)``.
+    let imageSources = ImageSourceCache()
 
     private init(directory: String, database: Database, files: FileStore, libraryLock: LibraryLock,
                  libraryIdentifier: String, lastRecovery: RecoveryReport, uploadLimits: UploadLimits) {

@@ -30,6 +30,11 @@ public final class ConnectionSession: @unchecked Sendable {
         }
     }
 
+    /// Whether an image request with this id is running.
+    func isImageRequestRunning(_ id: UInt64) -> Bool {
+        lock.withLock { imageRequests[id] != nil }
+    }
+
     /// Forgets an image request id.
     func unregisterImageRequest(_ id: UInt64) {
         lock.withLock { _ = imageRequests.removeValue(forKey: id) }

@@ -4,21 +4,56 @@ import PhotoLibWire
 /// A method's implementation.
 public typealias RPCHandler = @Sendable (ServerCall) async throws -> Void
 
+/// A method's fast path, run on the connection's queue as soon as the call's single request
+/// message has arrived, before any task exists: it answers what it can from memory (a cached
+/// image) and returns `nil` for everything else, which then goes to the method's
+/// ``RPCHandler`` with the same request. It must not wait for anything.
+public typealias InlineRPCHandler = @Sendable (_ request: [UInt8], _ session: ConnectionSession) throws(PhotoLibError) -> InlineReply?
+
+/// What an ``InlineRPCHandler`` answers: the encoded response messages, sent in order
+/// (each within flow control) and followed by an `OK` status.
+public struct InlineReply: Sendable {
+    /// The encoded response messages.
+    public var messages: [[UInt8]]
+    /// Their total size in bytes.
+    public var byteCount: Int
+
+    /// A reply of `messages`.
+    public init(messages: [[UInt8]]) {
+        self.messages = messages
+        self.byteCount = messages.reduce(0) { $0 + $1.count }
+    }
+}
+
+/// A registered method: its descriptor, handler and optional fast path.
+struct RPCRoute: Sendable {
+    let method: MethodDescriptor
+    let handler: RPCHandler
+    let inline: InlineRPCHandler?
+}
+
 /// Maps wire method names to handlers; listed methods without one answer `UNIMPLEMENTED`.
 public struct RPCRouter: Sendable {
-    private var handlers: [String: (MethodDescriptor, RPCHandler)] = [:]
+    private var routes: [String: RPCRoute] = [:]
 
     /// An empty router.
     public init() {}
 
     /// Registers the handler of `method`.
     public mutating func register(_ method: MethodDescriptor, _ handler: @escaping RPCHandler) {
-        handlers[method.path] = (method, handler)
+        routes[method.path] = RPCRoute(method: method, handler: handler, inline: nil)
     }
 
-    /// The method and handler for a wire name, or the error to answer with.
-    func resolve(_ path: String) -> Result<(MethodDescriptor, RPCHandler), PhotoLibError> {
-        if let entry = handlers[path] { return .success(entry) }
+    /// Registers the handler of a unary or server-streaming `method` with a fast path tried
+    /// first on the connection's queue (see ``InlineRPCHandler``).
+    public mutating func register(_ method: MethodDescriptor, inline: @escaping InlineRPCHandler, _ handler: @escaping RPCHandler) {
+        precondition(!method.shape.clientStreams, "\(method.name): only calls with one request message have a fast path")
+        routes[method.path] = RPCRoute(method: method, handler: handler, inline: inline)
+    }
+
+    /// The route for a wire name, or the error to answer with.
+    func resolve(_ path: String) -> Result<RPCRoute, PhotoLibError> {
+        if let route = routes[path] { return .success(route) }
         if let method = PhotoLibraryMethods.method(path: path) {
             return .failure(PhotoLibError(.unimplemented, "\(method.name) is part of the protocol but not built in this server yet"))
         }

@@ -62,9 +62,9 @@ public final class ServerCall: Sendable {
         connection.cancel(stream: streamID, message: message)
     }
 
-    /// Sends several response messages in order (one hop for all; each waits for its credit).
-    public func send(contentsOf messages: [any WireMessage]) async throws {
-        try await connection.send(messages.map { $0.encoded() }, stream: streamID)
+    /// Sends already encoded response messages in order (one hop for all).
+    public func send(encoded messages: [[UInt8]]) async throws {
+        try await connection.send(messages, stream: streamID)
     }
 
     /// Sends one response message, waiting for flow-control credit.

@@ -9,12 +9,17 @@ final class ImageCacheMemory: @unchecked Sendable {
     private final class Node {
         let key: ImageCacheKey
         var image: CachedImage
+        /// The image as response messages, made on first use by ``ImageCacheMemory/messages(for:encode:)``.
+        var messages: [[UInt8]]?
         var newer: Node?
         weak var older: Node?
         init(key: ImageCacheKey, image: CachedImage) {
             self.key = key
             self.image = image
         }
+
+        /// Bytes held: the JPEG and, once made, its messages.
+        var cost: Int { image.jpeg.count + (messages?.reduce(0) { $0 + $1.count } ?? 0) }
     }
 
     /// The byte budget (encoded JPEG bytes).
@@ -51,9 +56,10 @@ final class ImageCacheMemory: @unchecked Sendable {
         lock.withLock {
             noteVersionLocked(key.assetIdentifier, key.contentVersion)
             if let existing = nodes[key] {
-                bytes -= existing.image.jpeg.count
+                bytes -= existing.cost
                 existing.image = image
-                bytes += image.jpeg.count
+                existing.messages = nil
+                bytes += existing.cost
                 unlink(existing)
                 append(existing)
             } else {
@@ -66,6 +72,24 @@ final class ImageCacheMemory: @unchecked Sendable {
             while bytes > budget, let victim = oldest {
                 remove(victim)
             }
+        }
+    }
+
+    /// The image for `key` as encoded response messages (made by `encode` on first use and
+    /// kept with the image, within the budget), marking it recently used.
+    func messages(for key: ImageCacheKey, encode: (CachedImage) -> [[UInt8]]) -> [[UInt8]]? {
+        lock.withLock {
+            guard let node = nodes[key] else { return nil }
+            unlink(node)
+            append(node)
+            if let messages = node.messages { return messages }
+            let messages = encode(node.image)
+            node.messages = messages
+            bytes += messages.reduce(0) { $0 + $1.count }
+            while bytes > budget, let victim = oldest, victim !== node {
+                remove(victim)
+            }
+            return messages
         }
     }
 
@@ -102,7 +126,7 @@ final class ImageCacheMemory: @unchecked Sendable {
     private func remove(_ node: Node) {
         unlink(node)
         nodes[node.key] = nil
-        bytes -= node.image.jpeg.count
+        bytes -= node.cost
         if var entry = byAsset[node.key.assetIdentifier] {
             entry.keys.remove(node.key)
             byAsset[node.key.assetIdentifier] = entry.keys.isEmpty && entry.version == node.key.contentVersion ? nil : entry

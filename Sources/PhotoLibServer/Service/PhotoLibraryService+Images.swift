@@ -10,7 +10,10 @@ extension PhotoLibraryService {
     /// caches and the pre-render bookkeeping) is created here and captured by the handlers.
     func registerImageRoutes(in router: inout RPCRouter) {
         let cache = ImageCache(directory: library.directory, configuration: configuration, logger: logger)
-        router.register(PhotoLibraryMethods.requestImage) { [self] call in try await requestImage(call, cache: cache) }
+        router.register(
+            PhotoLibraryMethods.requestImage,
+            inline: { [self] request, session throws(PhotoLibError) in try requestImageFromMemory(request, session: session, cache: cache) },
+            { [self] call in try await requestImage(call, cache: cache) })
         router.register(PhotoLibraryMethods.cancelImageRequest) { [self] call in try await cancelImageRequest(call) }
         registerCachingRoutes(in: &router, cache: cache)
         registerResourceRoutes(in: &router)
@@ -70,6 +73,29 @@ extension PhotoLibraryService {
             targetHeight: targetSize.height, contentMode: contentMode, resizeMode: resizeMode, version: version,
             crop: unitCrop.map { NormalizedRect(x: $0.x, y: $0.y, width: $0.width, height: $0.height) }, variant: .final)
         return ImageJob(assetIdentifier: assetIdentifier, source: source, render: render, key: key, version: version)
+    }
+
+    /// `RequestImage`'s fast path on the connection's queue: a request whose final image is
+    /// in the memory cache is answered at once with the cached image's encoded messages.
+    /// Everything else (a miss, the disk cache, progress reports, `bypassCache`, the original
+    /// file as it is, a request id already in use) returns `nil` and goes to
+    /// ``requestImage(_:cache:)``. Errors are the ones that handler would answer with.
+    func requestImageFromMemory(_ payload: [UInt8], session: ConnectionSession, cache: ImageCache) throws(PhotoLibError) -> InlineReply? {
+        let request = try ImageRequest(decoding: payload)
+        guard !request.bypassCache, !request.wantsProgress else { return nil }
+        if request.options.version == .original && request.targetSize == .maximum && request.options.resizeMode == .none {
+            return nil  // the original file as it is, never cached
+        }
+        if request.requestID != 0 && session.isImageRequestRunning(request.requestID) { return nil }
+        let job = try imageJob(
+            assetIdentifier: request.assetIdentifier, targetSize: request.targetSize, contentMode: request.contentMode,
+            resizeMode: request.options.resizeMode, version: request.options.version, crop: request.options.normalizedCropRect)
+        cache.memory.noteContentVersion(asset: job.assetIdentifier, version: job.key.contentVersion)
+        guard let messages = cache.memory.messages(for: job.key, encode: { ImageSender.messages(for: $0, index: 0, isFinal: true) }) else {
+            return nil
+        }
+        cache.counters.add(\.memoryHits)
+        return InlineReply(messages: messages)
     }
 
     func requestImage(_ call: ServerCall, cache: ImageCache) async throws {
@@ -283,22 +309,14 @@ struct ImageSender: Sendable {
     func deliver(_ image: CachedImage, index: Int, isFinal: Bool) async throws {
         try Task.checkCancellation()
         if wantsProgress && isFinal { try await call.send(ImageResponse.progress(1)) }
+        // A small image (a thumbnail) goes out as one batch: one hop, frames coalesced.
+        if image.jpeg.count <= Self.batchLimit {
+            try await call.send(encoded: Self.messages(for: image, index: index, isFinal: isFinal))
+            return
+        }
         let start = ImageResponse.start(ImageStart(
             width: image.width, height: image.height, byteCount: image.jpeg.count, degraded: image.degraded, imageIndex: index))
         let end = ImageResponse.end(imageIndex: index, isFinal: isFinal)
-        // A small image (a thumbnail) goes out as one batch: one hop, frames coalesced.
-        if image.jpeg.count <= Self.batchLimit {
-            var messages: [any WireMessage] = [start]
-            var offset = 0
-            while offset < image.jpeg.count {
-                let stop = min(offset + WireLimits.chunkSize, image.jpeg.count)
-                messages.append(ImageResponse.chunk(offset: offset, data: Array(image.jpeg[offset..<stop])))
-                offset = stop
-            }
-            messages.append(end)
-            try await call.send(contentsOf: messages)
-            return
-        }
         try await call.send(start)
         var offset = 0
         while offset < image.jpeg.count {
@@ -308,6 +326,20 @@ struct ImageSender: Sendable {
             offset = stop
         }
         try await call.send(end)
+    }
+
+    /// `image` as encoded messages: ImageStart, ImageChunks of at most 64 KiB, ImageEnd.
+    static func messages(for image: CachedImage, index: Int, isFinal: Bool) -> [[UInt8]] {
+        var messages = [ImageResponse.start(ImageStart(
+            width: image.width, height: image.height, byteCount: image.jpeg.count, degraded: image.degraded, imageIndex: index)).encoded()]
+        var offset = 0
+        while offset < image.jpeg.count {
+            let stop = min(offset + WireLimits.chunkSize, image.jpeg.count)
+            messages.append(ImageResponse.chunk(offset: offset, data: Array(image.jpeg[offset..<stop])).encoded())
+            offset = stop
+        }
+        messages.append(ImageResponse.end(imageIndex: index, isFinal: isFinal).encoded())
+        return messages
     }
 
     /// Sends the decode's progress every 50 ms while it changes, until cancelled.

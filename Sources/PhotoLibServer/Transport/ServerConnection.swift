@@ -30,6 +30,10 @@ final class ServerConnection: @unchecked Sendable {
     private var initialSendStreamWindow = WireLimits.defaultStreamWindow
     private var peerMaxFrameSize = WireLimits.defaultMaxFrameSize
     private var blockedOnConnection: [UInt32] = []
+    /// Connection credit granted but not yet announced (see ``grantConnection(_:)``).
+    private var ungrantedConnectionCredit = 0
+    /// Whether ``received(_:)`` is handling a batch of frames.
+    private var handlingReceivedBytes = false
     private var lastFrameAt = DispatchTime.now()
     private let openedAt = DispatchTime.now()
     private var timer: (any DispatchSourceTimer)?
@@ -76,6 +80,11 @@ final class ServerConnection: @unchecked Sendable {
         guard phase != .closed else { return }
         lastFrameAt = .now()
         decoder.append(bytes)
+        handlingReceivedBytes = true
+        defer {
+            handlingReceivedBytes = false
+            flushConnectionCredit()
+        }
         do {
             while phase != .closed, let frame = try decoder.next() {
                 try handle(frame)
@@ -171,25 +180,20 @@ final class ServerConnection: @unchecked Sendable {
             writeStatus(streamID, CallStatus(error))
             return
         }
-        let method: MethodDescriptor
-        let handler: RPCHandler
+        let route: RPCRoute
         switch core.router.resolve(start.method) {
         case .failure(let error):
             writeStatus(streamID, CallStatus(error))
             return
-        case .success(let entry):
-            (method, handler) = entry
+        case .success(let resolved):
+            route = resolved
         }
-        guard let session else { return }
-        let (requests, inbound) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
+        guard session != nil else { return }
+        let method = route.method
         let stream = ServerStream(
-            id: streamID, method: method, sendWindow: initialSendStreamWindow,
-            receiveWindow: core.configuration.initialStreamWindow, inbound: inbound)
+            id: streamID, route: route, sendWindow: initialSendStreamWindow,
+            receiveWindow: core.configuration.initialStreamWindow)
         streams[streamID] = stream
-        if frame.flags.contains(.endStream) {
-            stream.requestEnded = true
-            inbound.finish()
-        }
         if start.timeoutMs > 0 {
             let item = DispatchWorkItem { [weak self] in
                 self?.finish(streamID, CallStatus(code: .deadlineExceeded, message: "\(method.name) did not finish within its deadline of \(start.timeoutMs) ms"), abandon: true)
@@ -197,6 +201,26 @@ final class ServerConnection: @unchecked Sendable {
             stream.deadline = item
             queue.asyncAfter(deadline: .now() + .milliseconds(Int(min(start.timeoutMs, UInt64(Int32.max)))), execute: item)
         }
+        if frame.flags.contains(.endStream) {
+            stream.requestEnded = true
+            startHandler(stream, requests: [])
+        } else if route.inline == nil {
+            startHandler(stream, requests: [])
+        }
+        // A method with a fast path waits for its request message (receiveMessage).
+    }
+
+    /// Starts the handler task of `stream`, feeding it `requests` first (and the end of the
+    /// requests if the client already sent END_STREAM).
+    private func startHandler(_ stream: ServerStream, requests payloads: [[UInt8]]) {
+        guard let session else { return }
+        let (requests, inbound) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
+        for payload in payloads { inbound.yield(payload) }
+        if stream.requestEnded { inbound.finish() }
+        stream.inbound = inbound
+        let method = stream.method
+        let streamID = stream.id
+        let handler = stream.route.handler
         let call = ServerCall(method: method, streamID: streamID, session: session, requests: requests, connection: self)
         let logger = self.logger
         stream.task = Task { [weak self] in
@@ -215,6 +239,39 @@ final class ServerConnection: @unchecked Sendable {
             guard let self else { return }
             self.queue.async { self.finish(streamID, status, abandon: false) }
         }
+    }
+
+    /// Tries the fast path of `stream` with its complete request; returns `false` when the
+    /// call must go to its handler instead.
+    private func answerInline(_ stream: ServerStream, request payload: [UInt8]) -> Bool {
+        guard let inline = stream.route.inline, let session else { return false }
+        let reply: InlineReply?
+        do {
+            reply = try inline(payload, session)
+        } catch {
+            grantConnection(payload.count)
+            finish(stream.id, CallStatus(error), abandon: true)
+            return true
+        }
+        guard let reply else { return false }
+        grantConnection(payload.count)
+        for message in reply.messages where message.count > peerMaxFrameSize {
+            finish(stream.id, CallStatus(code: .resourceExhausted, message: "a \(message.count)-byte response exceeds the client's maximum frame size of \(peerMaxFrameSize) bytes"), abandon: true)
+            return true
+        }
+        if stream.sendWindow.allows(reply.byteCount) && sendConnectionWindow.allows(reply.byteCount) {
+            // The common case: everything fits, so no per-message bookkeeping.
+            try? stream.sendWindow.spend(reply.byteCount)
+            try? sendConnectionWindow.spend(reply.byteCount)
+            for message in reply.messages {
+                write(Frame(.message, stream: stream.id, payload: message))
+            }
+            complete(stream, .ok)
+        } else {
+            stream.pending.append(contentsOf: reply.messages.map { ($0, nil) })
+            finish(stream.id, .ok, abandon: false)
+        }
+        return true
     }
 
     private func receiveMessage(_ frame: Frame) throws(PhotoLibError) {
@@ -238,11 +295,15 @@ final class ServerConnection: @unchecked Sendable {
             finish(stream.id, CallStatus(code: .invalidArgument, message: "\(stream.method.name) takes exactly one request message"), abandon: true)
             return
         }
-        stream.inbound.yield(frame.payload)
-        if frame.flags.contains(.endStream) {
-            stream.requestEnded = true
-            stream.inbound.finish()
+        let ends = frame.flags.contains(.endStream)
+        if ends { stream.requestEnded = true }
+        if stream.awaitsInlineRequest {
+            if ends && answerInline(stream, request: frame.payload) { return }
+            startHandler(stream, requests: [frame.payload])
+            return
         }
+        stream.inbound?.yield(frame.payload)
+        if ends { stream.inbound?.finish() }
     }
 
     private func cancelCall(_ frame: Frame) throws(PhotoLibError) {
@@ -315,10 +376,20 @@ final class ServerConnection: @unchecked Sendable {
         }
     }
 
+    /// Returns connection credit to the client. While a batch of received frames is being
+    /// handled, the grants add up and go out as one WINDOW_UPDATE at its end.
     private func grantConnection(_ count: Int) {
         guard count > 0 else { return }
         try? receiveConnectionWindow.grant(count)
-        write(Frame(.windowUpdate, payload: WindowUpdate(increment: UInt32(count)).encoded()))
+        ungrantedConnectionCredit += count
+        if !handlingReceivedBytes { flushConnectionCredit() }
+    }
+
+    private func flushConnectionCredit() {
+        guard ungrantedConnectionCredit > 0 else { return }
+        let increment = UInt32(clamping: ungrantedConnectionCredit)
+        ungrantedConnectionCredit -= Int(increment)
+        write(Frame(.windowUpdate, payload: WindowUpdate(increment: increment).encoded()))
     }
 
     private func drain(_ id: UInt32) {
@@ -365,8 +436,12 @@ final class ServerConnection: @unchecked Sendable {
     }
 
     private func writeStatus(_ streamID: UInt32, _ status: CallStatus) {
-        write(Frame(.status, stream: streamID, payload: status.encoded()))
+        let payload = status == .ok ? Self.okStatusPayload : status.encoded()
+        write(Frame(.status, stream: streamID, payload: payload))
     }
+
+    /// The encoded `OK` status, which ends most calls.
+    private static let okStatusPayload = CallStatus.ok.encoded()
 
     private func write(_ frame: Frame) {
         guard phase != .closed else { return }

@@ -6,6 +6,10 @@ import PhotoLibWire
 final class ServerStream {
     let id: UInt32
     let method: MethodDescriptor
+    /// The method's handler and fast path.
+    let route: RPCRoute
+    /// The running handler; `nil` until it starts (a call with a fast path waits for its
+    /// request first, and may finish without one).
     var task: Task<Void, Never>?
     /// Credit for our response MESSAGE bytes.
     var sendWindow: FlowWindow
@@ -16,18 +20,22 @@ final class ServerStream {
     var pending: [(payload: [UInt8], continuation: CheckedContinuation<Void, any Error>?)] = []
     /// A status waiting behind `pending`.
     var pendingStatus: CallStatus?
-    let inbound: AsyncThrowingStream<[UInt8], any Error>.Continuation
+    /// Feeds the handler's request messages; `nil` until the handler starts.
+    var inbound: AsyncThrowingStream<[UInt8], any Error>.Continuation?
     var requestEnded = false
     var requestCount = 0
     var deadline: DispatchWorkItem?
 
-    init(id: UInt32, method: MethodDescriptor, sendWindow: Int, receiveWindow: Int, inbound: AsyncThrowingStream<[UInt8], any Error>.Continuation) {
+    init(id: UInt32, route: RPCRoute, sendWindow: Int, receiveWindow: Int) {
         self.id = id
-        self.method = method
+        self.method = route.method
+        self.route = route
         self.sendWindow = FlowWindow(initial: sendWindow)
         self.receiveWindow = FlowWindow(initial: receiveWindow)
-        self.inbound = inbound
     }
+
+    /// Whether the call waits for its request to try the method's fast path.
+    var awaitsInlineRequest: Bool { task == nil && route.inline != nil }
 
     /// Fails every waiting send and stops the request stream and the handler.
     func abandon(_ error: any Error) {
@@ -36,7 +44,7 @@ final class ServerStream {
         pendingStatus = nil
         deadline?.cancel()
         deadline = nil
-        inbound.finish(throwing: error)
+        inbound?.finish(throwing: error)
         task?.cancel()
         for entry in waiting { entry.continuation?.resume(throwing: error) }
     }
