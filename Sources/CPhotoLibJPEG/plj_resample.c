@@ -8,8 +8,8 @@
  * axis. When downscaling by a factor f, the kernel is stretched by f (support 3f
  * source pixels each side), so the filter integrates every source pixel: proper
  * antialiasing rather than point sampling. Source indices are clamped to the image
- * (edge pixels repeat). Horizontal pass first into an 8-bit intermediate, then the
- * vertical pass.
+ * (edge pixels repeat). One pass into an 8-bit intermediate, then the other (vertical
+ * first when the height shrinks, see CPhotoLibJPEG_resample).
  */
 #include "plj_internal.h"
 
@@ -125,26 +125,58 @@ static inline uint8_t CPhotoLibJPEG_clamp_byte(float value) {
     return (uint8_t)(value + 0.5f);
 }
 
-/* Horizontal pass: every row of `source` from source width to `width`. */
+/*
+ * Horizontal pass: every row of `source` from source width to `width`. The hot loop of a
+ * thumbnail render, so the common component counts (3: RGB, 1: gray) have their own loops
+ * with the count known to the compiler.
+ */
 static void CPhotoLibJPEG_resample_rows(const uint8_t *source, uint32_t source_width, uint32_t rows,
                                         uint32_t components, const CPhotoLibJPEG_Contributions *c,
                                         uint8_t *destination, uint32_t width) {
+    const uint32_t taps = c->taps;
     for (uint32_t y = 0; y < rows; y++) {
         const uint8_t *in = source + (size_t)y * source_width * components;
         uint8_t *out = destination + (size_t)y * width * components;
-        for (uint32_t x = 0; x < width; x++) {
-            const float *weights = c->weights + (size_t)x * c->taps;
-            const uint8_t *span = in + (size_t)c->start[x] * components;
-            float sum[4] = { 0, 0, 0, 0 };
-            for (uint32_t t = 0; t < c->taps; t++) {
-                float w = weights[t];
-                const uint8_t *p = span + (size_t)t * components;
-                for (uint32_t k = 0; k < components; k++) {
-                    sum[k] += w * (float)p[k];
+        if (components == 3) {
+            for (uint32_t x = 0; x < width; x++) {
+                const float *weights = c->weights + (size_t)x * taps;
+                const uint8_t *p = in + (size_t)c->start[x] * 3;
+                float r = 0, g = 0, b = 0;
+                for (uint32_t t = 0; t < taps; t++, p += 3) {
+                    float w = weights[t];
+                    r += w * (float)p[0];
+                    g += w * (float)p[1];
+                    b += w * (float)p[2];
                 }
+                out[(size_t)x * 3] = CPhotoLibJPEG_clamp_byte(r);
+                out[(size_t)x * 3 + 1] = CPhotoLibJPEG_clamp_byte(g);
+                out[(size_t)x * 3 + 2] = CPhotoLibJPEG_clamp_byte(b);
             }
-            for (uint32_t k = 0; k < components; k++) {
-                out[(size_t)x * components + k] = CPhotoLibJPEG_clamp_byte(sum[k]);
+        } else if (components == 1) {
+            for (uint32_t x = 0; x < width; x++) {
+                const float *weights = c->weights + (size_t)x * taps;
+                const uint8_t *p = in + c->start[x];
+                float sum = 0;
+                for (uint32_t t = 0; t < taps; t++) {
+                    sum += weights[t] * (float)p[t];
+                }
+                out[x] = CPhotoLibJPEG_clamp_byte(sum);
+            }
+        } else {
+            for (uint32_t x = 0; x < width; x++) {
+                const float *weights = c->weights + (size_t)x * taps;
+                const uint8_t *span = in + (size_t)c->start[x] * components;
+                float sum[4] = { 0, 0, 0, 0 };
+                for (uint32_t t = 0; t < taps; t++) {
+                    float w = weights[t];
+                    const uint8_t *p = span + (size_t)t * components;
+                    for (uint32_t k = 0; k < components; k++) {
+                        sum[k] += w * (float)p[k];
+                    }
+                }
+                for (uint32_t k = 0; k < components; k++) {
+                    out[(size_t)x * components + k] = CPhotoLibJPEG_clamp_byte(sum[k]);
+                }
             }
         }
     }
@@ -195,9 +227,16 @@ int CPhotoLibJPEG_resample(const CPhotoLibJPEG_Image *source,
                                   "resample: target size %ux%u is out of range (1...65535)", width, height);
         return CPhotoLibJPEG_INVALID_ARGUMENT;
     }
-    size_t intermediate_bytes = CPhotoLibJPEG_image_bytes(width, source->height, components);
+    /*
+     * Pass order: the vertical pass runs over whole rows (it vectorises), the horizontal one
+     * pixel by pixel, so when the image shrinks vertically the vertical pass goes first and
+     * the horizontal one only sees the output's rows.
+     */
+    int vertical_first = height < source->height;
+    size_t intermediate_bytes = vertical_first ? CPhotoLibJPEG_image_bytes(source->width, height, components)
+                                               : CPhotoLibJPEG_image_bytes(width, source->height, components);
     size_t output_bytes = CPhotoLibJPEG_image_bytes(width, height, components);
-    size_t accumulator_bytes = (size_t)width * components * sizeof(float);
+    size_t accumulator_bytes = (size_t)(vertical_first ? source->width : width) * components * sizeof(float);
     uint64_t needed = (uint64_t)intermediate_bytes + output_bytes + accumulator_bytes;
     if (intermediate_bytes == 0 || output_bytes == 0 ||
         (max_memory_bytes > 0 && needed > max_memory_bytes)) {
@@ -222,7 +261,12 @@ int CPhotoLibJPEG_resample(const CPhotoLibJPEG_Image *source,
         int ok = intermediate != NULL && accumulator != NULL &&
                  CPhotoLibJPEG_contributions_make(source->width, width, &horizontal) &&
                  CPhotoLibJPEG_contributions_make(source->height, height, &vertical);
-        if (ok) {
+        if (ok && vertical_first) {
+            CPhotoLibJPEG_resample_columns(source->pixels, (size_t)source->width * components, &vertical,
+                                           intermediate, height, accumulator);
+            CPhotoLibJPEG_resample_rows(intermediate, source->width, height, components,
+                                        &horizontal, output, width);
+        } else if (ok) {
             CPhotoLibJPEG_resample_rows(source->pixels, source->width, source->height, components,
                                         &horizontal, intermediate, width);
             CPhotoLibJPEG_resample_columns(intermediate, (size_t)width * components, &vertical,

@@ -8,7 +8,7 @@ extension PhotoLibraryService {
     func registerCachingRoutes(in router: inout RPCRouter, cache: ImageCache) {
         router.register(PhotoLibraryMethods.startCachingImages) { [self] call in try await startCaching(call, cache: cache) }
         router.register(PhotoLibraryMethods.stopCachingImages) { [self] call in try await stopCaching(call, cache: cache) }
-        router.register(PhotoLibraryMethods.stopCachingImagesForAllAssets) { [self] call in
+        router.register(PhotoLibraryMethods.stopCachingImagesForAllAssets) { call in
             _ = try await call.singleRequest(EmptyMessage.self)
             cache.prefetch.removeAll(session: call.session)
             try await call.send(EmptyMessage())

@@ -254,24 +254,46 @@ extension PhotoLibraryService {
         Int((DispatchTime.now().uptimeNanoseconds &- start.uptimeNanoseconds) / 1_000_000)
     }
 
-    /// Reads a library file, refusing absurd sizes before reading.
+    /// Reads a library file, refusing absurd sizes before reading. One `read` straight into
+    /// the array (originals are megabytes; no intermediate `Data`).
     static func readFile(_ path: String, asset: String) throws(PhotoLibError) -> [UInt8] {
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw PhotoLibError(.dataLoss, "the image file of \(asset) is missing from the library (\(path)); restore it from a backup")
-        }
-        defer { try? handle.close() }
-        do {
-            let size = try handle.seekToEnd()
-            guard size <= UInt64(ImagingLimits.default.maxInputBytes) else {
-                throw PhotoLibError(.resourceExhausted, "the image file of \(asset) is \(size) bytes, over the \(ImagingLimits.default.maxInputBytes)-byte limit", reason: .invalidImage)
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            let code = errno
+            if code == ENOENT {
+                throw PhotoLibError(.dataLoss, "the image file of \(asset) is missing from the library (\(path)); restore it from a backup")
             }
-            try handle.seek(toOffset: 0)
-            return [UInt8](try handle.readToEnd() ?? Data())
-        } catch let error as PhotoLibError {
-            throw error
-        } catch {
-            throw PhotoLibError(.dataLoss, "cannot read the image file of \(asset) (\(path)): \(error.localizedDescription)")
+            throw PhotoLibError(.dataLoss, "cannot open the image file of \(asset) (\(path)): \(String(cString: strerror(code)))")
         }
+        defer { close(fd) }
+        var status = stat()
+        guard fstat(fd, &status) == 0 else {
+            throw PhotoLibError(.dataLoss, "cannot stat the image file of \(asset) (\(path)): \(String(cString: strerror(errno)))")
+        }
+        let size = Int(status.st_size)
+        guard size <= ImagingLimits.default.maxInputBytes else {
+            throw PhotoLibError(.resourceExhausted, "the image file of \(asset) is \(size) bytes, over the \(ImagingLimits.default.maxInputBytes)-byte limit", reason: .invalidImage)
+        }
+        var failure: Int32 = 0
+        let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+            count = 0
+            while count < size {
+                let n = read(fd, buffer.baseAddress! + count, size - count)
+                if n > 0 {
+                    count += n
+                } else if n < 0 && errno == EINTR {
+                    continue
+                } else {
+                    failure = n < 0 ? errno : 0
+                    return
+                }
+            }
+        }
+        guard bytes.count == size else {
+            let reason = failure == 0 ? "it shrank from \(size) to \(bytes.count) bytes while being read" : String(cString: strerror(failure))
+            throw PhotoLibError(.dataLoss, "cannot read the image file of \(asset) (\(path)): \(reason)")
+        }
+        return bytes
     }
 
     func cancelImageRequest(_ call: ServerCall) async throws {

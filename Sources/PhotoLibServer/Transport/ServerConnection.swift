@@ -85,14 +85,12 @@ final class ServerConnection: @unchecked Sendable {
             handlingReceivedBytes = false
             flushConnectionCredit()
         }
-        do {
+        do throws(PhotoLibError) {
             while phase != .closed, let frame = try decoder.next() {
                 try handle(frame)
             }
-        } catch let error as PhotoLibError {
-            fail(error)
         } catch {
-            fail(PhotoLibError(.internalError, "\(error)"))
+            fail(error)
         }
     }
 
