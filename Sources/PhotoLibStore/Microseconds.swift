@@ -1,7 +1,11 @@
 import Foundation
 import PhotoLibCore
 
-/// Dates as stored: INTEGER microseconds since 1970-01-01 UTC.
+/// Dates as stored: INTEGER microseconds since 1970-01-01 UTC, always whole milliseconds.
+///
+/// The wire carries dates in milliseconds (docs/PROTOCOL.md), so a stored date with finer
+/// digits could never be matched exactly by a client (`creationDate == …`, a sort cursor).
+/// Every date is therefore rounded to the millisecond before it is stored.
 enum Microseconds {
     /// The earliest date accepted: 0001-01-01T00:00:00Z.
     static let minimum: Int64 = -62_135_596_800 * 1_000_000
@@ -11,9 +15,9 @@ enum Microseconds {
     /// Now, in microseconds.
     static var now: Int64 { from(Date()) }
 
-    /// `date` in microseconds, rounded to the nearest one; the caller checks the range.
+    /// `date` in microseconds, rounded to the nearest millisecond; the caller checks the range.
     static func from(_ date: Date) -> Int64 {
-        let value = (date.timeIntervalSince1970 * 1_000_000).rounded()
+        let value = (date.timeIntervalSince1970 * 1_000).rounded() * 1_000
         guard value.isFinite, value >= Double(minimum), value <= Double(maximum) else {
             return value < 0 ? minimum - 1 : maximum + 1
         }
