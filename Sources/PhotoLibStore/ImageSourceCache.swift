@@ -13,6 +13,9 @@ final class ImageSourceCache {
 
     /// At most this many assets are remembered; the cache starts over beyond it.
     let capacity: Int
+    /// The last `PRAGMA data_version` read and when (uptime nanoseconds, taken just before
+    /// reading it): a request that arrived before then can use it instead of reading again.
+    var lastVersionCheck: (at: UInt64, dataVersion: Int)?
     private var stamp: Int?
     private var entries: [String: Entry] = [:]
 

@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import PhotoLibCore
 
@@ -57,12 +58,25 @@ extension PhotoLibrary {
     ///
     /// Throws `notFound` for an unknown asset or one without a photo, and `dataLoss` when
     /// the current file is missing.
-    public func imageSource(forAsset identifier: String) throws(PhotoLibError) -> ImageSource {
+    ///
+    /// `receivedAt` (uptime nanoseconds, `DispatchTime.uptimeNanoseconds`) is when the
+    /// request asking for it arrived: the answer reflects the database as it was at that
+    /// moment or later. A database version read after it is reused, so a batch of requests
+    /// read from a socket together costs one `PRAGMA data_version`; `nil` means now.
+    public func imageSource(forAsset identifier: String, receivedAt: UInt64? = nil) throws(PhotoLibError) -> ImageSource {
         try LocalIdentifier.validate(identifier)
         let cached = try withDatabase { (database) throws(PhotoLibError) -> ImageSourceCache.Entry in
             // The stamp is read before the rows: a commit in between only makes the entry
-            // look older than it is, never newer.
-            let stamp = try database.dataVersion() &+ database.localCommitCount
+            // look older than it is, never newer. Our own commits count without a query.
+            let dataVersion: Int
+            if let receivedAt, let last = imageSources.lastVersionCheck, last.at >= receivedAt {
+                dataVersion = last.dataVersion
+            } else {
+                let at = DispatchTime.now().uptimeNanoseconds
+                dataVersion = try database.dataVersion()
+                imageSources.lastVersionCheck = (at, dataVersion)
+            }
+            let stamp = dataVersion &+ database.localCommitCount
             if let entry = imageSources.entry(identifier, stamp: stamp) { return entry }
             let entry = try database.inReadTransaction { () throws(PhotoLibError) -> ImageSourceCache.Entry in
                 let resources = try database.prepare(

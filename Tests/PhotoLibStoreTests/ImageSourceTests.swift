@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import PhotoLibCore
 import Testing
@@ -18,6 +19,27 @@ struct ImageSourceTests {
         let bumped = try server.imageSource(forAsset: asset)
         #expect(bumped.contentVersion != first.contentVersion)
         #expect(bumped.current == first.current)
+    }
+
+    @Test("a request that arrived after another instance's commit sees it, even when a version check was reused before")
+    func receivedAfterCommit() throws {
+        let temp = try TemporaryDirectory()
+        defer { temp.cleanUp() }
+        let server = try PhotoLibrary.open(at: temp.library)
+        let other = try PhotoLibrary.open(at: temp.library)
+        let asset = try other.addPhoto(try SamplePhotos.uniqueBytes(4), metadata: SamplePhotos.metadata()).asset.localIdentifier
+        let batch = DispatchTime.now().uptimeNanoseconds
+        let first = try server.imageSource(forAsset: asset, receivedAt: batch)
+        #expect(try server.imageSource(forAsset: asset, receivedAt: batch) == first, "the same batch: the same answer")
+        try other.bumpContentVersion(forAsset: asset)
+        let arrived = DispatchTime.now().uptimeNanoseconds
+        #expect(try server.imageSource(forAsset: asset, receivedAt: arrived).contentVersion != first.contentVersion)
+        // This instance's own commits count at once, whatever the arrival time.
+        try server.bumpContentVersion(forAsset: asset)
+        let afterOwn = try server.imageSource(forAsset: asset, receivedAt: batch)
+        #expect(afterOwn.contentVersion != first.contentVersion)
+        try server.bumpContentVersion(forAsset: asset)
+        #expect(try server.imageSource(forAsset: asset, receivedAt: batch).contentVersion != afterOwn.contentVersion)
     }
 
     @Test("this instance's own commit moves it too, and a purged asset is not found")

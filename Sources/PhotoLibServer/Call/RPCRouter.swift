@@ -8,7 +8,16 @@ public typealias RPCHandler = @Sendable (ServerCall) async throws -> Void
 /// message has arrived, before any task exists: it answers what it can from memory (a cached
 /// image) and returns `nil` for everything else, which then goes to the method's
 /// ``RPCHandler`` with the same request. It must not wait for anything.
-public typealias InlineRPCHandler = @Sendable (_ request: [UInt8], _ session: ConnectionSession) throws(PhotoLibError) -> InlineReply?
+public typealias InlineRPCHandler = @Sendable (_ request: [UInt8], _ context: InlineCallContext) throws(PhotoLibError) -> InlineReply?
+
+/// What a fast path knows about its call besides the request.
+public struct InlineCallContext: Sendable {
+    /// The connection's session.
+    public let session: ConnectionSession
+    /// When the request's bytes had been read from the socket (uptime nanoseconds): what
+    /// the fast path answers must reflect the library at that moment or later.
+    public let receivedAt: UInt64
+}
 
 /// What an ``InlineRPCHandler`` answers: the encoded response messages, sent in order
 /// (each within flow control) and followed by an `OK` status.

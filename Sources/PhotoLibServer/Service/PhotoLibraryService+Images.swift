@@ -12,7 +12,7 @@ extension PhotoLibraryService {
         let cache = ImageCache(directory: library.directory, configuration: configuration, logger: logger)
         router.register(
             PhotoLibraryMethods.requestImage,
-            inline: { [self] request, session throws(PhotoLibError) in try requestImageFromMemory(request, session: session, cache: cache) },
+            inline: { [self] request, context throws(PhotoLibError) in try requestImageFromMemory(request, context: context, cache: cache) },
             { [self] call in try await requestImage(call, cache: cache) })
         router.register(PhotoLibraryMethods.cancelImageRequest) { [self] call in try await cancelImageRequest(call) }
         registerCachingRoutes(in: &router, cache: cache)
@@ -39,7 +39,7 @@ extension PhotoLibraryService {
     /// `RequestImage` and the pre-renders of `StartCachingImages`.
     func imageJob(
         assetIdentifier: String, targetSize: PixelSize, contentMode: ContentMode, resizeMode: ResizeMode,
-        version: ImageVersion, crop: NormalizedRect?
+        version: ImageVersion, crop: NormalizedRect?, receivedAt: UInt64? = nil
     ) throws(PhotoLibError) -> ImageJob {
         try LocalIdentifier.validate(assetIdentifier)
         let maxSide = configuration.maxImageDimension
@@ -54,7 +54,7 @@ extension PhotoLibraryService {
             do throws(ImagingError) { try rect.validate() } catch { throw PhotoLibError(.invalidArgument, "normalizedCropRect: \(error.message)") }
             unitCrop = rect == .unit ? nil : rect
         }
-        let source = try library.imageSource(forAsset: assetIdentifier)
+        let source = try library.imageSource(forAsset: assetIdentifier, receivedAt: receivedAt)
         let render = RenderRequest(
             targetWidth: targetSize.width, targetHeight: targetSize.height,
             contentMode: contentMode == .aspectFill ? .aspectFill : .aspectFit,
@@ -80,7 +80,8 @@ extension PhotoLibraryService {
     /// Everything else (a miss, the disk cache, progress reports, `bypassCache`, the original
     /// file as it is, a request id already in use) returns `nil` and goes to
     /// ``requestImage(_:cache:)``. Errors are the ones that handler would answer with.
-    func requestImageFromMemory(_ payload: [UInt8], session: ConnectionSession, cache: ImageCache) throws(PhotoLibError) -> InlineReply? {
+    func requestImageFromMemory(_ payload: [UInt8], context: InlineCallContext, cache: ImageCache) throws(PhotoLibError) -> InlineReply? {
+        let session = context.session
         let request = try ImageRequest(decoding: payload)
         guard !request.bypassCache, !request.wantsProgress else { return nil }
         if request.options.version == .original && request.targetSize == .maximum && request.options.resizeMode == .none {
@@ -89,7 +90,8 @@ extension PhotoLibraryService {
         if request.requestID != 0 && session.isImageRequestRunning(request.requestID) { return nil }
         let job = try imageJob(
             assetIdentifier: request.assetIdentifier, targetSize: request.targetSize, contentMode: request.contentMode,
-            resizeMode: request.options.resizeMode, version: request.options.version, crop: request.options.normalizedCropRect)
+            resizeMode: request.options.resizeMode, version: request.options.version, crop: request.options.normalizedCropRect,
+            receivedAt: context.receivedAt)
         cache.memory.noteContentVersion(asset: job.assetIdentifier, version: job.key.contentVersion)
         guard let messages = cache.memory.messages(for: job.key, encode: { ImageSender.messages(for: $0, index: 0, isFinal: true) }) else {
             return nil

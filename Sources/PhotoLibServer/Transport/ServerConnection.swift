@@ -245,7 +245,7 @@ final class ServerConnection: @unchecked Sendable {
         guard let inline = stream.route.inline, let session else { return false }
         let reply: InlineReply?
         do {
-            reply = try inline(payload, session)
+            reply = try inline(payload, InlineCallContext(session: session, receivedAt: lastFrameAt.uptimeNanoseconds))
         } catch {
             grantConnection(payload.count)
             finish(stream.id, CallStatus(error), abandon: true)
