@@ -176,6 +176,8 @@ extension PhotoLibCommand {
             }
             let state = BenchState(limit: duration == nil ? (requests ?? 500) : nil, seconds: duration)
             let ids = identifiers
+            // Latency is to the last image: with one image per request, wait for it alone.
+            let finalOnly = delivery == .high
             let started = DispatchTime.now()
             await withTaskGroup(of: Void.self) { group in
                 for worker in 0..<concurrency {
@@ -184,11 +186,14 @@ extension PhotoLibCommand {
                         while let index = state.next() {
                             let begin = DispatchTime.now()
                             do {
+                                let identifier = ids[index % ids.count]
                                 var received = 0
-                                for try await image in try await manager.requestImage(
-                                    forAssetIdentifier: ids[index % ids.count], targetSize: target, contentMode: contentMode, options: options)
-                                {
-                                    received += image.data.count
+                                if finalOnly {
+                                    received = try await manager.image(forAssetIdentifier: identifier, targetSize: target, contentMode: contentMode, options: options).data.count
+                                } else {
+                                    for try await image in try await manager.requestImage(forAssetIdentifier: identifier, targetSize: target, contentMode: contentMode, options: options) {
+                                        received += image.data.count
+                                    }
                                 }
                                 state.record(nanoseconds: DispatchTime.now().uptimeNanoseconds - begin.uptimeNanoseconds, bytes: received)
                             } catch {
