@@ -75,6 +75,46 @@ public struct ImageManager: Sendable {
         let _: EmptyMessage = try await connection.unary(PhotoLibraryMethods.cancelImageRequest, CancelImageRequestRequest(requestID: id))
     }
 
+    /// PhotoKit's `requestImage(for:targetSize:contentMode:options:resultHandler:)` itself:
+    /// returns at once with the request's id (for ``cancelImageRequest(_:)``), and
+    /// `resultHandler` gets each image — a degraded one first in opportunistic mode, then the
+    /// final one (``DeliveredImage/isFinal``) — or, instead, the error that ended the request.
+    ///
+    /// As in PhotoKit, the handler (and `progress`) run on a serial queue: this connection's,
+    /// so they should return quickly. They may start further requests. No task is involved,
+    /// which makes this the cheapest way to request many images.
+    @discardableResult
+    public func requestImage(
+        for asset: Asset, targetSize: PixelSize, contentMode: ContentMode = .aspectFit,
+        options: ImageRequestOptions = ImageRequestOptions(), progress: (@Sendable (ImageRequestProgress) -> Void)? = nil,
+        resultHandler: @escaping @Sendable (Result<DeliveredImage, any Error>) -> Void
+    ) -> ImageRequestID {
+        requestImage(
+            forAssetIdentifier: asset.localIdentifier, targetSize: targetSize, contentMode: contentMode, options: options,
+            progress: progress, resultHandler: resultHandler)
+    }
+
+    /// The same, by asset identifier.
+    @discardableResult
+    public func requestImage(
+        forAssetIdentifier identifier: String, targetSize: PixelSize, contentMode: ContentMode = .aspectFit,
+        options: ImageRequestOptions = ImageRequestOptions(), progress: (@Sendable (ImageRequestProgress) -> Void)? = nil,
+        resultHandler: @escaping @Sendable (Result<DeliveredImage, any Error>) -> Void
+    ) -> ImageRequestID {
+        let id = Self.requestIDs.next()
+        let request: ImageRequest
+        do {
+            request = try imageRequest(identifier, targetSize, contentMode, options, wantsProgress: progress != nil, requestID: id)
+        } catch {
+            connection.queue.async { resultHandler(.failure(error)) }
+            return id
+        }
+        connection.start(
+            PhotoLibraryMethods.requestImage, request: request.encoded(), timeout: nil,
+            consumer: ImageAssembler(delivery: .handler(resultHandler), progress: progress))
+        return id
+    }
+
     /// `requestImage(for:targetSize:contentMode:options:resultHandler:)` as a stream: each
     /// delivered image (a degraded one first in opportunistic mode, then the final one).
     /// Images are assembled on the connection's queue, where `progress` runs too (keep it

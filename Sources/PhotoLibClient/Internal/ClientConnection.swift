@@ -158,6 +158,19 @@ final class ClientConnection: @unchecked Sendable {
         return stream
     }
 
+    /// Opens a call with one request whose responses `consumer` takes on the queue, without
+    /// waiting for anything: a failure to open is the consumer's to report. Returns the call,
+    /// for ``cancel(_:)-(ClientStream)``.
+    @discardableResult
+    func start(_ method: MethodDescriptor, request: [UInt8], timeout: Double?, consumer: any ResponseConsumer) -> ClientStream {
+        let stream = ClientStream(method: method)
+        queue.async {
+            _ = self.openOnQueue(stream, consumer, request: request, timeout: timeout)
+            self.flush()
+        }
+        return stream
+    }
+
     /// On the queue: opens `stream` for `consumer`. A failure to open is the call's outcome
     /// (the consumer hears of it), and is returned.
     private func openOnQueue(_ stream: ClientStream, _ consumer: any ResponseConsumer, request: [UInt8], timeout: Double?) -> PhotoLibError? {

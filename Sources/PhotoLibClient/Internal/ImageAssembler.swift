@@ -11,12 +11,15 @@ final class ImageAssembler: ResponseConsumer, @unchecked Sendable {
         case every(AsyncThrowingStream<DeliveredImage, any Error>.Continuation)
         /// Only the last image, to a caller waiting for the end of the call.
         case last(CheckedContinuation<DeliveredImage, any Error>)
+        /// Every image as it completes, or the call's error, to a handler run on the queue.
+        case handler(@Sendable (Result<DeliveredImage, any Error>) -> Void)
     }
 
     private let delivery: Delivery
     private let progress: (@Sendable (ImageRequestProgress) -> Void)?
     private var assembly = ImageAssembly()
     private var last: DeliveredImage?
+    private var delivered = false
 
     init(delivery: Delivery, progress: (@Sendable (ImageRequestProgress) -> Void)?) {
         self.delivery = delivery
@@ -30,6 +33,9 @@ final class ImageAssembler: ResponseConsumer, @unchecked Sendable {
             images.yield(image)
         case .last:
             last = image
+        case .handler(let handler):
+            delivered = true
+            handler(.success(image))
         }
     }
 
@@ -52,6 +58,12 @@ final class ImageAssembler: ResponseConsumer, @unchecked Sendable {
                 continuation.resume(returning: last)
             } else {
                 continuation.resume(throwing: Self.noImage)
+            }
+        case .handler(let handler):
+            if let outcome {
+                handler(.failure(outcome))
+            } else if !delivered {
+                handler(.failure(Self.noImage))
             }
         }
     }
