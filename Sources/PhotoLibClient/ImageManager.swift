@@ -75,8 +75,50 @@ public struct ImageManager: Sendable {
         let _: EmptyMessage = try await connection.unary(PhotoLibraryMethods.cancelImageRequest, CancelImageRequestRequest(requestID: id))
     }
 
+    /// PhotoKit's `requestImage(for:targetSize:contentMode:options:resultHandler:)` itself:
+    /// returns at once with the request's id (for ``cancelImageRequest(_:)``), and
+    /// `resultHandler` gets each image — a degraded one first in opportunistic mode, then the
+    /// final one (``DeliveredImage/isFinal``) — or, instead, the error that ended the request.
+    ///
+    /// As in PhotoKit, the handler (and `progress`) run on a serial queue: this connection's,
+    /// so they should return quickly. They may start further requests. No task is involved,
+    /// which makes this the cheapest way to request many images.
+    @discardableResult
+    public func requestImage(
+        for asset: Asset, targetSize: PixelSize, contentMode: ContentMode = .aspectFit,
+        options: ImageRequestOptions = ImageRequestOptions(), progress: (@Sendable (ImageRequestProgress) -> Void)? = nil,
+        resultHandler: @escaping @Sendable (Result<DeliveredImage, any Error>) -> Void
+    ) -> ImageRequestID {
+        requestImage(
+            forAssetIdentifier: asset.localIdentifier, targetSize: targetSize, contentMode: contentMode, options: options,
+            progress: progress, resultHandler: resultHandler)
+    }
+
+    /// The same, by asset identifier.
+    @discardableResult
+    public func requestImage(
+        forAssetIdentifier identifier: String, targetSize: PixelSize, contentMode: ContentMode = .aspectFit,
+        options: ImageRequestOptions = ImageRequestOptions(), progress: (@Sendable (ImageRequestProgress) -> Void)? = nil,
+        resultHandler: @escaping @Sendable (Result<DeliveredImage, any Error>) -> Void
+    ) -> ImageRequestID {
+        let id = Self.requestIDs.next()
+        let request: ImageRequest
+        do {
+            request = try imageRequest(identifier, targetSize, contentMode, options, wantsProgress: progress != nil, requestID: id)
+        } catch {
+            connection.queue.async { resultHandler(.failure(error)) }
+            return id
+        }
+        connection.start(
+            PhotoLibraryMethods.requestImage, request: request.encoded(), timeout: nil,
+            consumer: ImageAssembler(delivery: .handler(resultHandler), progress: progress))
+        return id
+    }
+
     /// `requestImage(for:targetSize:contentMode:options:resultHandler:)` as a stream: each
     /// delivered image (a degraded one first in opportunistic mode, then the final one).
+    /// Images are assembled on the connection's queue, where `progress` runs too (keep it
+    /// short); ending the iteration early cancels the request.
     public func requestImage(
         for asset: Asset, targetSize: PixelSize, contentMode: ContentMode = .aspectFit,
         options: ImageRequestOptions = ImageRequestOptions(), progress: (@Sendable (ImageRequestProgress) -> Void)? = nil
@@ -98,6 +140,37 @@ public struct ImageManager: Sendable {
         forAssetIdentifier identifier: String, targetSize: PixelSize, contentMode: ContentMode,
         options: ImageRequestOptions, progress: (@Sendable (ImageRequestProgress) -> Void)?, requestID: ImageRequestID
     ) async throws -> AsyncThrowingStream<DeliveredImage, any Error> {
+        let request = try imageRequest(identifier, targetSize, contentMode, options, wantsProgress: progress != nil, requestID: requestID)
+        let (images, continuation) = AsyncThrowingStream<DeliveredImage, any Error>.makeStream()
+        let call = try await connection.open(
+            PhotoLibraryMethods.requestImage, request: request.encoded(), timeout: nil,
+            consumer: ImageAssembler(delivery: .every(continuation), progress: progress))
+        continuation.onTermination = { [connection] termination in
+            if case .cancelled = termination { connection.cancel(call) }
+        }
+        return images
+    }
+
+    /// The final image only (what a caller that does not care for degraded images wants).
+    ///
+    /// The image is assembled on the connection's queue as its parts arrive (`progress` runs
+    /// there too) and handed over once, when the request ends: one task resume per request.
+    /// Cancelling the task cancels the request.
+    public func image(
+        forAssetIdentifier identifier: String, targetSize: PixelSize, contentMode: ContentMode = .aspectFit,
+        options: ImageRequestOptions = ImageRequestOptions(), progress: (@Sendable (ImageRequestProgress) -> Void)? = nil
+    ) async throws -> DeliveredImage {
+        let request = try imageRequest(identifier, targetSize, contentMode, options, wantsProgress: progress != nil, requestID: Self.requestIDs.next())
+        return try await connection.consume(PhotoLibraryMethods.requestImage, request: request.encoded(), timeout: nil) {
+            ImageAssembler(delivery: .last($0), progress: progress)
+        }
+    }
+
+    /// The wire request, after checking the options the server would refuse.
+    private func imageRequest(
+        _ identifier: String, _ targetSize: PixelSize, _ contentMode: ContentMode, _ options: ImageRequestOptions,
+        wantsProgress: Bool, requestID: ImageRequestID
+    ) throws -> ImageRequest {
         if let crop = options.normalizedCropRect {
             let values = [crop.x, crop.y, crop.width, crop.height]
             guard values.allSatisfy(\.isFinite), crop.x >= 0, crop.y >= 0, crop.width > 0, crop.height > 0,
@@ -106,71 +179,9 @@ public struct ImageManager: Sendable {
                 throw PhotoLibError(.invalidArgument, "normalizedCropRect (\(crop.x), \(crop.y), \(crop.width), \(crop.height)) must lie inside the unit square with a positive size")
             }
         }
-        let request = ImageRequest(
+        return ImageRequest(
             assetIdentifier: identifier, targetSize: targetSize, contentMode: contentMode, options: options,
-            wantsProgress: progress != nil, requestID: requestID, bypassCache: bypassCache)
-        let parts = try await connection.serverStreaming(PhotoLibraryMethods.requestImage, request, responseType: ImageResponse.self)
-        let (images, continuation) = AsyncThrowingStream<DeliveredImage, any Error>.makeStream()
-        let task = Task {
-            do {
-                try await Self.assemble(parts, progress: progress) { continuation.yield($0) }
-                continuation.finish()
-            } catch {
-                continuation.finish(throwing: error)
-            }
-        }
-        continuation.onTermination = { termination in
-            if case .cancelled = termination { task.cancel() }
-        }
-        return images
-    }
-
-    /// The final image only (what a caller that does not care for degraded images wants).
-    public func image(
-        forAssetIdentifier identifier: String, targetSize: PixelSize, contentMode: ContentMode = .aspectFit,
-        options: ImageRequestOptions = ImageRequestOptions(), progress: (@Sendable (ImageRequestProgress) -> Void)? = nil
-    ) async throws -> DeliveredImage {
-        var last: DeliveredImage?
-        for try await image in try await requestImage(forAssetIdentifier: identifier, targetSize: targetSize, contentMode: contentMode, options: options, progress: progress) {
-            last = image
-        }
-        guard let last else { throw PhotoLibError(.internalError, "the image request ended without an image", reason: .protocolViolation) }
-        return last
-    }
-
-    /// Reassembles ImageStart / ImageChunk / ImageEnd parts into images, checking offsets and sizes.
-    static func assemble(_ parts: some AsyncSequence<ImageResponse, any Error>, progress: (@Sendable (ImageRequestProgress) -> Void)?, deliver: (DeliveredImage) -> Void) async throws {
-        var current: ImageStart?
-        var buffer: [UInt8] = []
-        for try await part in parts {
-            switch part {
-            case .progress(let fraction):
-                progress?(.rendering(fraction))
-            case .start(let start):
-                guard current == nil else { throw PhotoLibError(.internalError, "image \(start.imageIndex) began before the previous one ended", reason: .protocolViolation) }
-                guard start.byteCount >= 0, start.byteCount <= 512 << 20 else {
-                    throw PhotoLibError(.resourceExhausted, "the server announced a \(start.byteCount)-byte image, over the client's 512 MiB limit")
-                }
-                current = start
-                buffer = []
-                buffer.reserveCapacity(start.byteCount)
-                progress?(.receiving(received: 0, total: start.byteCount))
-            case .chunk(let offset, let data):
-                guard let start = current, offset == buffer.count, buffer.count + data.count <= start.byteCount else {
-                    throw PhotoLibError(.internalError, "an image chunk at offset \(offset) does not continue the image (have \(buffer.count) bytes)", reason: .protocolViolation)
-                }
-                buffer.append(contentsOf: data)
-                progress?(.receiving(received: buffer.count, total: start.byteCount))
-            case .end(let index, let isFinal):
-                guard let start = current, start.imageIndex == index, buffer.count == start.byteCount else {
-                    throw PhotoLibError(.internalError, "image \(index) ended with \(buffer.count) of \(current?.byteCount ?? 0) bytes", reason: .protocolViolation)
-                }
-                deliver(DeliveredImage(data: buffer, width: start.width, height: start.height, isDegraded: start.degraded, isFinal: isFinal))
-                current = nil
-                buffer = []
-            }
-        }
-        if current != nil { throw PhotoLibError(.dataLoss, "the image stream ended in the middle of an image") }
+            wantsProgress: wantsProgress, requestID: requestID, bypassCache: bypassCache)
     }
 }
 

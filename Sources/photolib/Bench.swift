@@ -74,6 +74,11 @@ final class BenchState: @unchecked Sendable {
         }
     }
 
+    /// Bytes of an image that is not the request's last.
+    func received(bytes count: Int) {
+        lock.withLock { bytes += count }
+    }
+
     func record(nanoseconds: UInt64, bytes count: Int) {
         lock.withLock {
             _ = histogram.record(max(1_000, nanoseconds))
@@ -133,6 +138,14 @@ extension PhotoLibCommand {
         @Flag(name: .long, help: "Request every image once before measuring, to fill the caches.")
         var warm = false
 
+        @Option(name: .long, help: "Client API: async (image(...) / image streams in tasks) or handler (PhotoKit's result handler, run on the connection's queue).")
+        var api: API = .async
+
+        /// Which ImageManager API the requests go through.
+        enum API: String, ExpressibleByArgument, CaseIterable {
+            case async, handler
+        }
+
         func validate() throws {
             do { _ = try Get.targetSize(size) } catch { throw ValidationError(error.message) }
             guard (1...256).contains(connections) else { throw ValidationError("--connections must be within 1…256") }
@@ -176,23 +189,32 @@ extension PhotoLibCommand {
             }
             let state = BenchState(limit: duration == nil ? (requests ?? 500) : nil, seconds: duration)
             let ids = identifiers
+            // Latency is to the last image: with one image per request, wait for it alone.
+            let finalOnly = delivery == .high
             let started = DispatchTime.now()
-            await withTaskGroup(of: Void.self) { group in
-                for worker in 0..<concurrency {
-                    let manager = managers[worker % managers.count]
-                    group.addTask {
-                        while let index = state.next() {
-                            let begin = DispatchTime.now()
-                            do {
-                                var received = 0
-                                for try await image in try await manager.requestImage(
-                                    forAssetIdentifier: ids[index % ids.count], targetSize: target, contentMode: contentMode, options: options)
-                                {
-                                    received += image.data.count
+            if api == .handler {
+                await HandlerLoop(state: state, managers: managers, ids: ids, target: target, contentMode: contentMode, options: options).run(concurrency: concurrency)
+            } else {
+                await withTaskGroup(of: Void.self) { group in
+                    for worker in 0..<concurrency {
+                        let manager = managers[worker % managers.count]
+                        group.addTask {
+                            while let index = state.next() {
+                                let begin = DispatchTime.now()
+                                do {
+                                    let identifier = ids[index % ids.count]
+                                    var received = 0
+                                    if finalOnly {
+                                        received = try await manager.image(forAssetIdentifier: identifier, targetSize: target, contentMode: contentMode, options: options).data.count
+                                    } else {
+                                        for try await image in try await manager.requestImage(forAssetIdentifier: identifier, targetSize: target, contentMode: contentMode, options: options) {
+                                            received += image.data.count
+                                        }
+                                    }
+                                    state.record(nanoseconds: DispatchTime.now().uptimeNanoseconds - begin.uptimeNanoseconds, bytes: received)
+                                } catch {
+                                    state.fail(error)
                                 }
-                                state.record(nanoseconds: DispatchTime.now().uptimeNanoseconds - begin.uptimeNanoseconds, bytes: received)
-                            } catch {
-                                state.fail(error)
                             }
                         }
                     }
@@ -203,8 +225,69 @@ extension PhotoLibCommand {
             if connection.json {
                 try Output.jsonLine(report)
             } else {
-                report.print(label: "images \(size) \(mode.rawValue) \(delivery.rawValue) \(cold ? "cold" : warm ? "warm" : "as-is") c=\(concurrency) n=\(connections)")
+                report.print(label: "images \(size) \(mode.rawValue) \(delivery.rawValue) \(cold ? "cold" : warm ? "warm" : "as-is") c=\(concurrency) n=\(connections)\(api == .handler ? " api=handler" : "")")
             }
+        }
+    }
+}
+
+/// Keeps requests in flight through PhotoKit-style result handlers: each request's last
+/// image (or error) starts the next request from the handler, on the connection's queue,
+/// without any task.
+final class HandlerLoop: @unchecked Sendable {
+    private let state: BenchState
+    private let managers: [ImageManager]
+    private let ids: [String]
+    private let target: PixelSize
+    private let contentMode: ContentMode
+    private let options: ImageRequestOptions
+    private let lock = NSLock()
+    private var running = 0
+    private var done: CheckedContinuation<Void, Never>?
+
+    init(state: BenchState, managers: [ImageManager], ids: [String], target: PixelSize, contentMode: ContentMode, options: ImageRequestOptions) {
+        self.state = state
+        self.managers = managers
+        self.ids = ids
+        self.target = target
+        self.contentMode = contentMode
+        self.options = options
+    }
+
+    /// Runs `concurrency` request chains, spread over the managers, until the state says stop.
+    func run(concurrency: Int) async {
+        await withCheckedContinuation { continuation in
+            lock.withLock {
+                done = continuation
+                running = concurrency
+            }
+            for worker in 0..<concurrency { next(managers[worker % managers.count]) }
+        }
+    }
+
+    private func next(_ manager: ImageManager) {
+        guard let index = state.next() else {
+            let finished = lock.withLock { () -> CheckedContinuation<Void, Never>? in
+                running -= 1
+                guard running == 0 else { return nil }
+                defer { done = nil }
+                return done
+            }
+            finished?.resume()
+            return
+        }
+        let begin = DispatchTime.now().uptimeNanoseconds
+        manager.requestImage(forAssetIdentifier: ids[index % ids.count], targetSize: target, contentMode: contentMode, options: options) { [self] result in
+            switch result {
+            case .success(let image) where !image.isFinal:
+                state.received(bytes: image.data.count)
+                return
+            case .success(let image):
+                state.record(nanoseconds: DispatchTime.now().uptimeNanoseconds - begin, bytes: image.data.count)
+            case .failure(let error):
+                state.fail(error)
+            }
+            next(manager)
         }
     }
 }

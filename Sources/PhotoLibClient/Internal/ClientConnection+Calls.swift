@@ -2,28 +2,14 @@ import PhotoLibCore
 import PhotoLibWire
 
 extension ClientConnection {
-    /// A unary call: one request, one response.
+    /// A unary call: one request, one response. The response is taken on the connection's
+    /// queue (see ``consume(_:request:timeout:_:)``); cancelling the task cancels the call.
     func unary<Request: WireMessage, Response: WireMessage>(_ method: MethodDescriptor, _ request: Request, timeout: Double? = nil) async throws -> Response {
-        let (id, responses) = try await startCall(method, requests: [request.encoded()], endStream: true, timeout: timeout ?? configuration.callTimeout)
-        var response: Response?
-        do {
-            for try await payload in responses {
-                consumed(payload.count, stream: id)
-                guard response == nil else {
-                    throw PhotoLibError(.internalError, "\(method.name) answered with more than one message", reason: .protocolViolation)
-                }
-                response = try Response(decoding: payload)
-            }
-        } catch is CancellationError {
-            cancel(id)
-            throw PhotoLibError(.cancelled, "\(method.name) was cancelled")
+        let payload = try await consume(method, request: request.encoded(), timeout: timeout ?? configuration.callTimeout) {
+            UnaryResponseConsumer(method: method, continuation: $0)
         }
-        guard let response else {
-            throw PhotoLibError(.internalError, "\(method.name) ended with OK but no response", reason: .protocolViolation)
-        }
-        return response
+        return try Response(decoding: payload)
     }
-
 }
 
 extension ClientConnection {

@@ -22,11 +22,22 @@ final class ClientConnection: @unchecked Sendable {
     private var streams: [UInt32: ClientStream] = [:]
     private var nextStreamID: UInt32 = 1
     private var sendConnectionWindow = FlowWindow(initial: WireLimits.defaultConnectionWindow)
-    private var receiveConnectionWindow: FlowWindow
+    private var connectionCredit: ReceiveCredit
+    /// Calls that received bytes in the current read (see ``returnHeldCredit()``).
+    private var creditChecks: [ClientStream] = []
     private var initialSendStreamWindow = WireLimits.defaultStreamWindow
     private var serverMaxFrameSize = WireLimits.defaultMaxFrameSize
     private var blockedOnConnection: [UInt32] = []
-    private var lastSentAt = DispatchTime.now()
+    /// Whether the connection is closed (``phase`` is `.closed`; kept apart because testing a
+    /// flag is cheaper than matching the enum, on every frame).
+    private var isClosed = false
+    /// Frames written in the current turn of the queue; ``flush()`` hands them to the
+    /// channel in one piece at the end of the turn.
+    private var outbox: [UInt8] = []
+    /// Encoded CALL payloads of calls without a deadline, by method name.
+    private var callPayloads: [String: [UInt8]] = [:]
+    private var sentSinceKeepaliveTick = false
+    private var silentKeepaliveTicks = 0
     private var keepalive: (any DispatchSourceTimer)?
     private(set) var welcome: Welcome?
 
@@ -35,7 +46,7 @@ final class ClientConnection: @unchecked Sendable {
         self.channel = SocketChannel(fd: fd, peer: endpoint, queue: queue)
         self.phase = .awaitingWelcome(continuation)
         self.decoder = FrameDecoder(maxPayloadSize: configuration.maxFrameSize)
-        self.receiveConnectionWindow = FlowWindow(initial: configuration.initialConnectionWindow)
+        self.connectionCredit = ReceiveCredit(initial: configuration.initialConnectionWindow, largestMessage: configuration.maxFrameSize)
     }
 
     /// Connects, sends HELLO and waits for WELCOME (or the server's GOAWAY).
@@ -77,84 +88,188 @@ final class ClientConnection: @unchecked Sendable {
         }
         channel.start()
         write(Frame(.hello, payload: hello.encoded()))
+        flush()
     }
 
     // MARK: Calls
 
-    /// Opens a call and sends its request messages; returns the response stream.
+    /// Opens a call and queues its request messages (each goes out as soon as the send
+    /// windows allow); returns the stream id and the response stream. One hop to the queue:
+    /// CALL and the requests that fit the windows are written in the same turn.
     func startCall(_ method: MethodDescriptor, requests: [[UInt8]], endStream: Bool, timeout: Double?) async throws -> (UInt32, AsyncThrowingStream<[UInt8], any Error>) {
         let (responses, continuation) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
-        let id: UInt32 = try await withCheckedThrowingContinuation { (opened: CheckedContinuation<UInt32, any Error>) in
+        let stream = ClientStream(method: method)
+        try await withCheckedThrowingContinuation { (opened: CheckedContinuation<Void, any Error>) in
             queue.async {
-                switch self.phase {
-                case .closed(let error):
+                do throws(PhotoLibError) {
+                    try self.openStream(stream, .task(continuation), requests: requests, endStream: endStream, timeout: timeout)
+                    opened.resume()
+                } catch {
+                    stream.end(error)
                     opened.resume(throwing: error)
-                    return
-                case .goingAway, .awaitingWelcome:
-                    opened.resume(throwing: PhotoLibError(.unavailable, "the server is going away; reconnect"))
-                    return
-                case .open:
-                    break
                 }
-                guard self.nextStreamID < Frame.maxStreamID else {
-                    opened.resume(throwing: PhotoLibError(.resourceExhausted, "this connection has used every stream id; reconnect"))
-                    return
-                }
-                let id = self.nextStreamID
-                self.nextStreamID += 2
-                let stream = ClientStream(
-                    id: id, method: method, responses: continuation, sendWindow: self.initialSendStreamWindow,
-                    receiveWindow: self.configuration.initialStreamWindow)
-                self.streams[id] = stream
-                let timeoutMs = timeout.map { UInt64(max(1, ($0 * 1000).rounded())) } ?? 0
-                self.write(Frame(.call, stream: id, flags: requests.isEmpty && endStream ? .endStream : [], payload: CallStart(method: method.path, timeoutMs: timeoutMs).encoded()))
-                if let timeout {
-                    let item = DispatchWorkItem { [weak self] in
-                        self?.abandon(id, PhotoLibError(.deadlineExceeded, "\(method.name) did not finish within \(timeout) s"))
-                    }
-                    stream.deadline = item
-                    self.queue.asyncAfter(deadline: .now() + timeout, execute: item)
-                }
-                opened.resume(returning: id)
+                self.flush()
             }
         }
+        let id = stream.id
         continuation.onTermination = { [weak self] termination in
             if case .cancelled = termination { self?.cancel(id) }
-        }
-        for (index, payload) in requests.enumerated() {
-            try await send(payload, stream: id, endStream: endStream && index == requests.count - 1)
         }
         return (id, responses)
     }
 
+    /// Runs a call with one request whose responses a ``ResponseConsumer`` takes on the
+    /// queue, and waits for the value it hands to the continuation: one hop to open the call
+    /// and send the request, one resume when it ends. `makeConsumer` builds the consumer
+    /// around the caller's continuation. Cancelling the task cancels the call (CANCEL).
+    func consume<Value: Sendable>(
+        _ method: MethodDescriptor, request: [UInt8], timeout: Double?,
+        _ makeConsumer: (CheckedContinuation<Value, any Error>) -> any ResponseConsumer
+    ) async throws -> Value {
+        let stream = ClientStream(method: method)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Value, any Error>) in
+                let consumer = makeConsumer(continuation)
+                queue.async {
+                    _ = self.openOnQueue(stream, consumer, request: request, timeout: timeout)
+                    self.flush()
+                }
+            }
+        } onCancel: {
+            cancel(stream)
+        }
+    }
+
+    /// Opens a call with one request whose responses `consumer` takes on the queue, and
+    /// waits only until it is open: the responses flow on to the consumer, which reports the
+    /// end. Returns the call, for ``cancel(_:)-(ClientStream)``.
+    func open(_ method: MethodDescriptor, request: [UInt8], timeout: Double?, consumer: any ResponseConsumer) async throws -> ClientStream {
+        let stream = ClientStream(method: method)
+        try await withCheckedThrowingContinuation { (opened: CheckedContinuation<Void, any Error>) in
+            queue.async {
+                if let error = self.openOnQueue(stream, consumer, request: request, timeout: timeout) {
+                    opened.resume(throwing: error)
+                } else {
+                    opened.resume()
+                }
+                self.flush()
+            }
+        }
+        return stream
+    }
+
+    /// Opens a call with one request whose responses `consumer` takes on the queue, without
+    /// waiting for anything: a failure to open is the consumer's to report. Returns the call,
+    /// for ``cancel(_:)-(ClientStream)``.
+    @discardableResult
+    func start(_ method: MethodDescriptor, request: [UInt8], timeout: Double?, consumer: any ResponseConsumer) -> ClientStream {
+        let stream = ClientStream(method: method)
+        queue.async {
+            _ = self.openOnQueue(stream, consumer, request: request, timeout: timeout)
+            self.flush()
+        }
+        return stream
+    }
+
+    /// On the queue: opens `stream` for `consumer`. A failure to open is the call's outcome
+    /// (the consumer hears of it), and is returned.
+    private func openOnQueue(_ stream: ClientStream, _ consumer: any ResponseConsumer, request: [UInt8], timeout: Double?) -> PhotoLibError? {
+        do throws(PhotoLibError) {
+            try openStream(stream, .queue(consumer), requests: CollectionOfOne(request), endStream: true, timeout: timeout)
+            return nil
+        } catch {
+            stream.end(error)
+            return error
+        }
+    }
+
+    /// On the queue: gives `stream` an id, writes CALL, and sends `requests` as the windows
+    /// allow. Throws when the connection cannot take a new call or the call was cancelled
+    /// before it opened.
+    private func openStream(
+        _ stream: ClientStream, _ responses: ClientStream.Responses, requests: some Collection<[UInt8]>, endStream: Bool, timeout: Double?
+    ) throws(PhotoLibError) {
+        stream.attach(responses)
+        if stream.isEnded { throw stream.outcome ?? PhotoLibError(.cancelled, "\(stream.method.name) was cancelled") }
+        switch phase {
+        case .closed(let error):
+            throw error
+        case .goingAway, .awaitingWelcome:
+            throw PhotoLibError(.unavailable, "the server is going away; reconnect")
+        case .open:
+            break
+        }
+        guard nextStreamID < Frame.maxStreamID else {
+            throw PhotoLibError(.resourceExhausted, "this connection has used every stream id; reconnect")
+        }
+        if let oversized = requests.first(where: { $0.count > serverMaxFrameSize }) {
+            throw PhotoLibError(.resourceExhausted, "a \(oversized.count)-byte request exceeds the server's maximum frame size")
+        }
+        let id = nextStreamID
+        nextStreamID += 2
+        stream.id = id
+        stream.sendWindow = FlowWindow(initial: initialSendStreamWindow)
+        stream.receiveCredit = ReceiveCredit(initial: configuration.initialStreamWindow, largestMessage: configuration.maxFrameSize)
+        streams[id] = stream
+        write(Frame(.call, stream: id, flags: requests.isEmpty && endStream ? .endStream : [], payload: callPayload(stream.method, timeout: timeout)))
+        if let timeout {
+            let method = stream.method
+            let item = DispatchWorkItem { [weak self] in
+                self?.abandon(id, PhotoLibError(.deadlineExceeded, "\(method.name) did not finish within \(timeout) s"))
+                self?.flush()
+            }
+            stream.deadline = item
+            queue.asyncAfter(deadline: .now() + timeout, execute: item)
+        }
+        var left = requests.count
+        for payload in requests {
+            left -= 1
+            send(ClientStream.PendingMessage(payload: payload, endStream: endStream && left == 0, sent: nil), on: stream)
+        }
+    }
+
+    /// The CALL payload of `method` with `timeout` (encoded once per method when there is none).
+    private func callPayload(_ method: MethodDescriptor, timeout: Double?) -> [UInt8] {
+        if let timeout {
+            return CallStart(method: method.path, timeoutMs: UInt64(max(1, (timeout * 1000).rounded()))).encoded()
+        }
+        if let cached = callPayloads[method.name] { return cached }
+        let payload = CallStart(method: method.path).encoded()
+        callPayloads[method.name] = payload
+        return payload
+    }
+
     /// Sends one request message, waiting for credit.
     func send(_ payload: [UInt8], stream id: UInt32, endStream: Bool) async throws {
-        guard payload.count <= serverMaxFrameSize else {
-            throw PhotoLibError(.resourceExhausted, "a \(payload.count)-byte request exceeds the server's maximum frame size")
-        }
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             queue.async {
                 guard let stream = self.streams[id] else {
                     continuation.resume(throwing: PhotoLibError(.cancelled, "the call has ended"))
                     return
                 }
-                stream.pending.append((payload, endStream, continuation))
-                self.drain(id)
+                guard payload.count <= self.serverMaxFrameSize else {
+                    continuation.resume(throwing: PhotoLibError(.resourceExhausted, "a \(payload.count)-byte request exceeds the server's maximum frame size"))
+                    return
+                }
+                self.send(ClientStream.PendingMessage(payload: payload, endStream: endStream, sent: continuation), on: stream)
+                self.flush()
             }
         }
     }
 
-    /// The application consumed a response message: give the server its credit back.
+    /// The application consumed a response message: its credit goes back to the server (in
+    /// a batch, see ``ReceiveCredit``).
     func consumed(_ count: Int, stream id: UInt32) {
         guard count > 0 else { return }
         queue.async {
-            if case .closed = self.phase { return }
-            try? self.receiveConnectionWindow.grant(count)
-            self.write(Frame(.windowUpdate, payload: WindowUpdate(increment: UInt32(count)).encoded()))
+            if self.isClosed { return }
+            self.connectionCredit.consume(count)
             if let stream = self.streams[id] {
-                try? stream.receiveWindow.grant(count)
-                self.write(Frame(.windowUpdate, stream: id, payload: WindowUpdate(increment: UInt32(count)).encoded()))
+                stream.receiveCredit.consume(count)
+                self.returnCredit(of: stream)
             }
+            self.returnConnectionCredit()
+            self.flush()
         }
     }
 
@@ -164,6 +279,20 @@ final class ClientConnection: @unchecked Sendable {
             guard let stream = self.streams.removeValue(forKey: id) else { return }
             self.write(Frame(.cancel, stream: id, payload: CancelMessage(reason: "cancelled by the client").encoded()))
             stream.end(PhotoLibError(.cancelled, "\(stream.method.name) was cancelled"))
+            self.flush()
+        }
+    }
+
+    /// Cancels a call, open or not yet open: sends CANCEL if the server knows it, and ends it
+    /// with `cancelled` (a call cancelled before it opens never opens).
+    func cancel(_ stream: ClientStream) {
+        queue.async {
+            if stream.id != 0, self.streams[stream.id] === stream {
+                self.streams[stream.id] = nil
+                self.write(Frame(.cancel, stream: stream.id, payload: CancelMessage(reason: "cancelled by the client").encoded()))
+            }
+            stream.end(PhotoLibError(.cancelled, "\(stream.method.name) was cancelled"))
+            self.flush()
         }
     }
 
@@ -176,11 +305,26 @@ final class ClientConnection: @unchecked Sendable {
     /// Says goodbye and closes.
     func close() {
         queue.async {
-            if case .closed = self.phase { return }
+            if self.isClosed { return }
             self.write(Frame(.goAway, payload: GoAway(lastStreamID: 0, status: CallStatus(code: .ok, message: "client closing")).encoded()))
             self.closed(PhotoLibError(.cancelled, "the connection was closed by the client"))
-            self.channel.closeAfterWriting()
+            self.closeAfterWriting()
         }
+    }
+
+    /// Writes `message` at once when nothing waits before it and the windows allow (the
+    /// usual case of a call's single request), otherwise queues it for ``drain(_:)``.
+    private func send(_ message: ClientStream.PendingMessage, on stream: ClientStream) {
+        let size = message.payload.count
+        guard stream.pending.isEmpty, stream.sendWindow.allows(size), sendConnectionWindow.allows(size) else {
+            stream.pending.append(message)
+            drain(stream.id)
+            return
+        }
+        try? stream.sendWindow.spend(size)
+        try? sendConnectionWindow.spend(size)
+        write(Frame(.message, stream: stream.id, flags: message.endStream ? .endStream : [], payload: message.payload))
+        message.sent?.resume()
     }
 
     private func drain(_ id: UInt32) {
@@ -196,24 +340,50 @@ final class ClientConnection: @unchecked Sendable {
             try? sendConnectionWindow.spend(size)
             stream.pending.removeFirst()
             write(Frame(.message, stream: id, flags: next.endStream ? .endStream : [], payload: next.payload))
-            next.continuation.resume()
+            next.sent?.resume()
         }
+    }
+
+    // MARK: Credit
+
+    /// Sends the held credit of `stream` if it must or may go back now.
+    private func returnCredit(of stream: ClientStream) {
+        guard !stream.isEnded, let increment = stream.receiveCredit.take() else { return }
+        write(Frame(.windowUpdate, stream: stream.id, payload: WindowUpdate(increment: UInt32(increment)).encoded()))
+    }
+
+    /// Sends the held connection credit if it must or may go back now.
+    private func returnConnectionCredit() {
+        guard let increment = connectionCredit.take() else { return }
+        write(Frame(.windowUpdate, payload: WindowUpdate(increment: UInt32(increment)).encoded()))
+    }
+
+    /// After a read: decides about the credit of every call that received bytes in it (an
+    /// ended call's credit need not go back, docs/PROTOCOL.md 9.4), then the connection's.
+    private func returnHeldCredit() {
+        for stream in creditChecks {
+            stream.needsCreditCheck = false
+            returnCredit(of: stream)
+        }
+        creditChecks.removeAll(keepingCapacity: true)
+        returnConnectionCredit()
     }
 
     // MARK: Receiving
 
     private func received(_ bytes: [UInt8]) {
         decoder.append(bytes)
-        do {
+        do throws(PhotoLibError) {
             while let frame = try decoder.next() {
                 try handle(frame)
-                if case .closed = phase { return }
+                if isClosed { return }
             }
-        } catch let error as PhotoLibError {
-            protocolError(error)
         } catch {
-            protocolError(PhotoLibError(.internalError, "\(error)"))
+            protocolError(error)
+            return
         }
+        returnHeldCredit()
+        flush()
     }
 
     private func handle(_ frame: Frame) throws(PhotoLibError) {
@@ -230,23 +400,38 @@ final class ClientConnection: @unchecked Sendable {
             startKeepalive(idleTimeoutMs: Int(welcome.idleTimeoutMs))
             continuation.resume(returning: welcome)
         case .message:
-            try receiveConnectionWindow.spend(frame.payload.count)
+            let count = frame.payload.count
+            try connectionCredit.receive(count)
             guard let stream = streams[frame.streamID] else {
-                // A call we cancelled: return the credit.
-                try? receiveConnectionWindow.grant(frame.payload.count)
-                if !frame.payload.isEmpty {
-                    write(Frame(.windowUpdate, payload: WindowUpdate(increment: UInt32(frame.payload.count)).encoded()))
-                }
+                // A call we cancelled: discarded, but the connection credit goes back.
+                connectionCredit.consume(count)
                 return
             }
-            try stream.receiveWindow.spend(frame.payload.count)
-            stream.responses.yield(frame.payload)
+            try stream.receiveCredit.receive(count)
+            if !stream.needsCreditCheck {
+                stream.needsCreditCheck = true
+                creditChecks.append(stream)
+            }
+            switch stream.responses {
+            case .task(let responses):
+                responses.yield(frame.payload)
+            case .queue(let consumer):
+                connectionCredit.consume(count)
+                stream.receiveCredit.consume(count)
+                do {
+                    try consumer.receive(frame.payload)
+                } catch {
+                    abandon(stream.id, error)
+                }
+            case nil:
+                break
+            }
         case .status:
             let status = try CallStatus(decoding: frame.payload)
             guard let stream = streams.removeValue(forKey: frame.streamID) else { return }
             blockedOnConnection.removeAll { $0 == stream.id }
             stream.end(status.error)
-            if case .goingAway = phase, streams.isEmpty { channel.closeAfterWriting() }
+            if case .goingAway = phase, streams.isEmpty { closeAfterWriting() }
         case .windowUpdate:
             let update = try WindowUpdate(decoding: frame.payload)
             if frame.streamID == 0 {
@@ -273,7 +458,7 @@ final class ClientConnection: @unchecked Sendable {
                 streams[id] = nil
                 stream.end(PhotoLibError(.unavailable, "the server went away before handling \(stream.method.name): \(error.message)"))
             }
-            if streams.isEmpty { channel.closeAfterWriting() }
+            if streams.isEmpty { closeAfterWriting() }
         case .hello, .call, .cancel:
             throw PhotoLibError(.invalidArgument, "the server sent \(frame.type), which only clients send", reason: .protocolViolation)
         }
@@ -282,13 +467,14 @@ final class ClientConnection: @unchecked Sendable {
     private func protocolError(_ error: PhotoLibError) {
         write(Frame(.goAway, payload: GoAway(lastStreamID: 0, status: CallStatus(error)).encoded()))
         closed(error)
-        channel.closeAfterWriting()
+        closeAfterWriting()
     }
 
     private func closed(_ error: PhotoLibError) {
-        if case .closed = phase { return }
+        if isClosed { return }
         let previous = phase
         phase = .closed(error)
+        isClosed = true
         keepalive?.cancel()
         keepalive = nil
         if case .awaitingWelcome(let continuation) = previous {
@@ -299,22 +485,47 @@ final class ClientConnection: @unchecked Sendable {
         for stream in open { stream.end(error) }
     }
 
+    // MARK: Writing
+
+    /// Adds a frame to this turn's ``outbox``.
     private func write(_ frame: Frame) {
-        if case .closed = phase { return }
-        lastSentAt = .now()
-        channel.write(frame.encoded)
+        if isClosed { return }
+        sentSinceKeepaliveTick = true
+        let needed = outbox.count + Frame.headerSize + frame.payload.count
+        if needed > outbox.capacity {
+            outbox.reserveCapacity(max(needed, 2 * outbox.capacity, 1024))
+        }
+        frame.encode(into: &outbox)
     }
 
+    /// Hands the frames written in this turn to the channel, which sends them (with those of
+    /// other turns before its flush) in one `send`. Every entry point on the queue that
+    /// writes ends with it.
+    private func flush() {
+        guard !outbox.isEmpty else { return }
+        channel.write(outbox)
+        outbox = []
+    }
+
+    private func closeAfterWriting() {
+        flush()
+        channel.closeAfterWriting()
+    }
+
+    /// PINGs when nothing was sent for half the server's idle timeout: the timer ticks every
+    /// quarter of it, and two silent ticks in a row make the connection idle.
     private func startKeepalive(idleTimeoutMs: Int) {
         guard idleTimeoutMs > 0 else { return }
-        let interval = Double(idleTimeoutMs) / 2000
+        let tick = Double(idleTimeoutMs) / 4000
         let timer = DispatchSource.makeTimerSource(queue: queue)
-        timer.schedule(deadline: .now() + interval / 2, repeating: interval / 2)
+        timer.schedule(deadline: .now() + tick, repeating: tick)
         timer.setEventHandler { [weak self] in
             guard let self else { return }
-            let silent = Double(DispatchTime.now().uptimeNanoseconds &- self.lastSentAt.uptimeNanoseconds) / 1e9
-            if silent >= interval {
+            self.silentKeepaliveTicks = self.sentSinceKeepaliveTick ? 0 : self.silentKeepaliveTicks + 1
+            self.sentSinceKeepaliveTick = false
+            if self.silentKeepaliveTicks >= 2 {
                 self.write(Frame(.ping, payload: Ping(opaque: UInt64(DispatchTime.now().uptimeNanoseconds)).encoded()))
+                self.flush()
             }
         }
         timer.resume()

@@ -2,31 +2,81 @@ import Dispatch
 import PhotoLibCore
 import PhotoLibWire
 
-/// One call's state on the client side. Confined to the connection's queue.
-final class ClientStream {
-    let id: UInt32
-    let method: MethodDescriptor
-    let responses: AsyncThrowingStream<[UInt8], any Error>.Continuation
-    var sendWindow: FlowWindow
-    var receiveWindow: FlowWindow
-    var pending: [(payload: [UInt8], endStream: Bool, continuation: CheckedContinuation<Void, any Error>)] = []
-    var deadline: DispatchWorkItem?
-
-    init(id: UInt32, method: MethodDescriptor, responses: AsyncThrowingStream<[UInt8], any Error>.Continuation, sendWindow: Int, receiveWindow: Int) {
-        self.id = id
-        self.method = method
-        self.responses = responses
-        self.sendWindow = FlowWindow(initial: sendWindow)
-        self.receiveWindow = FlowWindow(initial: receiveWindow)
+/// One call's state on the client side.
+///
+/// Created by the caller (so that a cancellation can name the call before it is open), then
+/// confined to the connection's queue: the connection gives it an id when it opens the call.
+final class ClientStream: @unchecked Sendable {
+    /// Where the call's response messages go.
+    enum Responses {
+        /// To a task, one message at a time; their credit goes back when it calls
+        /// ``ClientConnection/consumed(_:stream:)``.
+        case task(AsyncThrowingStream<[UInt8], any Error>.Continuation)
+        /// To a consumer on the connection's queue; their credit goes back as they arrive.
+        case queue(any ResponseConsumer)
     }
 
-    /// Ends the call: fails waiting sends and finishes the response stream.
+    /// A request message waiting for send credit.
+    struct PendingMessage {
+        /// The encoded message.
+        var payload: [UInt8]
+        /// Whether it is the call's last request message.
+        var endStream: Bool
+        /// Resumed once the message is written (or failed when the call ends first); `nil`
+        /// when nobody waits for it.
+        var sent: CheckedContinuation<Void, any Error>?
+    }
+
+    let method: MethodDescriptor
+    /// The stream id; 0 until the call is open.
+    var id: UInt32 = 0
+    /// Where responses go; set when the call opens.
+    private(set) var responses: Responses?
+    var sendWindow = FlowWindow(initial: 0)
+    var receiveCredit = ReceiveCredit(initial: 0, largestMessage: 0)
+    var pending: [PendingMessage] = []
+    var deadline: DispatchWorkItem?
+    /// Whether the connection still has to decide about this call's held credit after the
+    /// current read.
+    var needsCreditCheck = false
+    /// Whether the call is over (it can end before it opens, when cancelled first).
+    private(set) var isEnded = false
+    /// Why the call ended (`nil`: it ended well, or has not ended).
+    private(set) var outcome: PhotoLibError?
+
+    init(method: MethodDescriptor) {
+        self.method = method
+    }
+
+    /// The task or consumer the responses go to; a call that has already ended (cancelled
+    /// before it opened) reports its outcome there at once.
+    func attach(_ responses: Responses) {
+        self.responses = responses
+        if isEnded { report() }
+    }
+
+    /// Ends the call: fails waiting sends and reports the outcome where the responses go.
+    /// Only the first call has an effect.
     func end(_ error: PhotoLibError?) {
+        guard !isEnded else { return }
+        isEnded = true
+        outcome = error
         deadline?.cancel()
         deadline = nil
         let waiting = pending
         pending = []
-        for entry in waiting { entry.continuation.resume(throwing: error ?? PhotoLibError(.cancelled, "\(method.name) ended")) }
-        if let error { responses.finish(throwing: error) } else { responses.finish() }
+        for entry in waiting { entry.sent?.resume(throwing: error ?? PhotoLibError(.cancelled, "\(method.name) ended")) }
+        report()
+    }
+
+    private func report() {
+        switch responses {
+        case .task(let continuation):
+            if let outcome { continuation.finish(throwing: outcome) } else { continuation.finish() }
+        case .queue(let consumer):
+            consumer.finish(outcome)
+        case nil:
+            break
+        }
     }
 }

@@ -1,0 +1,74 @@
+import PhotoLibCore
+import PhotoLibWire
+
+/// Takes a RequestImage call's responses on the connection's queue: decodes each part,
+/// reassembles the images (``ImageAssembly``) and delivers them, so that no task wakes up
+/// per part. Progress is reported from the connection's queue.
+final class ImageAssembler: ResponseConsumer, @unchecked Sendable {
+    /// Where the images go.
+    enum Delivery {
+        /// Every image, as it completes, into a stream finished with the call.
+        case every(AsyncThrowingStream<DeliveredImage, any Error>.Continuation)
+        /// Only the last image, to a caller waiting for the end of the call.
+        case last(CheckedContinuation<DeliveredImage, any Error>)
+        /// Every image as it completes, or the call's error, to a handler run on the queue.
+        case handler(@Sendable (Result<DeliveredImage, any Error>) -> Void)
+    }
+
+    private let delivery: Delivery
+    private let progress: (@Sendable (ImageRequestProgress) -> Void)?
+    private var assembly = ImageAssembly()
+    private var last: DeliveredImage?
+    private var delivered = false
+
+    init(delivery: Delivery, progress: (@Sendable (ImageRequestProgress) -> Void)?) {
+        self.delivery = delivery
+        self.progress = progress
+    }
+
+    func receive(_ payload: [UInt8]) throws(PhotoLibError) {
+        guard let image = try assembly.add(ImageResponse(decoding: payload), progress: progress) else { return }
+        switch delivery {
+        case .every(let images):
+            images.yield(image)
+        case .last:
+            last = image
+        case .handler(let handler):
+            delivered = true
+            handler(.success(image))
+        }
+    }
+
+    func finish(_ error: PhotoLibError?) {
+        var outcome = error
+        if outcome == nil {
+            do throws(PhotoLibError) {
+                try assembly.checkComplete()
+            } catch {
+                outcome = error
+            }
+        }
+        switch delivery {
+        case .every(let images):
+            if let outcome { images.finish(throwing: outcome) } else { images.finish() }
+        case .last(let continuation):
+            if let outcome {
+                continuation.resume(throwing: outcome)
+            } else if let last {
+                continuation.resume(returning: last)
+            } else {
+                continuation.resume(throwing: Self.noImage)
+            }
+        case .handler(let handler):
+            if let outcome {
+                handler(.failure(outcome))
+            } else if !delivered {
+                handler(.failure(Self.noImage))
+            }
+        }
+    }
+
+    private static var noImage: PhotoLibError {
+        PhotoLibError(.internalError, "the image request ended without an image", reason: .protocolViolation)
+    }
+}

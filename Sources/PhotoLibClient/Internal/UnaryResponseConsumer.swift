@@ -1,0 +1,32 @@
+import PhotoLibCore
+import PhotoLibWire
+
+/// Takes the single response message of a unary call on the connection's queue and hands it
+/// to the waiting caller when the call ends.
+final class UnaryResponseConsumer: ResponseConsumer, @unchecked Sendable {
+    private let method: MethodDescriptor
+    private let continuation: CheckedContinuation<[UInt8], any Error>
+    private var response: [UInt8]?
+
+    init(method: MethodDescriptor, continuation: CheckedContinuation<[UInt8], any Error>) {
+        self.method = method
+        self.continuation = continuation
+    }
+
+    func receive(_ payload: [UInt8]) throws(PhotoLibError) {
+        guard response == nil else {
+            throw PhotoLibError(.internalError, "\(method.name) answered with more than one message", reason: .protocolViolation)
+        }
+        response = payload
+    }
+
+    func finish(_ error: PhotoLibError?) {
+        if let error {
+            continuation.resume(throwing: error)
+        } else if let response {
+            continuation.resume(returning: response)
+        } else {
+            continuation.resume(throwing: PhotoLibError(.internalError, "\(method.name) ended with OK but no response", reason: .protocolViolation))
+        }
+    }
+}

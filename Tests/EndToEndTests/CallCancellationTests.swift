@@ -1,0 +1,156 @@
+import Foundation
+import PhotoLibClient
+import XCTest
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Deadlines and task cancellation end calls on the client at once, even while the server
+/// does not answer (it is stopped with SIGSTOP), and the connection goes on afterwards: late
+/// answers to abandoned calls are dropped and their connection credit returned.
+final class CallCancellationTests: XCTestCase {
+    private var directory: TemporaryDirectory!
+    private var server: ServerProcess!
+    private var ids: [String] = []
+
+    override func setUpWithError() throws {
+        _ = try Paths.executable(Paths.photolibd)
+        directory = try TemporaryDirectory("photolib-e2e-cancellation")
+        let library = directory.file("library")
+        let result = try ServerProcess.importPhotos(library: library, Paths.fourPhotos)
+        guard result.succeeded else { throw E2EError("import failed: \(result)") }
+        ids = Array(ImportOutput(result).added.values).sorted()
+        server = try ServerProcess.start(library: library)
+    }
+
+    override func tearDown() {
+        if let server { kill(server.pid, SIGCONT) }
+        server?.stopGracefully()
+        server = nil
+        directory?.remove()
+    }
+
+    private func connect(_ configuration: ClientConfiguration = ClientConfiguration()) async throws -> PhotoLibrary {
+        let address = server.address
+        let token = server.token
+        return try await withTimeout(20, "connect") {
+            try await PhotoLibrary.connect(to: address, token: token, clientName: "e2e-cancellation", configuration: configuration)
+        }
+    }
+
+    private static let thumbnail = ImageRequestOptions(deliveryMode: .highQualityFormat, resizeMode: .exact)
+
+    /// The error `task` ends with (`nil` if it succeeds), waiting at most `seconds`.
+    private func outcome<T: Sendable>(of task: Task<T, any Error>, within seconds: Double) async throws -> (any Error)? {
+        try await withTimeout(seconds, "the cancelled call") {
+            do {
+                _ = try await task.value
+                return nil
+            } catch {
+                return error
+            }
+        }
+    }
+
+    func testDeadlineEndsAUnaryCallWhileTheServerIsSilent() async throws {
+        var configuration = ClientConfiguration()
+        configuration.callTimeout = 0.5
+        let library = try await connect(configuration)
+        defer { library.close() }
+        XCTAssertEqual(kill(server.pid, SIGSTOP), 0)
+        let started = Date()
+        do {
+            _ = try await withTimeout(10, "libraryInfo") { try await library.libraryInfo() }
+            XCTFail("a call to a stopped server must not succeed")
+        } catch let error as PhotoLibError {
+            XCTAssertEqual(error.code, .deadlineExceeded, "\(error)")
+        }
+        XCTAssertLessThan(Date().timeIntervalSince(started), 3, "the deadline ends the call on time")
+        XCTAssertEqual(kill(server.pid, SIGCONT), 0)
+        let info = try await withTimeout(20, "libraryInfo after the deadline") { try await library.libraryInfo() }
+        XCTAssertEqual(info.assetCount, 4, "the connection goes on")
+    }
+
+    func testCancellingTheTaskEndsImageRequestsAtOnce() async throws {
+        let library = try await connect()
+        defer { library.close() }
+        let manager = library.imageManager
+        let identifier = ids[0]
+        let options = Self.thumbnail
+        XCTAssertEqual(kill(server.pid, SIGSTOP), 0)
+        let final = Task {
+            try await manager.image(forAssetIdentifier: identifier, targetSize: PixelSize(width: 256, height: 256), options: options)
+        }
+        let streamed = Task {
+            var count = 0
+            for try await _ in try await manager.requestImage(forAssetIdentifier: identifier, targetSize: PixelSize(width: 128, height: 128), options: options) {
+                count += 1
+            }
+            return count
+        }
+        try await Task.sleep(nanoseconds: 300_000_000)
+        final.cancel()
+        streamed.cancel()
+        let finalError = try await outcome(of: final, within: 5)
+        XCTAssertEqual((finalError as? PhotoLibError)?.code, .cancelled, "\(String(describing: finalError))")
+        // A cancelled iteration of an AsyncThrowingStream ends without an error.
+        let images = try await withTimeout(5, "the cancelled image stream") { try await streamed.value }
+        XCTAssertEqual(images, 0, "no image arrives from a stopped server")
+        XCTAssertEqual(kill(server.pid, SIGCONT), 0)
+        let image = try await fetchImage(library, identifier, 64, 64)
+        XCTAssertEqual(max(image.width, image.height), 64, "the connection goes on")
+    }
+
+    func testATaskCancelledBeforeItAsksNeverStartsTheRequest() async throws {
+        let library = try await connect()
+        defer { library.close() }
+        let manager = library.imageManager
+        let identifier = ids[1]
+        let options = Self.thumbnail
+        let task = Task {
+            while !Task.isCancelled { await Task.yield() }
+            return try await manager.image(forAssetIdentifier: identifier, targetSize: PixelSize(width: 64, height: 64), options: options)
+        }
+        task.cancel()
+        let error = try await outcome(of: task, within: 5)
+        XCTAssertEqual((error as? PhotoLibError)?.code, .cancelled, "\(String(describing: error))")
+        let image = try await fetchImage(library, identifier, 64, 64)
+        XCTAssertEqual(max(image.width, image.height), 64)
+    }
+
+    func testLateAnswersToCancelledRequestsGiveTheirConnectionCreditBack() async throws {
+        var configuration = ClientConfiguration()
+        configuration.maxFrameSize = 128 << 10
+        configuration.initialStreamWindow = 128 << 10
+        configuration.initialConnectionWindow = 192 << 10
+        let library = try await connect(configuration)
+        defer { library.close() }
+        let manager = library.imageManager
+        let identifiers = ids
+        let options = Self.thumbnail
+        // Cached, so that the server answers at once when it runs again.
+        for identifier in identifiers { _ = try await fetchImage(library, identifier, 256, 256) }
+        for round in 0..<3 {
+            XCTAssertEqual(kill(server.pid, SIGSTOP), 0)
+            let tasks = (0..<48).map { index in
+                Task {
+                    try await manager.image(forAssetIdentifier: identifiers[index % identifiers.count], targetSize: PixelSize(width: 256, height: 256), options: options)
+                }
+            }
+            try await Task.sleep(nanoseconds: 200_000_000)
+            tasks.forEach { $0.cancel() }
+            for task in tasks {
+                let error = try await outcome(of: task, within: 5)
+                XCTAssertEqual((error as? PhotoLibError)?.code, .cancelled, "round \(round): \(String(describing: error))")
+            }
+            XCTAssertEqual(kill(server.pid, SIGCONT), 0)
+            // More than the connection window of answers, after whatever the server sent for
+            // the cancelled calls.
+            for index in 0..<48 {
+                let image = try await fetchImage(library, identifiers[index % identifiers.count], 256, 256)
+                XCTAssertEqual(max(image.width, image.height), 256, "round \(round), request \(index)")
+            }
+        }
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+import PhotoLibClient
+import XCTest
+
+/// Image responses under the client's receive windows: images many windows long arrive
+/// whole, and many small images pass through a connection window many times over, so
+/// credit the client keeps back in batches always goes back in the end (a lost byte of
+/// credit would stall the connection and time these tests out).
+final class ImageFlowControlTests: XCTestCase {
+    private var directory: TemporaryDirectory!
+    private var server: ServerProcess!
+    private var ids: [String: String] = [:]
+
+    override func setUpWithError() throws {
+        _ = try Paths.executable(Paths.photolibd)
+        directory = try TemporaryDirectory("photolib-e2e-image-flow")
+        let library = directory.file("library")
+        let result = try ServerProcess.importPhotos(library: library, Paths.fourPhotos)
+        guard result.succeeded else { throw E2EError("import failed: \(result)") }
+        ids = ImportOutput(result).added
+        server = try ServerProcess.start(library: library)
+    }
+
+    override func tearDown() {
+        server?.stopGracefully()
+        server = nil
+        directory?.remove()
+    }
+
+    /// The smallest windows the protocol allows for 128 KiB frames: every message needs
+    /// credit back before the next can follow.
+    private static var smallWindows: ClientConfiguration {
+        var configuration = ClientConfiguration()
+        configuration.maxFrameSize = 128 << 10
+        configuration.initialStreamWindow = 128 << 10
+        configuration.initialConnectionWindow = 192 << 10
+        return configuration
+    }
+
+    /// Windows large enough for the client to hold credit back and return it in batches.
+    private static var batchingWindows: ClientConfiguration {
+        var configuration = ClientConfiguration()
+        configuration.maxFrameSize = 128 << 10
+        configuration.initialStreamWindow = 1 << 20
+        configuration.initialConnectionWindow = 1 << 20
+        return configuration
+    }
+
+    private func connect(_ configuration: ClientConfiguration) async throws -> PhotoLibrary {
+        let address = server.address
+        let token = server.token
+        return try await withTimeout(20, "connect") {
+            try await PhotoLibrary.connect(to: address, token: token, clientName: "e2e-flow", configuration: configuration)
+        }
+    }
+
+    func testOriginalsManyWindowsLongArriveWholeConcurrently() async throws {
+        let library = try await connect(Self.smallWindows)
+        defer { library.close() }
+        let manager = library.imageManager
+        let original = ImageRequestOptions(deliveryMode: .highQualityFormat, resizeMode: .none, version: .original)
+        let paths = [Paths.sampleBaseline, Paths.sampleProgressive, Paths.landscape]
+        let identifiers = try paths.map { path -> String in
+            guard let id = ids[path] else { throw E2EError("\(path) was not imported") }
+            return id
+        }
+        let (final0, final1, streamed) = try await withTimeout(120, "three originals") {
+            async let first = manager.image(forAssetIdentifier: identifiers[0], targetSize: .maximum, options: original)
+            async let second = manager.image(forAssetIdentifier: identifiers[1], targetSize: .maximum, options: original)
+            async let third = { () async throws -> [DeliveredImage] in
+                var all: [DeliveredImage] = []
+                for try await image in try await manager.requestImage(forAssetIdentifier: identifiers[2], targetSize: .maximum, options: original) {
+                    all.append(image)
+                }
+                return all
+            }()
+            return try await (first, second, third)
+        }
+        XCTAssertEqual(final0.data, try readBytes(paths[0]), "image() of the original is the file")
+        XCTAssertEqual(final1.data, try readBytes(paths[1]))
+        XCTAssertEqual(streamed.map(\.data), [try readBytes(paths[2])], "requestImage delivers the original once")
+        XCTAssertGreaterThan(final0.data.count, 5 * (192 << 10), "the image is many connection windows long")
+        XCTAssertEqual(streamed.first?.isFinal, true)
+    }
+
+    func testThumbnailsPassThroughTheConnectionWindowManyTimes() async throws {
+        for (name, configuration) in [("small", Self.smallWindows), ("batching", Self.batchingWindows)] {
+            let library = try await connect(configuration)
+            defer { library.close() }
+            let manager = library.imageManager
+            let identifiers = Array(ids.values).sorted()
+            let options = ImageRequestOptions(deliveryMode: .highQualityFormat, resizeMode: .exact)
+            let size = PixelSize(width: 256, height: 256)
+            var reference: [String: [UInt8]] = [:]
+            for identifier in identifiers {
+                reference[identifier] = try await fetchImage(library, identifier, 256, 256).data
+            }
+            let expected = reference
+            let requests = 400
+            let bytes = try await withTimeout(120, "\(requests) thumbnails with \(name) windows") {
+                try await withThrowingTaskGroup(of: Int.self) { group in
+                    for worker in 0..<16 {
+                        group.addTask {
+                            var received = 0
+                            for index in stride(from: worker, to: requests, by: 16) {
+                                let identifier = identifiers[index % identifiers.count]
+                                let image = try await manager.image(forAssetIdentifier: identifier, targetSize: size, options: options)
+                                guard image.data == expected[identifier] else { throw E2EError("thumbnail \(index) differs from the reference") }
+                                received += image.data.count
+                            }
+                            return received
+                        }
+                    }
+                    return try await group.reduce(0, +)
+                }
+            }
+            XCTAssertGreaterThan(bytes, 3 * configuration.initialConnectionWindow, "\(name): the window was passed through several times")
+            let info = try await withTimeout(20, "libraryInfo") { try await library.libraryInfo() }
+            XCTAssertEqual(info.assetCount, 4, "\(name): the connection still answers")
+        }
+    }
+}
