@@ -60,7 +60,7 @@ final class FetchPropertyTests: XCTestCase {
         XCTAssertTrue(everything.contains { $0.isHidden } && everything.contains { !$0.isHidden } && everything.contains { $0.isFavorite })
         XCTAssertGreaterThan(Set(everything.map(\.pixelWidth)).count, 2, "varied pixel widths")
 
-        var generator = PredicateTextGenerator(assets: everything, exactCreationDates: Set(created))
+        let generator = PredicateTextGenerator(assets: everything, exactCreationDates: Set(created))
         let allPhotosID = LocalIdentifier.smartAlbum(.smartAlbumUserLibrary)
         let favoritesID = LocalIdentifier.smartAlbum(.smartAlbumFavorites)
         let hiddenID = LocalIdentifier.smartAlbum(.smartAlbumAllHidden)
