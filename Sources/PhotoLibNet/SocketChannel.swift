@@ -86,6 +86,23 @@ public final class SocketChannel: @unchecked Sendable {
         } else {
             outbound.append(contentsOf: bytes)
         }
+        scheduleFlush()
+    }
+
+    /// Queues bytes that `encode` appends straight to the outbound buffer (no array of
+    /// their own): how a protocol writes its frames. Coalesced like ``write(_:)``.
+    public func write(encoding encode: (inout [UInt8]) -> Void) {
+        guard !closed, !closeAfterFlush else { return }
+        if outboundIndex == outbound.count {
+            outbound.removeAll(keepingCapacity: outbound.capacity <= 4 << 20)
+            outboundIndex = 0
+        }
+        encode(&outbound)
+        guard pendingWriteCount > 0 else { return }
+        scheduleFlush()
+    }
+
+    private func scheduleFlush() {
         // Large buffers go out at once; small ones wait for the end of this queue turn.
         if pendingWriteCount >= 256 << 10 {
             flush()
@@ -181,7 +198,8 @@ public final class SocketChannel: @unchecked Sendable {
             close(error: SocketError(call: "send", errno: code, context: peer?.description ?? ""))
             return
         }
-        outbound = []
+        // Keep a moderate buffer for the next frames (write(encoding:) appends to it).
+        outbound.removeAll(keepingCapacity: outbound.capacity <= 4 << 20)
         outboundIndex = 0
         if writeSourceActive {
             writeSourceActive = false

@@ -31,9 +31,6 @@ final class ClientConnection: @unchecked Sendable {
     /// Whether the connection is closed (``phase`` is `.closed`; kept apart because testing a
     /// flag is cheaper than matching the enum, on every frame).
     private var isClosed = false
-    /// Frames written in the current turn of the queue; ``flush()`` hands them to the
-    /// channel in one piece at the end of the turn.
-    private var outbox: [UInt8] = []
     /// Encoded CALL payloads of calls without a deadline, by method name.
     private var callPayloads: [String: [UInt8]] = [:]
     private var sentSinceKeepaliveTick = false
@@ -88,7 +85,6 @@ final class ClientConnection: @unchecked Sendable {
         }
         channel.start()
         write(Frame(.hello, payload: hello.encoded()))
-        flush()
     }
 
     // MARK: Calls
@@ -108,7 +104,6 @@ final class ClientConnection: @unchecked Sendable {
                     stream.end(error)
                     opened.resume(throwing: error)
                 }
-                self.flush()
             }
         }
         let id = stream.id
@@ -129,11 +124,7 @@ final class ClientConnection: @unchecked Sendable {
         let stream = ClientStream(method: method)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Value, any Error>) in
-                let consumer = makeConsumer(continuation)
-                queue.async {
-                    _ = self.openOnQueue(stream, consumer, request: request, timeout: timeout)
-                    self.flush()
-                }
+                start(stream, request: request, timeout: timeout, consumer: makeConsumer(continuation))
             }
         } onCancel: {
             cancel(stream)
@@ -146,14 +137,7 @@ final class ClientConnection: @unchecked Sendable {
     func open(_ method: MethodDescriptor, request: [UInt8], timeout: Double?, consumer: any ResponseConsumer) async throws -> ClientStream {
         let stream = ClientStream(method: method)
         try await withCheckedThrowingContinuation { (opened: CheckedContinuation<Void, any Error>) in
-            queue.async {
-                if let error = self.openOnQueue(stream, consumer, request: request, timeout: timeout) {
-                    opened.resume(throwing: error)
-                } else {
-                    opened.resume()
-                }
-                self.flush()
-            }
+            start(stream, request: request, timeout: timeout, consumer: consumer, opened: opened)
         }
         return stream
     }
@@ -164,11 +148,22 @@ final class ClientConnection: @unchecked Sendable {
     @discardableResult
     func start(_ method: MethodDescriptor, request: [UInt8], timeout: Double?, consumer: any ResponseConsumer) -> ClientStream {
         let stream = ClientStream(method: method)
-        queue.async {
-            _ = self.openOnQueue(stream, consumer, request: request, timeout: timeout)
-            self.flush()
-        }
+        start(stream, request: request, timeout: timeout, consumer: consumer)
         return stream
+    }
+
+    /// Opens `stream` on the queue for `consumer`; `opened`, if given, hears whether it opened.
+    private func start(
+        _ stream: ClientStream, request: [UInt8], timeout: Double?, consumer: any ResponseConsumer,
+        opened: CheckedContinuation<Void, any Error>? = nil
+    ) {
+        queue.async {
+            if let error = self.openOnQueue(stream, consumer, request: request, timeout: timeout) {
+                opened?.resume(throwing: error)
+            } else {
+                opened?.resume()
+            }
+        }
     }
 
     /// On the queue: opens `stream` for `consumer`. A failure to open is the call's outcome
@@ -216,7 +211,6 @@ final class ClientConnection: @unchecked Sendable {
             let method = stream.method
             let item = DispatchWorkItem { [weak self] in
                 self?.abandon(id, PhotoLibError(.deadlineExceeded, "\(method.name) did not finish within \(timeout) s"))
-                self?.flush()
             }
             stream.deadline = item
             queue.asyncAfter(deadline: .now() + timeout, execute: item)
@@ -252,34 +246,32 @@ final class ClientConnection: @unchecked Sendable {
                     return
                 }
                 self.send(ClientStream.PendingMessage(payload: payload, endStream: endStream, sent: continuation), on: stream)
-                self.flush()
             }
         }
     }
 
     /// The application consumed a response message: its credit goes back to the server (in
     /// a batch, see ``ReceiveCredit``).
+    ///
+    /// A call that already ended gave back the credit of everything it had not consumed
+    /// (``retire(_:)``), so nothing goes back twice.
     func consumed(_ count: Int, stream id: UInt32) {
         guard count > 0 else { return }
         queue.async {
-            if self.isClosed { return }
+            guard !self.isClosed, let stream = self.streams[id] else { return }
+            stream.unconsumed -= count
             self.connectionCredit.consume(count)
-            if let stream = self.streams[id] {
-                stream.receiveCredit.consume(count)
-                self.returnCredit(of: stream)
-            }
+            stream.receiveCredit.consume(count)
+            self.returnCredit(of: stream)
             self.returnConnectionCredit()
-            self.flush()
         }
     }
 
-    /// Cancels a call: sends CANCEL and ends its stream.
+    /// Cancels the open call with stream id `id` (see ``cancel(_:)-(ClientStream)``).
     func cancel(_ id: UInt32) {
         queue.async {
-            guard let stream = self.streams.removeValue(forKey: id) else { return }
-            self.write(Frame(.cancel, stream: id, payload: CancelMessage(reason: "cancelled by the client").encoded()))
-            stream.end(PhotoLibError(.cancelled, "\(stream.method.name) was cancelled"))
-            self.flush()
+            guard let stream = self.streams[id] else { return }
+            self.end(stream, PhotoLibError(.cancelled, "\(stream.method.name) was cancelled"), reason: "cancelled by the client")
         }
     }
 
@@ -287,19 +279,36 @@ final class ClientConnection: @unchecked Sendable {
     /// with `cancelled` (a call cancelled before it opens never opens).
     func cancel(_ stream: ClientStream) {
         queue.async {
-            if stream.id != 0, self.streams[stream.id] === stream {
-                self.streams[stream.id] = nil
-                self.write(Frame(.cancel, stream: stream.id, payload: CancelMessage(reason: "cancelled by the client").encoded()))
-            }
-            stream.end(PhotoLibError(.cancelled, "\(stream.method.name) was cancelled"))
-            self.flush()
+            self.end(stream, PhotoLibError(.cancelled, "\(stream.method.name) was cancelled"), reason: "cancelled by the client")
         }
     }
 
     private func abandon(_ id: UInt32, _ error: PhotoLibError) {
-        guard let stream = streams.removeValue(forKey: id) else { return }
-        write(Frame(.cancel, stream: id, payload: CancelMessage(reason: error.message).encoded()))
+        guard let stream = streams[id] else { return }
+        end(stream, error, reason: error.message)
+    }
+
+    /// Ends a call on the client's initiative: CANCEL (with `reason`) if the server knows
+    /// it, then `error` to whoever takes its responses.
+    private func end(_ stream: ClientStream, _ error: PhotoLibError, reason: String) {
+        if stream.id != 0, streams[stream.id] === stream {
+            retire(stream)
+            write(Frame(.cancel, stream: stream.id, payload: CancelMessage(reason: reason).encoded()))
+        }
         stream.end(error)
+    }
+
+    /// Forgets an ended call. Its responses handed to a task but never consumed (the task
+    /// stopped iterating) give their connection credit back now: otherwise every cancelled
+    /// download would shrink the connection's window for good.
+    private func retire(_ stream: ClientStream) {
+        streams[stream.id] = nil
+        blockedOnConnection.removeAll { $0 == stream.id }
+        if stream.unconsumed > 0 {
+            connectionCredit.consume(stream.unconsumed)
+            stream.unconsumed = 0
+            returnConnectionCredit()
+        }
     }
 
     /// Says goodbye and closes.
@@ -308,7 +317,7 @@ final class ClientConnection: @unchecked Sendable {
             if self.isClosed { return }
             self.write(Frame(.goAway, payload: GoAway(lastStreamID: 0, status: CallStatus(code: .ok, message: "client closing")).encoded()))
             self.closed(PhotoLibError(.cancelled, "the connection was closed by the client"))
-            self.closeAfterWriting()
+            self.channel.closeAfterWriting()
         }
     }
 
@@ -383,7 +392,6 @@ final class ClientConnection: @unchecked Sendable {
             return
         }
         returnHeldCredit()
-        flush()
     }
 
     private func handle(_ frame: Frame) throws(PhotoLibError) {
@@ -414,6 +422,7 @@ final class ClientConnection: @unchecked Sendable {
             }
             switch stream.responses {
             case .task(let responses):
+                stream.unconsumed += count
                 responses.yield(frame.payload)
             case .queue(let consumer):
                 connectionCredit.consume(count)
@@ -428,10 +437,10 @@ final class ClientConnection: @unchecked Sendable {
             }
         case .status:
             let status = try CallStatus(decoding: frame.payload)
-            guard let stream = streams.removeValue(forKey: frame.streamID) else { return }
-            blockedOnConnection.removeAll { $0 == stream.id }
+            guard let stream = streams[frame.streamID] else { return }
+            retire(stream)
             stream.end(status.error)
-            if case .goingAway = phase, streams.isEmpty { closeAfterWriting() }
+            if case .goingAway = phase, streams.isEmpty { channel.closeAfterWriting() }
         case .windowUpdate:
             let update = try WindowUpdate(decoding: frame.payload)
             if frame.streamID == 0 {
@@ -455,10 +464,10 @@ final class ClientConnection: @unchecked Sendable {
             }
             phase = .goingAway(lastStreamID: goAway.lastStreamID)
             for (id, stream) in streams where id > goAway.lastStreamID {
-                streams[id] = nil
+                retire(stream)
                 stream.end(PhotoLibError(.unavailable, "the server went away before handling \(stream.method.name): \(error.message)"))
             }
-            if streams.isEmpty { closeAfterWriting() }
+            if streams.isEmpty { channel.closeAfterWriting() }
         case .hello, .call, .cancel:
             throw PhotoLibError(.invalidArgument, "the server sent \(frame.type), which only clients send", reason: .protocolViolation)
         }
@@ -467,7 +476,7 @@ final class ClientConnection: @unchecked Sendable {
     private func protocolError(_ error: PhotoLibError) {
         write(Frame(.goAway, payload: GoAway(lastStreamID: 0, status: CallStatus(error)).encoded()))
         closed(error)
-        closeAfterWriting()
+        channel.closeAfterWriting()
     }
 
     private func closed(_ error: PhotoLibError) {
@@ -487,29 +496,12 @@ final class ClientConnection: @unchecked Sendable {
 
     // MARK: Writing
 
-    /// Adds a frame to this turn's ``outbox``.
+    /// Queues a frame: the channel encodes it straight into its outbound buffer and sends
+    /// what a turn of the queue wrote in one `send` at the end of the turn.
     private func write(_ frame: Frame) {
         if isClosed { return }
         sentSinceKeepaliveTick = true
-        let needed = outbox.count + Frame.headerSize + frame.payload.count
-        if needed > outbox.capacity {
-            outbox.reserveCapacity(max(needed, 2 * outbox.capacity, 1024))
-        }
-        frame.encode(into: &outbox)
-    }
-
-    /// Hands the frames written in this turn to the channel, which sends them (with those of
-    /// other turns before its flush) in one `send`. Every entry point on the queue that
-    /// writes ends with it.
-    private func flush() {
-        guard !outbox.isEmpty else { return }
-        channel.write(outbox)
-        outbox = []
-    }
-
-    private func closeAfterWriting() {
-        flush()
-        channel.closeAfterWriting()
+        channel.write { frame.encode(into: &$0) }
     }
 
     /// PINGs when nothing was sent for half the server's idle timeout: the timer ticks every
@@ -525,7 +517,6 @@ final class ClientConnection: @unchecked Sendable {
             self.sentSinceKeepaliveTick = false
             if self.silentKeepaliveTicks >= 2 {
                 self.write(Frame(.ping, payload: Ping(opaque: UInt64(DispatchTime.now().uptimeNanoseconds)).encoded()))
-                self.flush()
             }
         }
         timer.resume()

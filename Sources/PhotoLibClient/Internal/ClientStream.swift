@@ -35,6 +35,9 @@ final class ClientStream: @unchecked Sendable {
     var sendWindow = FlowWindow(initial: 0)
     var receiveCredit = ReceiveCredit(initial: 0, largestMessage: 0)
     var pending: [PendingMessage] = []
+    /// Response bytes handed to the task (``Responses/task(_:)``) and not yet reported
+    /// consumed: their connection credit goes back when the call is retired.
+    var unconsumed = 0
     var deadline: DispatchWorkItem?
     /// Whether the connection still has to decide about this call's held credit after the
     /// current read.

@@ -443,7 +443,7 @@ final class ServerConnection: @unchecked Sendable {
 
     private func write(_ frame: Frame) {
         guard phase != .closed else { return }
-        channel.write(frame.encoded)
+        channel.write { frame.encode(into: &$0) }
     }
 
     // MARK: Closing

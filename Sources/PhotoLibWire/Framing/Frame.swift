@@ -82,7 +82,9 @@ public struct Frame: Sendable, Hashable {
     /// Appends the frame's bytes to `buffer`.
     public func encode(into buffer: inout [UInt8]) {
         let length = UInt32(payload.count)
-        buffer.reserveCapacity(buffer.count + Frame.headerSize + payload.count)
+        // Grow geometrically: callers append many frames to one buffer.
+        let needed = buffer.count + Frame.headerSize + payload.count
+        if needed > buffer.capacity { buffer.reserveCapacity(max(needed, 2 * buffer.capacity)) }
         buffer.append(UInt8(truncatingIfNeeded: length >> 24))
         buffer.append(UInt8(truncatingIfNeeded: length >> 16))
         buffer.append(UInt8(truncatingIfNeeded: length >> 8))

@@ -119,4 +119,31 @@ final class ImageFlowControlTests: XCTestCase {
             XCTAssertEqual(info.assetCount, 4, "\(name): the connection still answers")
         }
     }
+
+    func testCancelledDownloadsGiveTheirBufferedCreditBack() async throws {
+        // Each download is dropped after its first chunk while the server has already sent
+        // the next: unless the client returns the credit of what it never read, a few of
+        // these use up the 192 KiB connection window and the last download stalls.
+        let library = try await connect(Self.smallWindows)
+        defer { library.close() }
+        let resources = AssetResourceManager(library: library)
+        guard let asset = ids[Paths.sampleBaseline] else { throw E2EError("the sample was not imported") }
+        let original = try readBytes(Paths.sampleBaseline)
+        try await withTimeout(120, "cancelled downloads, then a whole one") {
+            for _ in 0..<12 {
+                var chunks = 0
+                for try await chunk in try await resources.requestData(for: asset) {
+                    XCTAssertEqual(chunk.offset, 0)
+                    chunks += 1
+                    // Give the server time to fill the stream window behind this chunk.
+                    try await Task.sleep(nanoseconds: 50_000_000)
+                    break
+                }
+                XCTAssertEqual(chunks, 1)
+            }
+            var whole: [UInt8] = []
+            for try await chunk in try await resources.requestData(for: asset) { whole += chunk.data }
+            XCTAssertTrue(whole == original, "the download after the cancelled ones is complete (\(whole.count) of \(original.count) bytes)")
+        }
+    }
 }
