@@ -33,6 +33,11 @@ extension PhotoLibraryService {
         var path: String {
             version == .current ? source.current.path : source.original.path
         }
+        /// Whether the answer is the original file as it is (version original, maximum size,
+        /// no resize, no crop): sent byte for byte, never rendered or cached.
+        var servesOriginalFile: Bool {
+            version == .original && render.isMaximumSize && render.resizeMode == .none && render.crop == nil
+        }
     }
 
     /// Checks a request's size, crop and version and finds the asset's files; shared by
@@ -84,14 +89,12 @@ extension PhotoLibraryService {
         let session = context.session
         let request = try ImageRequest(decoding: payload)
         guard !request.bypassCache, !request.wantsProgress else { return nil }
-        if request.options.version == .original && request.targetSize == .maximum && request.options.resizeMode == .none {
-            return nil  // the original file as it is, never cached
-        }
         if request.requestID != 0 && session.isImageRequestRunning(request.requestID) { return nil }
         let job = try imageJob(
             assetIdentifier: request.assetIdentifier, targetSize: request.targetSize, contentMode: request.contentMode,
             resizeMode: request.options.resizeMode, version: request.options.version, crop: request.options.normalizedCropRect,
             receivedAt: context.receivedAt)
+        if job.servesOriginalFile { return nil }
         cache.memory.noteContentVersion(asset: job.assetIdentifier, version: job.key.contentVersion)
         guard let messages = cache.memory.messages(for: job.key, encode: { ImageSender.messages(for: $0, index: 0, isFinal: true) }) else {
             return nil
@@ -127,7 +130,7 @@ extension PhotoLibraryService {
         if request.wantsProgress { try await call.send(ImageResponse.progress(0)) }
 
         // The original file as it is: version original, maximum size, no resize, no crop.
-        if request.options.version == .original && request.targetSize == .maximum && request.options.resizeMode == .none && job.render.crop == nil {
+        if job.servesOriginalFile {
             let bytes = try await renderer.run(control: control) { () throws -> CachedImage in
                 let data = try Self.readFile(job.source.original.path, asset: job.assetIdentifier)
                 do throws(ImagingError) {
