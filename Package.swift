@@ -78,6 +78,7 @@ let package = Package(
         // MARK: Tests mirror the modules.
         .testTarget(name: "PhotoLibCoreTests", dependencies: ["PhotoLibCore"]),
         .testTarget(name: "PhotoLibWireTests", dependencies: ["PhotoLibWire", "PhotoLibCore"]),
+        .testTarget(name: "PhotoLibNetTests", dependencies: ["PhotoLibNet"]),
         .testTarget(name: "PhotoLibImagingTests", dependencies: ["PhotoLibImaging", "PhotoLibTestSupport"]),
         .testTarget(name: "PhotoLibStoreTests", dependencies: ["PhotoLibStore", "PhotoLibCore", "PhotoLibTestSupport"]),
         .testTarget(

@@ -5,11 +5,22 @@ import Glibc
 import Darwin
 #endif
 
-/// A connected non-blocking socket driven by Dispatch sources: bytes in, bytes out.
+/// A connected non-blocking socket whose state lives on a Dispatch queue: bytes in, bytes out.
 ///
 /// Everything happens on ``queue``: reads are delivered to ``onRead``, writes queue in an
-/// outbound buffer drained when the socket is writable, and ``onClose`` runs once.
-/// Writing to a peer that has gone away never raises `SIGPIPE` (`MSG_NOSIGNAL`).
+/// outbound buffer drained when the socket is writable (a Dispatch write source), and
+/// ``onClose`` runs once. Writing to a peer that has gone away never raises `SIGPIPE`
+/// (`MSG_NOSIGNAL`).
+///
+/// Reading: each channel has one reader thread (the system's default thread stack, as
+/// Dispatch's workers have) that waits in `poll` and then runs a *read turn* synchronously on
+/// ``queue`` — on the reader thread itself when the queue is idle, the common case. A turn
+/// reads what is available in chunks of up to 64 KiB, delivers each, and sends what each
+/// delivery wrote before reading the next, so the peer works on the answers while this side
+/// handles the rest. A Dispatch read source would cost three thread wake-ups per readable
+/// event on Linux (libdispatch's manager thread, a worker, the manager again to re-arm); the
+/// reader costs one, which is most of a small request's cost. A started channel lives until
+/// it is closed, by either side.
 public final class SocketChannel: @unchecked Sendable {
     /// The queue all callbacks run on and all methods must be called on.
     public let queue: DispatchQueue
@@ -23,7 +34,6 @@ public final class SocketChannel: @unchecked Sendable {
     public var onDrained: (() -> Void)?
 
     private let fd: Int32
-    private var readSource: (any DispatchSourceRead)?
     private var writeSource: (any DispatchSourceWrite)?
     private var writeSourceActive = false
     private var outbound: [UInt8] = []
@@ -35,6 +45,13 @@ public final class SocketChannel: @unchecked Sendable {
     /// After the last bytes are sent, how long to wait for the peer's close before closing.
     public var lingerTimeout: Double = 2
     private var readBuffer = [UInt8](repeating: 0, count: 64 << 10)
+    /// Whether a read turn is running: writes made during it are sent when it ends.
+    private var inReadTurn = false
+    /// Queued bytes are sent at once when they reach this many, instead of at the end of
+    /// the queue's turn: the peer starts on the first replies of a batch while the rest are
+    /// produced. (Measured with `photolib bench images --warm --concurrency 16`: 256 KiB
+    /// left both sides taking turns, idle half the time.)
+    public static let sendThreshold = 32 << 10
 
     /// Takes ownership of a connected non-blocking socket.
     public init(fd: Int32, peer: Endpoint?, queue: DispatchQueue) {
@@ -47,7 +64,6 @@ public final class SocketChannel: @unchecked Sendable {
         // libdispatch traps when a suspended source is released: resume before cancelling.
         if let writeSource, !writeSourceActive { writeSource.resume() }
         writeSource?.cancel()
-        readSource?.cancel()
     }
 
     /// Bytes queued but not yet accepted by the kernel.
@@ -56,22 +72,78 @@ public final class SocketChannel: @unchecked Sendable {
     /// Whether the channel is closed.
     public var isClosed: Bool { closed }
 
-    /// Starts reading. Call once, on ``queue``.
-    public func start() {
-        let read = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
-        read.setEventHandler { [weak self] in self?.readAvailable() }
+    /// Starts reading (the reader thread). Call once, on ``queue``. Throws when the system
+    /// refuses a thread; the channel is then closed.
+    public func start() throws(SocketError) {
         let write = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
         write.setEventHandler { [weak self] in self?.flush() }
-        // The descriptor is closed once both sources are cancelled.
+        // The descriptor is closed once the reader has stopped and the write source is
+        // cancelled: never while the reader may still poll it.
         let group = DispatchGroup()
         group.enter()
         group.enter()
-        read.setCancelHandler { group.leave() }
         write.setCancelHandler { group.leave() }
         group.notify(queue: queue) { [fd] in _ = Glibc.close(fd) }
-        readSource = read
         writeSource = write
-        read.resume()
+        do {
+            try ReaderThread.start { [self] in
+                readLoop()
+                group.leave()
+            }
+        } catch {
+            group.leave()
+            close(error: error)
+            throw error
+        }
+    }
+
+    /// The reader thread's life: wait for input, run a read turn, until the channel closes.
+    private func readLoop() {
+        var waiter = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        while true {
+            waiter.revents = 0
+            let ready = poll(&waiter, 1, -1)
+            if ready < 0 && errno == EINTR { continue }
+            if ready < 0 || waiter.revents & Int16(POLLNVAL) != 0 {
+                let code = errno
+                queue.sync { close(error: SocketError(call: "poll", errno: ready < 0 ? code : EBADF, context: peer?.description ?? "")) }
+                return
+            }
+            let hangUp = waiter.revents & Int16(POLLHUP | POLLERR) != 0
+            let open = queue.sync { readTurn(hangUp: hangUp) }
+            if !open { return }
+        }
+    }
+
+    /// On the queue, from the reader thread: reads and delivers everything available, then
+    /// sends what was written meanwhile. Returns whether the channel is still open.
+    ///
+    /// `hangUp`: `poll` reported a hang-up or error. Reading then finds EOF or the error;
+    /// should it find nothing at all, the channel closes rather than poll again forever.
+    private func readTurn(hangUp: Bool) -> Bool {
+        guard !closed else { return false }
+        inReadTurn = true
+        let progressed = readAvailable()
+        inReadTurn = false
+        if hangUp && !progressed && !closed {
+            close(error: SocketError(call: "poll", errno: ECONNRESET, context: peer?.description ?? ""))
+        }
+        if !closed && pendingWriteCount > 0 && !writeSourceActive { flush() }
+        return !closed
+    }
+
+    /// Runs `body` on ``queue`` and waits for it (`queue.sync`: on the calling thread when
+    /// the queue is idle), then sends what it wrote. Never call it on ``queue`` itself.
+    public func turn<T>(_ body: () throws -> T) rethrows -> T {
+        try queue.sync {
+            let outer = inReadTurn
+            inReadTurn = true
+            defer {
+                inReadTurn = outer
+                if !outer && !closed && pendingWriteCount > 0 && !writeSourceActive { flush() }
+            }
+            return try body()
+        }
     }
 
     /// Queues bytes for sending.
@@ -104,9 +176,9 @@ public final class SocketChannel: @unchecked Sendable {
 
     private func scheduleFlush() {
         // Large buffers go out at once; small ones wait for the end of this queue turn.
-        if pendingWriteCount >= 256 << 10 {
+        if pendingWriteCount >= Self.sendThreshold {
             flush()
-        } else if !flushScheduled && !writeSourceActive {
+        } else if !inReadTurn && !flushScheduled && !writeSourceActive {
             flushScheduled = true
             queue.async { [self] in
                 flushScheduled = false
@@ -140,12 +212,12 @@ public final class SocketChannel: @unchecked Sendable {
     public func close(error: SocketError? = nil) {
         guard !closed else { return }
         closed = true
-        readSource?.cancel()
+        // Wakes the reader thread's poll; it sees `closed` and stops.
+        _ = shutdown(fd, Int32(SHUT_RDWR))
         if let writeSource {
             if !writeSourceActive { writeSource.resume() }
             writeSource.cancel()
         }
-        readSource = nil
         writeSource = nil
         outbound = []
         outboundIndex = 0
@@ -156,24 +228,31 @@ public final class SocketChannel: @unchecked Sendable {
         callback?(error)
     }
 
-    private func readAvailable() {
-        guard !closed else { return }
+    /// Reads and delivers until the socket has nothing more. Returns whether anything
+    /// happened: bytes read, EOF or an error.
+    @discardableResult
+    private func readAvailable() -> Bool {
+        var delivered = false
         while !closed {
             let count = readBuffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
             if count > 0 {
+                delivered = true
                 onRead(Array(readBuffer[0..<count]))
+                // What this chunk's delivery wrote leaves before the next chunk is read.
+                if inReadTurn && pendingWriteCount > 0 && !writeSourceActive { flush() }
                 continue
             }
             if count == 0 {
                 close(error: nil)
-                return
+                return true
             }
             let code = errno
             if code == EINTR { continue }
-            if code == EAGAIN || code == EWOULDBLOCK { return }
+            if code == EAGAIN || code == EWOULDBLOCK { return delivered }
             close(error: SocketError(call: "read", errno: code, context: peer?.description ?? ""))
-            return
+            return true
         }
+        return true
     }
 
     private func flush() {

@@ -10,7 +10,8 @@ public struct ServerConfiguration: Sendable {
     public var initialConnectionWindow: Int = WireLimits.defaultConnectionWindow
     /// Most concurrent calls per connection.
     public var maxConcurrentStreams: Int = 100
-    /// Most open connections; more are refused with GOAWAY `RESOURCE_EXHAUSTED`.
+    /// Most open connections; more are refused with GOAWAY `RESOURCE_EXHAUSTED`. Each open
+    /// connection has one reader thread (see `SocketChannel`), so this also bounds those.
     public var maxConnections: Int = 1024
     /// A connection that sends no frame for this long is closed (seconds).
     public var idleTimeout: Double = 300

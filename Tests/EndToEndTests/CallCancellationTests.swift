@@ -25,7 +25,7 @@ final class CallCancellationTests: XCTestCase {
     }
 
     override func tearDown() {
-        if let server { kill(server.pid, SIGCONT) }
+        server?.resume()
         server?.stopGracefully()
         server = nil
         directory?.remove()
@@ -58,7 +58,7 @@ final class CallCancellationTests: XCTestCase {
         configuration.callTimeout = 0.5
         let library = try await connect(configuration)
         defer { library.close() }
-        XCTAssertEqual(kill(server.pid, SIGSTOP), 0)
+        XCTAssertTrue(server.suspend())
         let started = Date()
         do {
             _ = try await withTimeout(10, "libraryInfo") { try await library.libraryInfo() }
@@ -67,7 +67,7 @@ final class CallCancellationTests: XCTestCase {
             XCTAssertEqual(error.code, .deadlineExceeded, "\(error)")
         }
         XCTAssertLessThan(Date().timeIntervalSince(started), 3, "the deadline ends the call on time")
-        XCTAssertEqual(kill(server.pid, SIGCONT), 0)
+        server.resume()
         let info = try await withTimeout(20, "libraryInfo after the deadline") { try await library.libraryInfo() }
         XCTAssertEqual(info.assetCount, 4, "the connection goes on")
     }
@@ -78,7 +78,7 @@ final class CallCancellationTests: XCTestCase {
         let manager = library.imageManager
         let identifier = ids[0]
         let options = Self.thumbnail
-        XCTAssertEqual(kill(server.pid, SIGSTOP), 0)
+        XCTAssertTrue(server.suspend())
         let final = Task {
             try await manager.image(forAssetIdentifier: identifier, targetSize: PixelSize(width: 256, height: 256), options: options)
         }
@@ -97,7 +97,7 @@ final class CallCancellationTests: XCTestCase {
         // A cancelled iteration of an AsyncThrowingStream ends without an error.
         let images = try await withTimeout(5, "the cancelled image stream") { try await streamed.value }
         XCTAssertEqual(images, 0, "no image arrives from a stopped server")
-        XCTAssertEqual(kill(server.pid, SIGCONT), 0)
+        server.resume()
         let image = try await fetchImage(library, identifier, 64, 64)
         XCTAssertEqual(max(image.width, image.height), 64, "the connection goes on")
     }
@@ -132,7 +132,7 @@ final class CallCancellationTests: XCTestCase {
         // Cached, so that the server answers at once when it runs again.
         for identifier in identifiers { _ = try await fetchImage(library, identifier, 256, 256) }
         for round in 0..<3 {
-            XCTAssertEqual(kill(server.pid, SIGSTOP), 0)
+            XCTAssertTrue(server.suspend())
             let tasks = (0..<48).map { index in
                 Task {
                     try await manager.image(forAssetIdentifier: identifiers[index % identifiers.count], targetSize: PixelSize(width: 256, height: 256), options: options)
@@ -144,7 +144,7 @@ final class CallCancellationTests: XCTestCase {
                 let error = try await outcome(of: task, within: 5)
                 XCTAssertEqual((error as? PhotoLibError)?.code, .cancelled, "round \(round): \(String(describing: error))")
             }
-            XCTAssertEqual(kill(server.pid, SIGCONT), 0)
+            server.resume()
             // More than the connection window of answers, after whatever the server sent for
             // the cancelled calls.
             for index in 0..<48 {

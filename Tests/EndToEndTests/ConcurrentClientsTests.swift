@@ -73,4 +73,26 @@ final class ConcurrentClientsTests: XCTestCase {
         let info = try await withTimeout(20, "libraryInfo") { try await library.libraryInfo() }
         XCTAssertEqual(info.assetCount, 4)
     }
+
+    /// A `PhotoLibrary` the program drops without `close()` still closes its connection (its
+    /// socket, and the reader thread that holds it): clients that come and go leak nothing.
+    func testDroppedClientsCloseTheirConnections() async throws {
+        let baseline = Self.openSocketCount()
+        for round in 0..<10 {
+            let library = try await connectClient(server)
+            let info = try await withTimeout(20, "libraryInfo") { try await library.libraryInfo() }
+            XCTAssertEqual(info.assetCount, 4, "client \(round)")
+        }
+        let deadline = Date().addingTimeInterval(10)
+        while Self.openSocketCount() > baseline && Date() < deadline { try await Task.sleep(nanoseconds: 20_000_000) }
+        XCTAssertEqual(Self.openSocketCount(), baseline, "dropped clients kept their sockets open")
+    }
+
+    /// Sockets among this process's open descriptors.
+    private static func openSocketCount() -> Int {
+        let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return descriptors.count { name in
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(name)"))?.hasPrefix("socket:") == true
+        }
+    }
 }

@@ -15,6 +15,8 @@ final class ClientConnection: @unchecked Sendable {
     }
 
     let queue = DispatchQueue(label: "photolib.client.connection")
+    /// Marks ``queue`` as this connection's, for ``isOnQueue``.
+    nonisolated(unsafe) private static let queueKey = DispatchSpecificKey<ObjectIdentifier>()
     let configuration: ClientConfiguration
     private let channel: SocketChannel
     private var phase: Phase
@@ -44,6 +46,19 @@ final class ClientConnection: @unchecked Sendable {
         self.phase = .awaitingWelcome(continuation)
         self.decoder = FrameDecoder(maxPayloadSize: configuration.maxFrameSize)
         self.connectionCredit = ReceiveCredit(initial: configuration.initialConnectionWindow, largestMessage: configuration.maxFrameSize)
+        queue.setSpecific(key: Self.queueKey, value: ObjectIdentifier(self))
+    }
+
+    deinit {
+        // The channel's reader thread keeps the channel (and its socket) alive until it
+        // closes: a connection nobody holds any more closes it.
+        let channel = self.channel
+        queue.async { channel.close() }
+    }
+
+    /// Whether the caller runs on ``queue`` (in a result handler, say).
+    private var isOnQueue: Bool {
+        DispatchQueue.getSpecific(key: Self.queueKey) == ObjectIdentifier(self)
     }
 
     /// Connects, sends HELLO and waits for WELCOME (or the server's GOAWAY).
@@ -83,7 +98,8 @@ final class ClientConnection: @unchecked Sendable {
         channel.onClose = { [weak self] error in
             self?.closed(PhotoLibError(.unavailable, error.map { "connection lost: \($0)" } ?? "the server closed the connection"))
         }
-        channel.start()
+        // A refused reader thread closes the channel, which fails the handshake.
+        guard (try? channel.start()) != nil else { return }
         write(Frame(.hello, payload: hello.encoded()))
     }
 
@@ -96,7 +112,7 @@ final class ClientConnection: @unchecked Sendable {
         let (responses, continuation) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
         let stream = ClientStream(method: method)
         try await withCheckedThrowingContinuation { (opened: CheckedContinuation<Void, any Error>) in
-            queue.async {
+            let open: @Sendable () -> Void = {
                 do throws(PhotoLibError) {
                     try self.openStream(stream, .task(continuation), requests: requests, endStream: endStream, timeout: timeout)
                     opened.resume()
@@ -105,6 +121,8 @@ final class ClientConnection: @unchecked Sendable {
                     opened.resume(throwing: error)
                 }
             }
+            // Synchronously from a task, as in start(_:request:timeout:consumer:opened:fromTask:).
+            if isOnQueue { open() } else { channel.turn(open) }
         }
         let id = stream.id
         continuation.onTermination = { [weak self] termination in
@@ -124,7 +142,7 @@ final class ClientConnection: @unchecked Sendable {
         let stream = ClientStream(method: method)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Value, any Error>) in
-                start(stream, request: request, timeout: timeout, consumer: makeConsumer(continuation))
+                start(stream, request: request, timeout: timeout, consumer: makeConsumer(continuation), fromTask: true)
             }
         } onCancel: {
             cancel(stream)
@@ -137,7 +155,7 @@ final class ClientConnection: @unchecked Sendable {
     func open(_ method: MethodDescriptor, request: [UInt8], timeout: Double?, consumer: any ResponseConsumer) async throws -> ClientStream {
         let stream = ClientStream(method: method)
         try await withCheckedThrowingContinuation { (opened: CheckedContinuation<Void, any Error>) in
-            start(stream, request: request, timeout: timeout, consumer: consumer, opened: opened)
+            start(stream, request: request, timeout: timeout, consumer: consumer, opened: opened, fromTask: true)
         }
         return stream
     }
@@ -153,16 +171,29 @@ final class ClientConnection: @unchecked Sendable {
     }
 
     /// Opens `stream` on the queue for `consumer`; `opened`, if given, hears whether it opened.
+    ///
+    /// From a result handler (already on the queue) the call opens at once, and its request
+    /// leaves with the current turn's writes. From a task (`opened` given: the caller is
+    /// suspended in a continuation, holding no lock) it opens in a ``SocketChannel/turn(_:)``,
+    /// synchronously, which wakes no other thread. From any other thread it is queued, so a
+    /// caller holding a lock that a result handler also takes cannot deadlock.
     private func start(
         _ stream: ClientStream, request: [UInt8], timeout: Double?, consumer: any ResponseConsumer,
-        opened: CheckedContinuation<Void, any Error>? = nil
+        opened: CheckedContinuation<Void, any Error>? = nil, fromTask: Bool = false
     ) {
-        queue.async {
+        let open: @Sendable () -> Void = {
             if let error = self.openOnQueue(stream, consumer, request: request, timeout: timeout) {
                 opened?.resume(throwing: error)
             } else {
                 opened?.resume()
             }
+        }
+        if isOnQueue {
+            open()
+        } else if fromTask {
+            channel.turn(open)
+        } else {
+            queue.async(execute: open)
         }
     }
 

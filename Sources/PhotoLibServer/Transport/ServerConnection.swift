@@ -57,7 +57,8 @@ final class ServerConnection: @unchecked Sendable {
     func start() {
         channel.onRead = { [weak self] bytes in self?.received(bytes) }
         channel.onClose = { [weak self] error in self?.channelClosed(error) }
-        channel.start()
+        // A refused reader thread closes the channel, and channelClosed has run.
+        guard (try? channel.start()) != nil else { return }
         let timer = DispatchSource.makeTimerSource(queue: queue)
         let period = max(0.05, min(1, core.configuration.handshakeTimeout / 4, core.configuration.idleTimeout / 4))
         timer.schedule(deadline: .now() + period, repeating: period)
@@ -69,7 +70,8 @@ final class ServerConnection: @unchecked Sendable {
 
     /// Refuses the connection at once (connection limit reached).
     func refuse(_ error: PhotoLibError) {
-        channel.start()
+        // Without a reader thread the channel is closed already and the GOAWAY is dropped.
+        try? channel.start()
         channel.write(Frame(.goAway, payload: GoAway(lastStreamID: 0, status: CallStatus(error)).encoded()).encoded)
         channel.closeAfterWriting()
     }

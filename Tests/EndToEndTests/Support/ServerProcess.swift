@@ -94,6 +94,34 @@ final class ServerProcess: @unchecked Sendable {
         XCTAssertTrue(result.succeeded, "photolibd did not exit with status 0 after SIGTERM: \(result)", file: file, line: line)
     }
 
+    /// SIGSTOP, and waits until every thread of the server has stopped. The signal alone is
+    /// not enough: the kernel wakes one thread to begin the group stop, and until it runs,
+    /// a thread already busy (a connection's reader) can still answer requests.
+    /// Returns `false` if the server was not stopped within `timeout` seconds.
+    @discardableResult
+    func suspend(timeout: TimeInterval = 5) -> Bool {
+        guard kill(pid, SIGSTOP) == 0 else { return false }
+        let deadline = Date().addingTimeInterval(timeout)
+        let tasks = "/proc/\(pid)/task"
+        while Date() < deadline {
+            let threads = (try? FileManager.default.contentsOfDirectory(atPath: tasks)) ?? []
+            let stopped = !threads.isEmpty && threads.allSatisfy { thread in
+                guard let status = try? String(contentsOfFile: "\(tasks)/\(thread)/status", encoding: .utf8),
+                      let line = status.split(separator: "\n").first(where: { $0.hasPrefix("State:") })
+                else { return true }  // the thread has gone
+                return line.contains("T (stopped)") || line.contains("t (tracing stop)")
+            }
+            if stopped { return true }
+            usleep(1000)
+        }
+        return false
+    }
+
+    /// SIGCONT: a suspended server goes on.
+    func resume() {
+        kill(pid, SIGCONT)
+    }
+
     /// `kill -9`: the server dies at once, as in a crash or power loss.
     func kill9() {
         child.killHard()

@@ -1,0 +1,191 @@
+import Dispatch
+import XCTest
+
+@testable import PhotoLibNet
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `SocketChannel` over real connected sockets (a `socketpair`): the reader thread, read
+/// turns, sending during a turn, and closing from either side.
+final class SocketChannelTests: XCTestCase {
+    /// A channel on one end of a socket pair; the test holds the other, blocking, end.
+    private struct Pair {
+        let channel: SocketChannel
+        let peer: Int32
+    }
+
+    private func makePair(label: String = "test.channel") throws -> Pair {
+        var fds: [Int32] = [0, 0]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0 else {
+            throw SocketError(call: "socketpair", errno: errno)
+        }
+        _ = fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK)
+        let channel = SocketChannel(fd: fds[0], peer: nil, queue: DispatchQueue(label: label))
+        return Pair(channel: channel, peer: fds[1])
+    }
+
+    private func start(_ channel: SocketChannel) throws {
+        let failure = channel.queue.sync { () -> SocketError? in
+            do throws(SocketError) {
+                try channel.start()
+                return nil
+            } catch {
+                return error
+            }
+        }
+        if let failure { throw failure }
+    }
+
+    /// Writes all of `bytes` to the blocking `fd`.
+    private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + done, bytes.count - done) }
+            XCTAssertGreaterThan(n, 0, "write to the peer end failed: errno \(errno)")
+            if n <= 0 { return }
+            done += n
+        }
+    }
+
+    /// Reads exactly `count` bytes from `fd`, or fewer if nothing arrives for `seconds`.
+    private func read(_ fd: Int32, count: Int, within seconds: Int32 = 10) -> [UInt8] {
+        var result: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: max(count, 1))
+        while result.count < count {
+            var waiter = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&waiter, 1, seconds * 1000) == 1 else { break }
+            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, count - result.count) }
+            if n <= 0 { break }
+            result += buffer[0..<n]
+        }
+        return result
+    }
+
+    private func openDescriptorCount() -> Int {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1
+    }
+
+    func testBytesArriveInOrderAndRepliesGoBack() throws {
+        let pair = try makePair()
+        defer { close(pair.peer) }
+        let received = LockedBytes()
+        pair.channel.onRead = { [channel = pair.channel] bytes in
+            received.append(bytes)
+            channel.write(bytes.map { $0 ^ 0xFF })
+        }
+        try start(pair.channel)
+        let payload = (0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        let writer = Thread { Self.writeAll(pair.peer, payload) }
+        writer.start()
+        let echoed = read(pair.peer, count: payload.count)
+        XCTAssertEqual(echoed.count, payload.count)
+        XCTAssertEqual(echoed, payload.map { $0 ^ 0xFF })
+        XCTAssertEqual(received.bytes, payload)
+        pair.channel.queue.sync { pair.channel.close() }
+    }
+
+    /// A read turn sends what one chunk's delivery wrote before it reads the next chunk: the
+    /// peer gets its answer while this side is still busy with later input. The second
+    /// delivery waits until the peer has the first answer; had the answer waited for the end
+    /// of the turn, it would wait in vain.
+    func testWhatADeliveryWritesLeavesBeforeTheNextChunkIsRead() throws {
+        let pair = try makePair()
+        defer { close(pair.peer) }
+        let firstDelivered = DispatchSemaphore(value: 0)
+        let restWritten = DispatchSemaphore(value: 0)
+        let answerReceived = DispatchSemaphore(value: 0)
+        let outcome = LockedBytes()
+        var deliveries = 0
+        pair.channel.onRead = { [channel = pair.channel] _ in
+            deliveries += 1
+            if deliveries == 1 {
+                channel.write(Array("answer".utf8))
+                firstDelivered.signal()
+                // The rest of the input is in the socket before this delivery returns, so
+                // the same turn reads it next.
+                _ = restWritten.wait(timeout: .now() + 10)
+            } else if deliveries == 2 {
+                let answered = answerReceived.wait(timeout: .now() + 5) == .success
+                outcome.append([answered ? 1 : 0])
+            }
+        }
+        try start(pair.channel)
+        Self.writeAll(pair.peer, [1])
+        XCTAssertEqual(firstDelivered.wait(timeout: .now() + 10), .success)
+        Self.writeAll(pair.peer, [UInt8](repeating: 2, count: 1000))
+        restWritten.signal()
+        let answer = read(pair.peer, count: 6, within: 10)
+        XCTAssertEqual(String(decoding: answer, as: UTF8.self), "answer")
+        answerReceived.signal()
+        pair.channel.queue.sync { pair.channel.close() }
+        XCTAssertEqual(outcome.bytes, [1], "the answer to the first chunk stayed queued while the next chunk was read")
+    }
+
+    func testTurnSendsWhatItWrote() throws {
+        let pair = try makePair()
+        defer { close(pair.peer) }
+        try start(pair.channel)
+        let value = pair.channel.turn { () -> Int in
+            pair.channel.write(Array("from a turn".utf8))
+            return 42
+        }
+        XCTAssertEqual(value, 42)
+        XCTAssertEqual(String(decoding: read(pair.peer, count: 11), as: UTF8.self), "from a turn")
+        pair.channel.queue.sync { pair.channel.close() }
+    }
+
+    /// Channels closed by this side, and channels whose peer went away, stop their reader
+    /// threads and close their descriptors; the peer's close is reported as an orderly one.
+    func testClosingFromEitherSideReleasesTheDescriptor() throws {
+        let baseline = openDescriptorCount()
+        let closes = LockedBytes()
+        var peers: [Int32] = []
+        var channels: [SocketChannel] = []
+        for index in 0..<20 {
+            let pair = try makePair(label: "test.channel.\(index)")
+            pair.channel.onClose = { error in closes.append([error == nil ? 1 : 0]) }
+            try start(pair.channel)
+            peers.append(pair.peer)
+            channels.append(pair.channel)
+        }
+        XCTAssertEqual(openDescriptorCount(), baseline + 40)
+        for index in 0..<20 {
+            if index.isMultiple(of: 2) {
+                close(peers[index])
+            } else {
+                channels[index].queue.sync { channels[index].close() }
+                close(peers[index])
+            }
+        }
+        channels.removeAll()
+        let deadline = DispatchTime.now() + 10
+        while openDescriptorCount() > baseline && DispatchTime.now() < deadline { usleep(10_000) }
+        XCTAssertEqual(openDescriptorCount(), baseline, "a reader thread kept its descriptor open")
+        XCTAssertEqual(closes.bytes.count, 20)
+        XCTAssertEqual(closes.bytes.filter { $0 == 1 }.count, 20, "every close was orderly")
+    }
+
+    func testCloseAfterWritingDeliversEverythingThenEOF() throws {
+        let pair = try makePair()
+        defer { close(pair.peer) }
+        try start(pair.channel)
+        let payload = [UInt8](repeating: 7, count: 500_000)
+        pair.channel.queue.sync {
+            pair.channel.write(payload)
+            pair.channel.closeAfterWriting()
+        }
+        XCTAssertEqual(read(pair.peer, count: payload.count), payload)
+        var byte: UInt8 = 0
+        XCTAssertEqual(Glibc.read(pair.peer, &byte, 1), 0, "EOF after the last byte")
+    }
+}
+
+/// Bytes appended from any thread.
+private final class LockedBytes: @unchecked Sendable {
+    private let lock = NSLock()
+    private var storage: [UInt8] = []
+    func append(_ bytes: [UInt8]) { lock.withLock { storage += bytes } }
+    var bytes: [UInt8] { lock.withLock { storage } }
+}
