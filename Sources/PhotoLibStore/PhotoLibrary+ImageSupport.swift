@@ -53,19 +53,21 @@ extension PhotoLibrary {
     /// disk (nanosecond mtime), so even a file replaced behind the library's back is never
     /// served from a stale cache entry.
     ///
-    /// The rows are remembered until the database changes (any commit, in any process), so
-    /// a repeated request costs one `PRAGMA data_version` and one `stat`.
+    /// The rows are remembered until the database changes (any commit, in any process), and
+    /// the file's identity until inotify reports a change under the library
+    /// (``FileIdentityCache``), so a repeated request costs one `PRAGMA data_version` and one
+    /// empty read of the inotify queue.
     ///
     /// Throws `notFound` for an unknown asset or one without a photo, and `dataLoss` when
     /// the current file is missing.
     ///
     /// `receivedAt` (uptime nanoseconds, `DispatchTime.uptimeNanoseconds`) is when the
     /// request asking for it arrived: the answer reflects the database as it was at that
-    /// moment or later. A database version read after it is reused, so a batch of requests
-    /// read from a socket together costs one `PRAGMA data_version`; `nil` means now.
+    /// moment or later. A database version (and inotify queue) read after it is reused, so a
+    /// batch of requests read from a socket together costs one check; `nil` means now.
     public func imageSource(forAsset identifier: String, receivedAt: UInt64? = nil) throws(PhotoLibError) -> ImageSource {
         try LocalIdentifier.validate(identifier)
-        let cached = try withDatabase { (database) throws(PhotoLibError) -> ImageSourceCache.Entry in
+        return try withDatabase { (database) throws(PhotoLibError) -> ImageSource in
             // The stamp is read before the rows: a commit in between only makes the entry
             // look older than it is, never newer. Our own commits count without a query.
             let dataVersion: Int
@@ -77,39 +79,42 @@ extension PhotoLibrary {
                 imageSources.lastVersionCheck = (at, dataVersion)
             }
             let stamp = dataVersion &+ database.localCommitCount
-            if let entry = imageSources.entry(identifier, stamp: stamp) { return entry }
-            let entry = try database.inReadTransaction { () throws(PhotoLibError) -> ImageSourceCache.Entry in
-                let resources = try database.prepare(
-                    """
-                    SELECT r.type, r.original_filename, r.byte_size, r.sha256, r.uti, r.file_path
-                    FROM asset a JOIN asset_resource r ON r.asset_id = a.id
-                    WHERE a.local_identifier = ? AND r.type IN (1, 5) ORDER BY r.type
-                    """
-                ).rows([.text(identifier)]) { (row) throws(PhotoLibError) in
-                    AssetResourceRecord(
-                        assetIdentifier: identifier, type: row.int(0) == 5 ? .fullSizePhoto : .photo,
-                        originalFilename: row.text(1), byteSize: row.int(2), sha256: row.text(3),
-                        uniformTypeIdentifier: row.text(4), path: files.absolutePath(row.text(5)))
+            let entry: ImageSourceCache.Entry
+            if let known = imageSources.entry(identifier, stamp: stamp) {
+                entry = known
+            } else {
+                entry = try database.inReadTransaction { () throws(PhotoLibError) -> ImageSourceCache.Entry in
+                    let resources = try database.prepare(
+                        """
+                        SELECT r.type, r.original_filename, r.byte_size, r.sha256, r.uti, r.file_path
+                        FROM asset a JOIN asset_resource r ON r.asset_id = a.id
+                        WHERE a.local_identifier = ? AND r.type IN (1, 5) ORDER BY r.type
+                        """
+                    ).rows([.text(identifier)]) { (row) throws(PhotoLibError) in
+                        AssetResourceRecord(
+                            assetIdentifier: identifier, type: row.int(0) == 5 ? .fullSizePhoto : .photo,
+                            originalFilename: row.text(1), byteSize: row.int(2), sha256: row.text(3),
+                            uniformTypeIdentifier: row.text(4), path: files.absolutePath(row.text(5)))
+                    }
+                    let generation = try database.prepare("SELECT value FROM meta WHERE key = ?")
+                        .firstRow([.text(Self.contentGenerationKey(identifier))]) { $0.int(0) } ?? 0
+                    return ImageSourceCache.Entry(resources: resources, generation: generation)
                 }
-                let generation = try database.prepare("SELECT value FROM meta WHERE key = ?")
-                    .firstRow([.text(Self.contentGenerationKey(identifier))]) { $0.int(0) } ?? 0
-                return ImageSourceCache.Entry(resources: resources, generation: generation)
+                imageSources.store(identifier, entry, stamp: stamp)
             }
-            imageSources.store(identifier, entry, stamp: stamp)
-            return entry
+            guard let original = entry.resources.first(where: { $0.type == .photo }) else {
+                throw PhotoLibError(.notFound, "no asset with identifier \(identifier) (or it has no photo to render)")
+            }
+            let current = entry.resources.first(where: { $0.type == .fullSizePhoto }) ?? original
+            let file: FileIdentity
+            do throws(FileIdentityError) {
+                file = try fileIdentities.identity(of: current.path, receivedAt: receivedAt)
+            } catch {
+                throw PhotoLibError(.dataLoss, "the \(current.type == .photo ? "original" : "edited photo") of asset \(identifier), \(current.path), is missing (\(String(cString: strerror(error.errno)))); restore it from a backup")
+            }
+            let version = "\(current.sha256).\(entry.generation).\(file.size)-\(file.modificationTime)-\(file.inode)"
+            return ImageSource(current: current, original: original, contentVersion: version)
         }
-        let (resources, generation) = (cached.resources, cached.generation)
-        guard let original = resources.first(where: { $0.type == .photo }) else {
-            throw PhotoLibError(.notFound, "no asset with identifier \(identifier) (or it has no photo to render)")
-        }
-        let current = resources.first(where: { $0.type == .fullSizePhoto }) ?? original
-        var status = stat()
-        guard stat(current.path, &status) == 0 else {
-            throw PhotoLibError(.dataLoss, "the \(current.type == .photo ? "original" : "edited photo") of asset \(identifier), \(current.path), is missing (errno \(errno)); restore it from a backup")
-        }
-        let mtime = Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec)
-        let version = "\(current.sha256).\(generation).\(status.st_size)-\(mtime)-\(status.st_ino)"
-        return ImageSource(current: current, original: original, contentVersion: version)
     }
 
     /// Marks an asset's rendered content as changed (its content version moves on), so

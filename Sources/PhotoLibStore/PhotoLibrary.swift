@@ -30,6 +30,8 @@ public final class PhotoLibrary: @unchecked Sendable {
     private let libraryLock: LibraryLock
     /// Recently read image sources; use only inside ``withDatabase(_:)``.
     let imageSources = ImageSourceCache()
+    /// `stat` results of the files images render from; use only inside ``withDatabase(_:)``.
+    let fileIdentities: FileIdentityCache
 
     private init(directory: String, database: Database, files: FileStore, libraryLock: LibraryLock,
                  libraryIdentifier: String, lastRecovery: RecoveryReport, uploadLimits: UploadLimits) {
@@ -37,6 +39,7 @@ public final class PhotoLibrary: @unchecked Sendable {
         self.uploadLimits = uploadLimits
         self.database = database
         self.files = files
+        self.fileIdentities = FileIdentityCache(root: files.root)
         self.libraryLock = libraryLock
         self.libraryIdentifier = libraryIdentifier
         self.lastRecovery = lastRecovery

@@ -16,7 +16,7 @@ final class ClientConnection: @unchecked Sendable {
 
     let queue = DispatchQueue(label: "photolib.client.connection")
     /// Marks ``queue`` as this connection's, for ``isOnQueue``.
-    nonisolated(unsafe) private static let queueKey = DispatchSpecificKey<ObjectIdentifier>()
+    private static let queueKey = DispatchSpecificKey<ObjectIdentifier>()
     let configuration: ClientConfiguration
     private let channel: SocketChannel
     private var phase: Phase
