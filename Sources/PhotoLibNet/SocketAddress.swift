@@ -44,6 +44,12 @@ enum SocketAddress {
         return endpoint(from: storage)
     }
 
+    /// The text of a NUL-terminated buffer `inet_ntop` filled.
+    private static func string(_ buffer: [CChar]) -> String {
+        let end = buffer.firstIndex(of: 0) ?? buffer.endIndex
+        return String(decoding: buffer[..<end].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
     static func endpoint(from storage: sockaddr_storage) -> Endpoint? {
         var copy = storage
         return withUnsafePointer(to: &copy) { pointer -> Endpoint? in
@@ -53,13 +59,13 @@ enum SocketAddress {
                 return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { sin in
                     var address = sin.pointee.sin_addr
                     inet_ntop(AF_INET, &address, &text, socklen_t(text.count))
-                    return Endpoint(host: String(cString: text), port: Int(UInt16(bigEndian: sin.pointee.sin_port)))
+                    return Endpoint(host: Self.string(text), port: Int(UInt16(bigEndian: sin.pointee.sin_port)))
                 }
             case AF_INET6:
                 return pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { sin6 in
                     var address = sin6.pointee.sin6_addr
                     inet_ntop(AF_INET6, &address, &text, socklen_t(text.count))
-                    return Endpoint(host: String(cString: text), port: Int(UInt16(bigEndian: sin6.pointee.sin6_port)))
+                    return Endpoint(host: Self.string(text), port: Int(UInt16(bigEndian: sin6.pointee.sin6_port)))
                 }
             default:
                 return nil

@@ -45,7 +45,8 @@ public final class SocketChannel: @unchecked Sendable {
     /// After the last bytes are sent, how long to wait for the peer's close before closing.
     public var lingerTimeout: Double = 2
     private var readBuffer = [UInt8](repeating: 0, count: 64 << 10)
-    /// Whether a read turn is running: writes made during it are sent when it ends.
+    /// Whether a turn (a read turn, or ``turn(_:)``) is running: what it writes is sent
+    /// when it ends (or at ``sendThreshold``), not in a separate queue turn.
     private var inReadTurn = false
     /// Queued bytes are sent at once when they reach this many, instead of at the end of
     /// the queue's turn: the peer starts on the first replies of a batch while the rest are
