@@ -39,6 +39,7 @@ public final class SocketChannel: @unchecked Sendable {
     private var outbound: [UInt8] = []
     private var outboundIndex = 0
     private var closed = false
+    private var started = false
     private var closeAfterFlush = false
     private var lingering = false
     private var flushScheduled = false
@@ -76,6 +77,8 @@ public final class SocketChannel: @unchecked Sendable {
     /// Starts reading (the reader thread). Call once, on ``queue``. Throws when the system
     /// refuses a thread; the channel is then closed.
     public func start() throws(SocketError) {
+        precondition(!started, "SocketChannel.start() called twice")
+        started = true
         let write = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
         write.setEventHandler { [weak self] in self?.flush() }
         // The descriptor is closed once the reader has stopped and the write source is
@@ -96,6 +99,20 @@ public final class SocketChannel: @unchecked Sendable {
             close(error: error)
             throw error
         }
+    }
+
+    /// Instead of ``start()``: sends `bytes` with one non-blocking `send` (as much as the
+    /// socket buffer takes) and closes the socket at once, with no thread. For refusing a
+    /// connection cheaply; input the peer already sent may make the kernel reset the
+    /// connection, so the peer may not read the bytes. ``onClose`` is not called.
+    public func sendAndClose(_ bytes: [UInt8]) {
+        guard !closed, !started else { return }
+        closed = true
+        bytes.withUnsafeBytes { raw in _ = send(fd, raw.baseAddress, raw.count, Int32(MSG_NOSIGNAL)) }
+        _ = shutdown(fd, Int32(SHUT_RDWR))
+        _ = Glibc.close(fd)
+        onClose = nil
+        onRead = { _ in }
     }
 
     /// The reader thread's life: wait for input, run a read turn, until the channel closes.

@@ -19,6 +19,8 @@ public final class PhotoLibServer: @unchecked Sendable {
     private let queue = DispatchQueue(label: "photolibd.server")
     private var connections: [UInt64: ServerConnection] = [:]
     private var nextConnectionID: UInt64 = 1
+    /// Refused connections still lingering (see ``maxLingeringRefusals``); on ``queue``.
+    private var lingeringRefusals = 0
     private var shuttingDown = false
     private var stopped: [CheckedContinuation<Void, Never>] = []
     private var isStopped = false
@@ -82,14 +84,27 @@ public final class PhotoLibServer: @unchecked Sendable {
         }
     }
 
+    /// Refused connections that may linger at once (each until its peer closes, at most
+    /// `SocketChannel.lingerTimeout`); more are refused with one `send` and closed at once.
+    public static let maxLingeringRefusals = 64
+
     private func accepted(fd: Int32, peer: Endpoint?) {
         let id = nextConnectionID
         nextConnectionID += 1
         let connection = ServerConnection(id: id, fd: fd, peer: peer, core: core)
         guard !shuttingDown, connections.count < core.configuration.maxConnections else {
-            connection.queue.async {
-                connection.refuse(PhotoLibError(.resourceExhausted, self.shuttingDown ? "the server is shutting down" : "the server already has \(self.core.configuration.maxConnections) connections; try again later"))
+            let error = PhotoLibError(.resourceExhausted, shuttingDown ? "the server is shutting down" : "the server already has \(core.configuration.maxConnections) connections; try again later")
+            // Each lingering refusal holds a reader thread for up to 2 s: a flood of
+            // connections beyond the limit is refused at once instead, without threads.
+            let linger = lingeringRefusals < Self.maxLingeringRefusals
+            if linger {
+                lingeringRefusals += 1
+                connection.onClose = { [weak self] in
+                    guard let self else { return }
+                    self.queue.async { self.lingeringRefusals -= 1 }
+                }
             }
+            connection.queue.async { connection.refuse(error, linger: linger) }
             return
         }
         connections[id] = connection

@@ -44,7 +44,11 @@ final class ServerConnection: @unchecked Sendable {
     init(id: UInt64, fd: Int32, peer: Endpoint?, core: ServerCore) {
         self.id = id
         self.core = core
-        self.queue = DispatchQueue(label: "photolibd.connection.\(id)")
+        // A connection's queue never blocks (reads run on its reader thread, handlers in
+        // tasks), so it targets the non-overcommitting global queue: work arriving on many
+        // connections at once (a flood of refusals, a change fanned out to all) is drained by
+        // about one thread per core instead of a new thread per busy queue.
+        self.queue = DispatchQueue(label: "photolibd.connection.\(id)", target: .global())
         self.channel = SocketChannel(fd: fd, peer: peer, queue: queue)
         self.receiveConnectionWindow = FlowWindow(initial: core.configuration.initialConnectionWindow)
         var logger = core.logger
@@ -68,11 +72,28 @@ final class ServerConnection: @unchecked Sendable {
         logger.debug("connection opened")
     }
 
-    /// Refuses the connection at once (connection limit reached).
-    func refuse(_ error: PhotoLibError) {
-        // Without a reader thread the channel is closed already and the GOAWAY is dropped.
+    /// Refuses the connection at once (connection limit reached, or shutting down) with a
+    /// GOAWAY carrying `error`; ``onClose`` runs when the socket is closed.
+    ///
+    /// `linger`: the channel starts (a reader thread), sends GOAWAY and reads until the peer
+    /// closes or `SocketChannel.lingerTimeout` passes, so the peer surely reads the GOAWAY.
+    /// Without it, GOAWAY goes out with one `send` and the socket closes at once: no thread,
+    /// but input the peer already sent may make the kernel reset the connection before the
+    /// peer reads the GOAWAY (the server uses this beyond ``PhotoLibServer/maxLingeringRefusals``).
+    func refuse(_ error: PhotoLibError, linger: Bool) {
+        let goAway = Frame(.goAway, payload: GoAway(lastStreamID: 0, status: CallStatus(error)).encoded()).encoded
+        let done = onClose
+        onClose = nil
+        guard linger else {
+            channel.sendAndClose(goAway)
+            done?()
+            return
+        }
+        channel.onClose = { _ in done?() }
+        // Without a reader thread the channel is closed already (onClose has run) and the
+        // GOAWAY is dropped.
         try? channel.start()
-        channel.write(Frame(.goAway, payload: GoAway(lastStreamID: 0, status: CallStatus(error)).encoded()).encoded)
+        channel.write(goAway)
         channel.closeAfterWriting()
     }
 
