@@ -36,6 +36,7 @@ let package = Package(
         .target(
             name: "CPhotoLibExif",
             linkerSettings: [.linkedLibrary("exif")]),
+        .target(name: "CPhotoLibSystem"),
 
         // MARK: Swift modules, lowest first.
         .target(name: "PhotoLibCore"),
@@ -63,7 +64,7 @@ let package = Package(
         .executableTarget(
             name: "photolibd",
             dependencies: [
-                "PhotoLibServer", "PhotoLibStore", "PhotoLibImaging",
+                "PhotoLibServer", "PhotoLibStore", "PhotoLibImaging", "CPhotoLibSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),

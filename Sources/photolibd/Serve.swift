@@ -1,4 +1,5 @@
 import ArgumentParser
+import CPhotoLibSystem
 import Dispatch
 import Foundation
 import Logging
@@ -37,6 +38,9 @@ extension PhotoLibDaemon {
         @Option(name: .long, help: "Largest image side a client may request, in pixels.")
         var maxImageDimension: Int = ServerConfiguration().maxImageDimension
 
+        @Option(name: .long, help: "glibc malloc arenas (memory pools shared by threads; each connection has a reader thread). Fewer keep less freed memory, more contend less. 0 leaves glibc's default of 8 per core.")
+        var mallocArenas: Int = max(2, ProcessInfo.processInfo.activeProcessorCount)
+
         @Option(name: .long, help: "Memory for cached rendered images, in MiB (0 disables).")
         var imageMemoryCacheMib: Int = ServerConfiguration().imageMemoryCacheBytes >> 20
 
@@ -58,6 +62,7 @@ extension PhotoLibDaemon {
         func validate() throws {
             guard (16_384...16_777_216).contains(maxFrameSize) else { throw ValidationError("--max-frame-size must be within 16384…16777216") }
             guard maxConnections > 0 else { throw ValidationError("--max-connections must be positive") }
+            guard (0...1024).contains(mallocArenas) else { throw ValidationError("--malloc-arenas must be within 0…1024") }
             guard maxConcurrentCalls > 0 else { throw ValidationError("--max-concurrent-calls must be positive") }
             guard idleTimeout > 0, shutdownGrace >= 0 else { throw ValidationError("--idle-timeout must be positive and --shutdown-grace not negative") }
             guard trashRetentionDays >= 0, historyRetentionDays >= 0, maintenanceInterval >= 1 else {
@@ -81,6 +86,9 @@ extension PhotoLibDaemon {
             let logger = Logger(label: "photolibd")
             // A peer that disappears must not kill the process with SIGPIPE.
             signal(SIGPIPE, SIG_IGN)
+            if mallocArenas > 0 && CPhotoLibSystem_limit_malloc_arenas(Int32(mallocArenas)) == 0 {
+                logger.notice("the C library did not accept --malloc-arenas \(mallocArenas); its default applies")
+            }
 
             let photoLibrary: PhotoLibrary
             do {

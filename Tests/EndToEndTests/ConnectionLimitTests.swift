@@ -16,7 +16,8 @@ final class ConnectionLimitTests: XCTestCase {
 
     override func setUpWithError() throws {
         directory = try TemporaryDirectory("photolib-e2e-limit")
-        server = try ServerProcess.start(importing: [Paths.landscape], library: directory.file("library"), extraArguments: ["--max-connections", "2"])
+        // One malloc arena: the smallest setting serves as well as the default.
+        server = try ServerProcess.start(importing: [Paths.landscape], library: directory.file("library"), extraArguments: ["--max-connections", "2", "--malloc-arenas", "1"])
     }
 
     override func tearDown() {
@@ -79,6 +80,14 @@ final class ConnectionLimitTests: XCTestCase {
         let info = try await withTimeout(20, "libraryInfo") { try await library.libraryInfo() }
         XCTAssertEqual(info.assetCount, 1)
         held[1].close()
+    }
+
+    func testOutOfRangeLimitsAreRefusedWithAClearMessage() throws {
+        for (option, value) in [("--malloc-arenas", "5000"), ("--max-connections", "0")] {
+            let result = try ChildProcess.run(Paths.photolibd, ["serve", "--library", directory.file("other"), "--listen", "127.0.0.1:0", option, value], timeout: 30)
+            XCTAssertFalse(result.succeeded, "\(option) \(value) was accepted")
+            XCTAssertTrue(result.stderr.contains(option), "the error names \(option): \(result.stderr)")
+        }
     }
 }
 
