@@ -67,13 +67,13 @@ final class FileIdentityCache {
     /// The identity of the file at `path`, as of `receivedAt` or later (uptime nanoseconds;
     /// `nil`: now). Throws the `stat` error's `errno` when the file cannot be `stat`ed.
     func identity(of path: String, receivedAt: UInt64?) throws(FileIdentityError) -> FileIdentity {
-        guard watching else { return try stat(path) }
+        guard watching else { return try statNow(path) }
         if notifications == -2 { notifications = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC)) }
-        guard notifications >= 0 else { return try stat(path) }
+        guard notifications >= 0 else { return try statNow(path) }
         drainEvents(unlessReadAfter: receivedAt)
         if let known = identities[path] { return known }
-        guard watchDirectories(of: path) else { return try stat(path) }
-        let identity = try stat(path)
+        guard watchDirectories(of: path) else { return try statNow(path) }
+        let identity = try statNow(path)
         if identities.count >= capacity { identities.removeAll(keepingCapacity: true) }
         identities[path] = identity
         return identity
@@ -142,20 +142,15 @@ final class FileIdentityCache {
         return true
     }
 
-    private func stat(_ path: String) throws(FileIdentityError) -> FileIdentity {
+    private func statNow(_ path: String) throws(FileIdentityError) -> FileIdentity {
         statCount += 1
-        var status = Glibc.stat()
-        guard statFile(path, &status) == 0 else { throw FileIdentityError(errno: errno) }
+        var status = stat()
+        guard stat(path, &status) == 0 else { throw FileIdentityError(errno: errno) }
         return FileIdentity(
             size: Int64(status.st_size),
             modificationTime: Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec),
             inode: UInt64(status.st_ino))
     }
-}
-
-/// `stat(2)` (the type `stat` shadows the function's name inside the cache).
-private func statFile(_ path: String, _ status: inout stat) -> Int32 {
-    stat(path, &status)
 }
 
 /// `stat` failed with `errno`.

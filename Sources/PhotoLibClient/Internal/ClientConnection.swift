@@ -106,23 +106,16 @@ final class ClientConnection: @unchecked Sendable {
     // MARK: Calls
 
     /// Opens a call and queues its request messages (each goes out as soon as the send
-    /// windows allow); returns the stream id and the response stream. One hop to the queue:
-    /// CALL and the requests that fit the windows are written in the same turn.
+    /// windows allow); returns the stream id and the response stream. One turn of the queue
+    /// (see ``opening(fromTask:_:)``): CALL and the requests that fit the windows are
+    /// written in it.
     func startCall(_ method: MethodDescriptor, requests: [[UInt8]], endStream: Bool, timeout: Double?) async throws -> (UInt32, AsyncThrowingStream<[UInt8], any Error>) {
         let (responses, continuation) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
         let stream = ClientStream(method: method)
         try await withCheckedThrowingContinuation { (opened: CheckedContinuation<Void, any Error>) in
-            let open: @Sendable () -> Void = {
-                do throws(PhotoLibError) {
-                    try self.openStream(stream, .task(continuation), requests: requests, endStream: endStream, timeout: timeout)
-                    opened.resume()
-                } catch {
-                    stream.end(error)
-                    opened.resume(throwing: error)
-                }
+            opening(fromTask: true) {
+                self.open(stream, .task(continuation), requests: requests, endStream: endStream, timeout: timeout, opened: opened)
             }
-            // Synchronously from a task, as in start(_:request:timeout:consumer:opened:fromTask:).
-            if isOnQueue { open() } else { channel.turn(open) }
         }
         let id = stream.id
         continuation.onTermination = { [weak self] termination in
@@ -132,8 +125,8 @@ final class ClientConnection: @unchecked Sendable {
     }
 
     /// Runs a call with one request whose responses a ``ResponseConsumer`` takes on the
-    /// queue, and waits for the value it hands to the continuation: one hop to open the call
-    /// and send the request, one resume when it ends. `makeConsumer` builds the consumer
+    /// queue, and waits for the value it hands to the continuation: one turn of the queue to
+    /// open the call and send the request, one resume when it ends. `makeConsumer` builds the consumer
     /// around the caller's continuation. Cancelling the task cancels the call (CANCEL).
     func consume<Value: Sendable>(
         _ method: MethodDescriptor, request: [UInt8], timeout: Double?,
@@ -170,24 +163,24 @@ final class ClientConnection: @unchecked Sendable {
         return stream
     }
 
-    /// Opens `stream` on the queue for `consumer`; `opened`, if given, hears whether it opened.
-    ///
-    /// From a result handler (already on the queue) the call opens at once, and its request
-    /// leaves with the current turn's writes. From a task (`opened` given: the caller is
-    /// suspended in a continuation, holding no lock) it opens in a ``SocketChannel/turn(_:)``,
-    /// synchronously, which wakes no other thread. From any other thread it is queued, so a
-    /// caller holding a lock that a result handler also takes cannot deadlock.
+    /// Opens `stream` on the queue for `consumer`; `opened`, if given, hears whether it opened
+    /// (a caller that is a task passes it).
     private func start(
         _ stream: ClientStream, request: [UInt8], timeout: Double?, consumer: any ResponseConsumer,
         opened: CheckedContinuation<Void, any Error>? = nil, fromTask: Bool = false
     ) {
-        let open: @Sendable () -> Void = {
-            if let error = self.openOnQueue(stream, consumer, request: request, timeout: timeout) {
-                opened?.resume(throwing: error)
-            } else {
-                opened?.resume()
-            }
+        opening(fromTask: fromTask) {
+            self.open(stream, .queue(consumer), requests: CollectionOfOne(request), endStream: true, timeout: timeout, opened: opened)
         }
+    }
+
+    /// Runs `open`, which opens a call, on the queue. From a result handler (already on the
+    /// queue) it runs at once, and the request leaves with the current turn's writes. From a
+    /// task (suspended in a continuation, holding no lock) it runs in a
+    /// ``SocketChannel/turn(_:)``, synchronously, which wakes no other thread. From any other
+    /// thread it is queued, so a caller holding a lock that a result handler also takes
+    /// cannot deadlock.
+    private func opening(fromTask: Bool, _ open: @escaping @Sendable () -> Void) {
         if isOnQueue {
             open()
         } else if fromTask {
@@ -197,15 +190,19 @@ final class ClientConnection: @unchecked Sendable {
         }
     }
 
-    /// On the queue: opens `stream` for `consumer`. A failure to open is the call's outcome
-    /// (the consumer hears of it), and is returned.
-    private func openOnQueue(_ stream: ClientStream, _ consumer: any ResponseConsumer, request: [UInt8], timeout: Double?) -> PhotoLibError? {
+    /// On the queue: opens `stream` (see ``openStream(_:_:requests:endStream:timeout:)``).
+    /// A failure to open is the call's outcome: the stream ends with it, and `opened` hears
+    /// it too.
+    private func open(
+        _ stream: ClientStream, _ responses: ClientStream.Responses, requests: some Collection<[UInt8]>, endStream: Bool,
+        timeout: Double?, opened: CheckedContinuation<Void, any Error>?
+    ) {
         do throws(PhotoLibError) {
-            try openStream(stream, .queue(consumer), requests: CollectionOfOne(request), endStream: true, timeout: timeout)
-            return nil
+            try openStream(stream, responses, requests: requests, endStream: endStream, timeout: timeout)
+            opened?.resume()
         } catch {
             stream.end(error)
-            return error
+            opened?.resume(throwing: error)
         }
     }
 
