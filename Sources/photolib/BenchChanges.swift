@@ -36,7 +36,7 @@ extension PhotoLibCommand {
         @Option(name: .long, help: "Sort of the shared fetch, KEY[:asc|desc].")
         var sort: String = "creationDate:desc"
 
-        @Option(name: .long, help: "Report this process's VmRSS (the server's pid, on the same machine).")
+        @Option(name: .long, help: "Also report the server's VmRSS: its pid (on the same machine).")
         var serverPid: Int32?
 
         func validate() throws {
@@ -50,13 +50,15 @@ extension PhotoLibCommand {
         final class Arrivals: @unchecked Sendable {
             private let lock = NSLock()
             private var times: [Int64: [UInt64]] = [:]
-            private var counts: [Int64: Int] = [:]
-            private(set) var resyncs = 0
+            private var resyncCount = 0
+
+            /// Resyncs seen so far.
+            var resyncs: Int { lock.withLock { resyncCount } }
 
             func record(token: Int64, at time: UInt64, resync: Bool) {
                 lock.withLock {
                     times[token, default: []].append(time)
-                    if resync { resyncs += 1 }
+                    if resync { resyncCount += 1 }
                 }
             }
 

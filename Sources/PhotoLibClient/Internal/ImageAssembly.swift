@@ -19,7 +19,7 @@ struct ImageAssembly {
         case .start(let start):
             guard current == nil else { throw PhotoLibError(.internalError, "image \(start.imageIndex) began before the previous one ended", reason: .protocolViolation) }
             guard start.byteCount >= 0, start.byteCount <= Self.maxByteCount else {
-                throw PhotoLibError(.resourceExhausted, "the server announced a \(start.byteCount)-byte image, over the client's 512 MiB limit")
+                throw PhotoLibError(.resourceExhausted, "the server announced a \(start.byteCount)-byte image, over the client's \(Self.maxByteCount >> 20) MiB limit")
             }
             current = start
             buffer = []

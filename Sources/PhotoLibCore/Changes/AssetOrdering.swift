@@ -8,8 +8,9 @@ import Foundation
 ///   there are none), which makes the order total. A descriptor on `localIdentifier` ends the
 ///   list: nothing after it can matter.
 ///
-/// Values compare as the store keeps them: dates as whole microseconds since 1970, rounded to
-/// the nearest one (``PredicateDate/microseconds(_:)``), so dates equal in the store tie here;
+/// Values compare as the store keeps them: dates as whole microseconds since 1970
+/// (``PredicateDate/microseconds(_:)``; stored dates are whole milliseconds, which convert
+/// exactly), so dates equal in the store tie here;
 /// booleans with `false` before `true`; media types by raw value; durations as doubles;
 /// identifiers byte by byte in UTF-8 (SQLite's `BINARY` collation), not by Swift's
 /// Unicode-aware `String` comparison.

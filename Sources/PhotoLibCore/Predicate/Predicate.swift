@@ -66,7 +66,7 @@ public enum PredicateValue: Sendable, Hashable {
     /// `nil`.
     case null
 
-    /// A date value, rounded to the nearest microsecond as the store rounds.
+    /// A date value, rounded to the nearest microsecond (``PredicateDate/microseconds(_:)``).
     public static func date(_ date: Date) -> PredicateValue {
         .date(microsecondsSince1970: PredicateDate.microseconds(date))
     }
@@ -79,7 +79,9 @@ public enum PredicateDate {
     /// The latest instant a date literal may denote: 9999-12-31T23:59:59.999999Z.
     public static let maximum: Int64 = 253_402_300_800 * 1_000_000 - 1
 
-    /// `date` in microseconds since 1970, rounded to the nearest microsecond (the store's rule).
+    /// `date` in microseconds since 1970, rounded to the nearest microsecond: the unit the
+    /// store counts in. (The store keeps whole milliseconds, the wire's precision, so a date
+    /// read from it converts exactly; see docs/PREDICATES.md.)
     public static func microseconds(_ date: Date) -> Int64 {
         let value = (date.timeIntervalSince1970 * 1_000_000).rounded()
         guard value.isFinite else { return value < 0 ? Int64.min : Int64.max }

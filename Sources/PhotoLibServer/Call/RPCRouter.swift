@@ -24,13 +24,10 @@ public struct InlineCallContext: Sendable {
 public struct InlineReply: Sendable {
     /// The encoded response messages.
     public var messages: [[UInt8]]
-    /// Their total size in bytes.
-    public var byteCount: Int
 
     /// A reply of `messages`.
     public init(messages: [[UInt8]]) {
         self.messages = messages
-        self.byteCount = messages.reduce(0) { $0 + $1.count }
     }
 }
 

@@ -326,23 +326,18 @@ final class ChangeHub: @unchecked Sendable {
         }
         var messages: [FetchResultChangeMessage] = []
         for (key, registration) in subscriber.results {
+            // `chain`: the snapshots walked through, named only by replaced notifications
+            // (the set also stops a cycle).
             var known = (id: registration.snapshotID, count: registration.count)
-            var steps = 0
-            while let before = previous[known.id], steps <= replaced.count {
-                known = before
-                steps += 1
-            }
+            var chain = Set<String>()
+            while let before = previous[known.id], chain.insert(known.id).inserted { known = before }
             // A static copy: the client reads it after the notification, when the live
             // result may have moved on (a live version is readable only while current).
             let listing = StaticAssetListing(identifiers: registration.entry.currentIdentifiers(), query: registration.entry.query)
             let (afterID, _) = subscriber.session.fetchResults.add(.assets(listing))
             // Snapshots named only by replaced notifications were never sent: release them.
-            var pinned: [String] = []
-            var chain = Set<String>()
-            var cursor = registration.snapshotID
-            while cursor != known.id, chain.insert(cursor).inserted, let before = previous[cursor] { cursor = before.id }
             for id in chain where id != key { subscriber.session.fetchResults.release(id) }
-            pinned = registration.pinned.filter { !chain.contains($0) } + [afterID]
+            var pinned = registration.pinned.filter { !chain.contains($0) } + [afterID]
             while pinned.count > Subscriber.maxPinned {
                 let oldest = pinned.removeFirst()
                 if oldest != known.id { subscriber.session.fetchResults.release(oldest) }

@@ -22,7 +22,9 @@ final class ImageCacheMemory: @unchecked Sendable {
         var cost: Int { image.jpeg.count + (messages?.reduce(0) { $0 + $1.count } ?? 0) }
     }
 
-    /// The byte budget (encoded JPEG bytes).
+    /// The byte budget: JPEG bytes, plus the response messages of images already served
+    /// from here (``messages(for:encode:)`` keeps them, so a cached image served once counts
+    /// about twice).
     let budget: Int
     private let lock = NSLock()
     private var nodes: [ImageCacheKey: Node] = [:]
@@ -39,6 +41,12 @@ final class ImageCacheMemory: @unchecked Sendable {
 
     /// Number of entries.
     var count: Int { lock.withLock { nodes.count } }
+
+    /// Whether any render of `asset` is cached: a request for an asset with none cannot be a
+    /// memory hit, whatever its size and mode.
+    func holdsAny(asset: String) -> Bool {
+        lock.withLock { byAsset[asset].map { !$0.keys.isEmpty } ?? false }
+    }
 
     /// The image for `key`, marking it recently used.
     func get(_ key: ImageCacheKey) -> CachedImage? {

@@ -90,6 +90,9 @@ extension PhotoLibraryService {
         let request = try ImageRequest(decoding: payload)
         guard !request.bypassCache, !request.wantsProgress else { return nil }
         if request.requestID != 0 && session.isImageRequestRunning(request.requestID) { return nil }
+        // A sure miss goes to the handler before the library is asked anything (the handler
+        // asks it again).
+        guard cache.memory.holdsAny(asset: request.assetIdentifier) else { return nil }
         let job = try imageJob(
             assetIdentifier: request.assetIdentifier, targetSize: request.targetSize, contentMode: request.contentMode,
             resizeMode: request.options.resizeMode, version: request.options.version, crop: request.options.normalizedCropRect,

@@ -280,18 +280,9 @@ final class ServerConnection: @unchecked Sendable {
             finish(stream.id, CallStatus(code: .resourceExhausted, message: "a \(message.count)-byte response exceeds the client's maximum frame size of \(peerMaxFrameSize) bytes"), abandon: true)
             return true
         }
-        if stream.sendWindow.allows(reply.byteCount) && sendConnectionWindow.allows(reply.byteCount) {
-            // The common case: everything fits, so no per-message bookkeeping.
-            try? stream.sendWindow.spend(reply.byteCount)
-            try? sendConnectionWindow.spend(reply.byteCount)
-            for message in reply.messages {
-                write(Frame(.message, stream: stream.id, payload: message))
-            }
-            complete(stream, .ok)
-        } else {
-            stream.pending.append(contentsOf: reply.messages.map { ($0, nil) })
-            finish(stream.id, .ok, abandon: false)
-        }
+        // Sent as the windows allow, then OK (what drain does for every call).
+        stream.pending.append(contentsOf: reply.messages.map { ($0, nil) })
+        finish(stream.id, .ok, abandon: false)
         return true
     }
 

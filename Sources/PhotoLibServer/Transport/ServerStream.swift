@@ -5,9 +5,10 @@ import PhotoLibWire
 /// The state of one call on a connection. Confined to the connection's queue.
 final class ServerStream {
     let id: UInt32
-    let method: MethodDescriptor
     /// The method's handler and fast path.
     let route: RPCRoute
+    /// The method called.
+    var method: MethodDescriptor { route.method }
     /// The running handler; `nil` until it starts (a call with a fast path waits for its
     /// request first, and may finish without one).
     var task: Task<Void, Never>?
@@ -28,7 +29,6 @@ final class ServerStream {
 
     init(id: UInt32, route: RPCRoute, sendWindow: Int, receiveWindow: Int) {
         self.id = id
-        self.method = route.method
         self.route = route
         self.sendWindow = FlowWindow(initial: sendWindow)
         self.receiveWindow = FlowWindow(initial: receiveWindow)
