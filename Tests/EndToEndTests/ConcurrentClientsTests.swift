@@ -82,6 +82,7 @@ final class ConcurrentClientsTests: XCTestCase {
             let library = try await connectClient(server)
             let info = try await withTimeout(20, "libraryInfo") { try await library.libraryInfo() }
             XCTAssertEqual(info.assetCount, 4, "client \(round)")
+            XCTAssertGreaterThan(Self.openSocketCount(), baseline, "client \(round): the count sees its socket")
         }
         let deadline = Date().addingTimeInterval(10)
         while Self.openSocketCount() > baseline && Date() < deadline { try await Task.sleep(nanoseconds: 20_000_000) }

@@ -52,6 +52,7 @@ final class ConnectionLimitTests: XCTestCase {
         // A flood: 300 connections at once, none reading. While they are open, the server's
         // threads stay bounded (64 lingering refusals at most, plus what it had).
         let before = threadCount()
+        XCTAssertGreaterThan(before, 0, "cannot read photolibd's thread count from /proc")
         let flood = try (0..<300).map { _ in try RawConnection(port: server.port) }
         var most = before
         for _ in 0..<20 {

@@ -76,11 +76,19 @@ final class PersistentHistoryTests: XCTestCase {
         XCTAssertNil(gone.collectionAfterChanges)
         assertContiguous(changes, from: created.changeToken, "object notifications")
 
-        // Unregistered objects are no longer reported.
-        try await withTimeout(20, "unregister") { try await subscription.unregister(objects: [album]) }
-        let t6 = try await commit(writer, "other again", [.setAssetProperties(.init(asset: ids[0], isFavorite: false))])
-        try await Task.sleep(nanoseconds: 400_000_000)
-        XCTAssertFalse(collector.changes.contains { $0.changeToken == String(t6) })
+        // Unregistered objects are no longer reported. ids[2] is reported while registered;
+        // after it is unregistered, a change to it is not, which shows because the next
+        // change to a registered object (ids[0]) arrives and notifications come in order.
+        try await withTimeout(20, "register ids[2]") { try await subscription.register(objects: [ids[2]]) }
+        let t6 = try await commit(writer, "observed", [.setAssetProperties(.init(asset: ids[2], isFavorite: true))])
+        changes = try await collector.waitFor(token: t6)
+        XCTAssertNotNil(changes.last?.changeDetails(forObject: ids[2]), "a registered asset is reported")
+        try await withTimeout(20, "unregister") { try await subscription.unregister(objects: [album, ids[2]]) }
+        let t7 = try await commit(writer, "unobserved", [.setAssetProperties(.init(asset: ids[2], isFavorite: false))])
+        try await withTimeout(20, "register ids[0]") { try await subscription.register(objects: [ids[0]]) }
+        let t8 = try await commit(writer, "other again", [.setAssetProperties(.init(asset: ids[0], isFavorite: false))])
+        changes = try await collector.waitFor(token: t8)
+        XCTAssertFalse(collector.changes.contains { $0.changeToken == String(t7) })
     }
 
     func testPersistentHistoryListsEveryTransactionPerObjectType() async throws {

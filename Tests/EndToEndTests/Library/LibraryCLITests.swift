@@ -475,7 +475,12 @@ final class LibraryCLITests: XCTestCase {
         try runCLIFailing(["ls", "--sort", "size"], server: server, saying: ["unknown sort key 'size'"])
         try runCLIFailing(["ls", "--sort", "creationDate:up"], server: server, saying: ["asc or desc"])
         try runCLIFailing(["ls", "--limit", "0"], server: server, saying: ["--limit"])
-        try runCLIFailing(["album", "insert", unknownAlbum, "-1", x], server: server, saying: [])
+        // "-1" alone reads as an option, so the index is refused by the parser; after "--" the
+        // command itself refuses it. Neither asks the server (no NOT_FOUND for the album).
+        let parsed = try runCLIFailing(["album", "insert", unknownAlbum, "-1", x], server: server, saying: ["<index>"])
+        XCTAssertFalse(parsed.stderr.contains("NOT_FOUND"), "refused before asking the server: \(parsed)")
+        let negative = try runCLIFailing(["album", "insert", unknownAlbum, "--", "-1", x], server: server, saying: ["must not be negative"])
+        XCTAssertFalse(negative.stderr.contains("NOT_FOUND"), "refused before asking the server: \(negative)")
         try runCLIFailing(["album", "move", unknownAlbum, "--from", "a,b", "--to", "0"], server: server, saying: ["--from"])
 
         // apply: bad files.
