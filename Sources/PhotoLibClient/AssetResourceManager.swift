@@ -42,28 +42,11 @@ public struct AssetResourceManager: Sendable {
         let chunks = try await connection.serverStreaming(
             PhotoLibraryMethods.requestResourceData,
             ResourceDataRequest(assetIdentifier: identifier, type: type, offset: offset, length: length), responseType: ResourceDataChunk.self)
-        let (stream, continuation) = AsyncThrowingStream<AssetResourceChunk, any Error>.makeStream()
-        let task = Task {
-            var expected = offset
-            do {
-                for try await chunk in chunks {
-                    guard chunk.offset == expected, chunk.data.count <= WireLimits.chunkSize,
-                        chunk.offset + chunk.data.count <= chunk.totalSize
-                    else {
-                        throw PhotoLibError(.internalError, "a resource chunk at offset \(chunk.offset) (\(chunk.data.count) bytes of \(chunk.totalSize)) does not continue the transfer at \(expected)", reason: .protocolViolation)
-                    }
-                    expected += chunk.data.count
-                    continuation.yield(chunk)
-                }
-                continuation.finish()
-            } catch {
-                continuation.finish(throwing: error)
-            }
-        }
-        continuation.onTermination = { termination in
-            if case .cancelled = termination { task.cancel() }
-        }
-        return stream
+        // Pulled by the caller, chunk by chunk: each chunk's credit goes back when it is
+        // taken, so a slow reader slows the server down instead of buffering the resource.
+        // Dropping the stream drops the call's responses, which cancels it.
+        let reader = ResourceChunkReader(chunks.makeAsyncIterator(), from: offset)
+        return AsyncThrowingStream { try await reader.next() }
     }
 
     /// `writeData(for:toFile:options:completionHandler:)`, resumable: bytes go to
@@ -205,5 +188,26 @@ struct SHA256Digest {
         state[5] = state[5] &+ f
         state[6] = state[6] &+ g
         state[7] = state[7] &+ h
+    }
+}
+
+/// The chunks of one `requestData` transfer, checked to continue it: ascending, contiguous,
+/// within the chunk size and the total. Used by one consumer at a time (the stream's).
+private final class ResourceChunkReader: @unchecked Sendable {
+    private var chunks: ServerStreamResponses<ResourceDataChunk>.AsyncIterator
+    private var expected: Int
+
+    init(_ chunks: ServerStreamResponses<ResourceDataChunk>.AsyncIterator, from offset: Int) {
+        self.chunks = chunks
+        self.expected = offset
+    }
+
+    func next() async throws -> AssetResourceChunk? {
+        guard let chunk = try await chunks.next() else { return nil }
+        guard chunk.offset == expected, chunk.data.count <= WireLimits.chunkSize, chunk.offset + chunk.data.count <= chunk.totalSize else {
+            throw PhotoLibError(.internalError, "a resource chunk at offset \(chunk.offset) (\(chunk.data.count) bytes of \(chunk.totalSize)) does not continue the transfer at \(expected)", reason: .protocolViolation)
+        }
+        expected += chunk.data.count
+        return chunk
     }
 }

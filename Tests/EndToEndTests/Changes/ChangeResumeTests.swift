@@ -140,6 +140,7 @@ final class ChangeResumeTests: XCTestCase {
             previous = line.changeToken
         }
         XCTAssertLessThanOrEqual(Int64(resumeToken)!, firstTokens.last!)
+        XCTAssertGreaterThanOrEqual(Int64(seen.first!.sinceToken)!, start, "the watcher starts from the token current when it subscribed, not before")
 
         // Changes while no watcher runs (the commits after resumeToken not yet printed count too).
         var missed: [Int64] = []
