@@ -95,18 +95,20 @@ public final class ChangeSubscription: @unchecked Sendable {
     private var pending: [CheckedContinuation<SubscriptionEvent, any Error>] = []
     private var current: [String: FetchResult<Asset>] = [:]
     private var pump: Task<Void, Never>?
-    private var delivery: Task<Void, Never>?
+    /// Ends ``changes`` when the subscription is cancelled.
+    private let backlogContinuation: AsyncThrowingStream<(PhotoLibraryChange, Int), any Error>.Continuation
 
     init(connection: ClientConnection, streamID: UInt32, events: AsyncThrowingStream<[UInt8], any Error>) {
         self.connection = connection
         self.streamID = streamID
-        let (changes, continuation) = AsyncThrowingStream<PhotoLibraryChange, any Error>.makeStream(bufferingPolicy: .bufferingOldest(1))
-        self.changes = changes
         // Notifications wait here (with their credit not yet returned) until the application
-        // takes them, so a slow reader slows the server through flow control — while
-        // acknowledgements behind them are still answered at once (a resumed subscription
-        // receives its catch-up before the answers to its first requests).
+        // takes them from ``changes``, so a slow reader slows the server through flow
+        // control — while acknowledgements behind them are still answered at once (a resumed
+        // subscription receives its catch-up before the answers to its first requests).
         let (backlog, backlogContinuation) = AsyncThrowingStream<(PhotoLibraryChange, Int), any Error>.makeStream()
+        self.backlogContinuation = backlogContinuation
+        let reader = ChangeBacklogReader(backlog.makeAsyncIterator(), connection: connection, streamID: streamID)
+        self.changes = AsyncThrowingStream { try await reader.next() }
         pump = Task { [weak self] in
             do {
                 for try await payload in events {
@@ -128,22 +130,7 @@ public final class ChangeSubscription: @unchecked Sendable {
                 self?.failPending(error as? PhotoLibError ?? PhotoLibError(.cancelled, "the subscription ended: \(error)"))
             }
         }
-        delivery = Task { [connection] in
-            do {
-                for try await (change, size) in backlog {
-                    while case .dropped = continuation.yield(change) {
-                        try await Task.sleep(nanoseconds: 1_000_000)
-                    }
-                    connection.consumed(size, stream: streamID)
-                }
-                continuation.finish()
-            } catch {
-                continuation.finish(throwing: error)
-            }
-        }
-        continuation.onTermination = { [weak self] termination in
-            if case .cancelled = termination { self?.cancel() }
-        }
+        reader.subscription = self
     }
 
     /// Registers a fetch result obtained on this library connection.
@@ -182,7 +169,7 @@ public final class ChangeSubscription: @unchecked Sendable {
     public func cancel() {
         connection.cancel(streamID)
         pump?.cancel()
-        delivery?.cancel()
+        backlogContinuation.finish()
     }
 
     func resume(since token: String) async throws {
@@ -311,5 +298,32 @@ extension PhotoLibrary {
         let subscription = ChangeSubscription(connection: connection, streamID: id, events: events)
         if let token { try await subscription.resume(since: token) }
         return subscription
+    }
+}
+
+/// What ``ChangeSubscription/changes`` pulls: the next notification from the backlog, whose
+/// credit goes back to the server as the application takes it. Cancelling the task that
+/// iterates ends the subscription. Used by one consumer at a time.
+private final class ChangeBacklogReader: @unchecked Sendable {
+    private var backlog: AsyncThrowingStream<(PhotoLibraryChange, Int), any Error>.AsyncIterator
+    private let connection: ClientConnection
+    private let streamID: UInt32
+    weak var subscription: ChangeSubscription?
+
+    init(_ backlog: AsyncThrowingStream<(PhotoLibraryChange, Int), any Error>.AsyncIterator, connection: ClientConnection, streamID: UInt32) {
+        self.backlog = backlog
+        self.connection = connection
+        self.streamID = streamID
+    }
+
+    func next() async throws -> PhotoLibraryChange? {
+        let next = try await withTaskCancellationHandler {
+            try await backlog.next()
+        } onCancel: { [weak self] in
+            self?.subscription?.cancel()
+        }
+        guard let (change, size) = next else { return nil }
+        connection.consumed(size, stream: streamID)
+        return change
     }
 }
