@@ -77,7 +77,7 @@ let package = Package(
             ]),
 
         // MARK: Tests mirror the modules.
-        .testTarget(name: "PhotoLibCoreTests", dependencies: ["PhotoLibCore"]),
+        .testTarget(name: "PhotoLibCoreTests", dependencies: ["PhotoLibCore", "PhotoLibTestSupport"]),
         .testTarget(name: "PhotoLibWireTests", dependencies: ["PhotoLibWire", "PhotoLibCore"]),
         .testTarget(name: "PhotoLibNetTests", dependencies: ["PhotoLibNet"]),
         .testTarget(name: "PhotoLibImagingTests", dependencies: ["PhotoLibImaging", "PhotoLibTestSupport"]),

@@ -82,7 +82,7 @@ struct ExifTests {
 
     @Test("garbage EXIF is ignored, never a failure or a crash")
     func garbageExif() throws {
-        var generator = SeededGenerator(seed: 42)
+        var generator = SplitMix64(seed: 42)
         var payloads: [[UInt8]] = [
             Array("Exif".utf8) + [0, 0],  // header only
             Array("Exif".utf8) + [0, 0] + [0x49, 0x49, 0x2A, 0x00, 0xFF, 0xFF, 0xFF, 0x7F],  // IFD0 offset far away
@@ -117,17 +117,3 @@ struct ExifTests {
     }
 }
 
-/// A small deterministic generator (SplitMix64), so failures reproduce.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

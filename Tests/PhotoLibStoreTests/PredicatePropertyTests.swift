@@ -2,18 +2,7 @@ import Foundation
 import PhotoLibCore
 import Testing
 @testable import PhotoLibStore
-
-/// SplitMix64: a small deterministic generator, so that a failing case can be replayed from its seed.
-private struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+import PhotoLibTestSupport
 
 /// `value` in upper-case hexadecimal, zero-padded to `width` digits.
 private func hex(_ value: UInt64, _ width: Int) -> String {
@@ -40,7 +29,7 @@ private enum Pool {
 
 /// Random assets, predicates and sort orders.
 private struct Generator {
-    var random: SeededGenerator
+    var random: SplitMix64
 
     mutating func int(_ range: Range<Int>) -> Int { Int.random(in: range, using: &random) }
     mutating func bool() -> Bool { Bool.random(using: &random) }
@@ -167,7 +156,7 @@ struct PredicatePropertyTests {
 
     @Test("random libraries, predicates, sorts, limits and includeHidden: fetch == filter + sort + prefix")
     func fetchEqualsReference() throws {
-        var generator = Generator(random: SeededGenerator(state: Self.seed))
+        var generator = Generator(random: SplitMix64(seed: Self.seed))
         var cases = 0
         var nonEmpty = 0
         var partial = 0
@@ -213,7 +202,7 @@ struct PredicatePropertyTests {
     func combinationsAndErrors() throws {
         let temp = try TemporaryDirectory()
         defer { temp.cleanUp() }
-        var generator = Generator(random: SeededGenerator(state: 7))
+        var generator = Generator(random: SplitMix64(seed: 7))
         let (library, assets) = try makeLibrary(at: temp.library, count: 60, &generator)
         let predicate = try AssetPredicate(parsing: "pixelWidth >= 1920 OR burstIdentifier != nil")
 
@@ -265,7 +254,7 @@ struct PredicatePropertyTests {
     func largestPredicates() throws {
         let temp = try TemporaryDirectory()
         defer { temp.cleanUp() }
-        var generator = Generator(random: SeededGenerator(state: 11))
+        var generator = Generator(random: SplitMix64(seed: 11))
         let (library, assets) = try makeLibrary(at: temp.library, count: 40, &generator)
         let visible = assets.filter { !$0.isHidden }
 
@@ -306,7 +295,7 @@ struct PredicatePropertyTests {
     func indexFriendly(text: String, index: String) throws {
         let temp = try TemporaryDirectory()
         defer { temp.cleanUp() }
-        var generator = Generator(random: SeededGenerator(state: 3))
+        var generator = Generator(random: SplitMix64(seed: 3))
         let (library, _) = try makeLibrary(at: temp.library, count: 500, &generator)
         // Bursts are rare in real libraries; the planner decides from statistics (ANALYZE).
         try library.executeForTesting(

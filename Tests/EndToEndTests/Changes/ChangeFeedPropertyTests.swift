@@ -1,6 +1,7 @@
 import Foundation
 import PhotoLibClient
 import XCTest
+import PhotoLibTestSupport
 
 /// The change-feed invariant over the wire: a remote subscriber that applies every
 /// notification's details to its local lists always holds exactly what a fresh fetch returns.
@@ -38,7 +39,7 @@ final class ChangeFeedPropertyTests: XCTestCase {
     }
 
     private func runSequence(seed: UInt64, transactions: Int) async throws {
-        var random = SeededRandom(seed: seed)
+        var random = SplitMix64(seed: seed)
         let (server, initialIDs) = try startChangeServer(directory, photos: 14)
         self.server = server
         let writer = try await connectClient(server, name: "writer")

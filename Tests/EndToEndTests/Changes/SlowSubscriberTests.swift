@@ -1,6 +1,7 @@
 import Foundation
 import PhotoLibClient
 import XCTest
+import PhotoLibTestSupport
 
 /// A subscriber that stops reading neither grows the server's memory nor delays the others;
 /// when it reads again it gets a resync, then incremental changes.
@@ -61,7 +62,7 @@ final class SlowSubscriberTests: XCTestCase {
         let rssBefore = try XCTUnwrap(residentKiB(server.pid))
         var peak = rssBefore
         // 300 transactions of ten favourite toggles each, each as soon as the reading subscriber has the previous one.
-        var random = SeededRandom(seed: 0x510E)
+        var random = SplitMix64(seed: 0x510E)
         var favorites = Set<String>()
         var commits: [(token: Int64, at: Date)] = []
         let began = Date()

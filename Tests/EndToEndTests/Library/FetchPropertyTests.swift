@@ -1,6 +1,7 @@
 import Foundation
 import PhotoLibClient
 import XCTest
+import PhotoLibTestSupport
 
 /// The server's `FetchAssets` against an in-memory reference, through the real server and
 /// client: a random library (small distinct photos uploaded with random EXIF dates and
@@ -19,7 +20,7 @@ final class FetchPropertyTests: XCTestCase {
         defer { fixture.shutDown() }
         let library = try await connectClient(fixture.server)
         defer { library.close() }
-        var random = SplitMix64(state: Self.seed)
+        var random = SplitMix64(seed: Self.seed)
         let seedNote = "seed \(Self.seed) (LIBRARY_FETCH_SEED)"
 
         // A random library.

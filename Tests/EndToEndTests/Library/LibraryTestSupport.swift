@@ -3,18 +3,6 @@ import PhotoLibClient
 import PhotoLibTestSupport
 import XCTest
 
-/// SplitMix64: small and deterministic, so that a failing case replays from its seed.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// A server over a library holding one imported photo (the landscape test photo), plus the
 /// tools to fill it quickly with many small, distinct photos uploaded through the client.
 final class UploadLibrary: @unchecked Sendable {

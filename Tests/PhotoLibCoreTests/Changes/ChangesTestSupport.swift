@@ -1,17 +1,12 @@
 import Foundation
 import PhotoLibCore
+import PhotoLibTestSupport
 
-/// SplitMix64, so that every random case can be replayed from its seed.
-struct ChangesRandom: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+/// The property tests' generator (SplitMix64, so that every random case can be replayed
+/// from its seed), with the draws they use.
+typealias ChangesRandom = SplitMix64
+
+extension SplitMix64 {
     mutating func int(_ range: Range<Int>) -> Int { Int.random(in: range, using: &self) }
     mutating func chance(_ numerator: Int, in denominator: Int) -> Bool { int(0..<denominator) < numerator }
     mutating func pick<T>(_ values: [T]) -> T { values[int(0..<values.count)] }
