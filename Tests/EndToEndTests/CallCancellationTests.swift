@@ -10,33 +10,23 @@ import Glibc
 /// does not answer (it is stopped with SIGSTOP), and the connection goes on afterwards: late
 /// answers to abandoned calls are dropped and their connection credit returned.
 final class CallCancellationTests: XCTestCase {
-    private var directory: TemporaryDirectory!
-    private var server: ServerProcess!
-    private var ids: [String] = []
+    private var fixture: LibraryFixture!
+    private var server: ServerProcess { fixture.server }
+    /// The photos' identifiers, sorted.
+    private var ids: [String] { Array(fixture.identifiers.values).sorted() }
 
     override func setUpWithError() throws {
-        _ = try Paths.executable(Paths.photolibd)
-        directory = try TemporaryDirectory("photolib-e2e-cancellation")
-        let library = directory.file("library")
-        let result = try ServerProcess.importPhotos(library: library, Paths.fourPhotos)
-        guard result.succeeded else { throw E2EError("import failed: \(result)") }
-        ids = Array(ImportOutput(result).added.values).sorted()
-        server = try ServerProcess.start(library: library)
+        fixture = try LibraryFixture("cancellation", photos: Paths.fourPhotos)
     }
 
     override func tearDown() {
-        server?.resume()
-        server?.stopGracefully()
-        server = nil
-        directory?.remove()
+        fixture?.server.resume()
+        fixture?.stopAndRemove()
+        fixture = nil
     }
 
     private func connect(_ configuration: ClientConfiguration = ClientConfiguration()) async throws -> PhotoLibrary {
-        let address = server.address
-        let token = server.token
-        return try await withTimeout(20, "connect") {
-            try await PhotoLibrary.connect(to: address, token: token, clientName: "e2e-cancellation", configuration: configuration)
-        }
+        try await connectClient(server, configuration: configuration, name: "e2e-cancellation")
     }
 
     private static let thumbnail = ImageRequestOptions(deliveryMode: .highQualityFormat, resizeMode: .exact)
@@ -120,11 +110,7 @@ final class CallCancellationTests: XCTestCase {
     }
 
     func testLateAnswersToCancelledRequestsGiveTheirConnectionCreditBack() async throws {
-        var configuration = ClientConfiguration()
-        configuration.maxFrameSize = 128 << 10
-        configuration.initialStreamWindow = 128 << 10
-        configuration.initialConnectionWindow = 192 << 10
-        let library = try await connect(configuration)
+        let library = try await connect(.smallWindows)
         defer { library.close() }
         let manager = library.imageManager
         let identifiers = ids

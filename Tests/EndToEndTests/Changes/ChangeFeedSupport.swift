@@ -216,15 +216,6 @@ func startChangeServer(_ directory: TemporaryDirectory, photos: Int, extraArgume
     return (try ServerProcess.start(library: library, extraArguments: extraArguments), ids)
 }
 
-/// Connects with a custom configuration (20 s at most).
-func connectClient(_ server: ServerProcess, configuration: ClientConfiguration, name: String) async throws -> PhotoLibrary {
-    let address = server.address
-    let token = server.token
-    return try await withTimeout(20, "PhotoLibrary.connect(\(address))") {
-        try await PhotoLibrary.connect(to: address, token: token, clientName: name, configuration: configuration)
-    }
-}
-
 /// The library's current token as a number.
 func currentToken(_ library: PhotoLibrary) async throws -> Int64 {
     let text = try await withTimeout(20, "currentChangeToken") { try await library.currentChangeToken() }

@@ -21,10 +21,7 @@ final class CachedImageFastPathTests: XCTestCase {
         fixture = nil
     }
 
-    private func identifier(_ path: String) throws -> String {
-        guard let id = Self.fixture!.identifiers[path] else { throw E2EError("\(path) was not imported") }
-        return id
-    }
+    private func identifier(_ path: String) throws -> String { try Self.fixture!.identifier(path) }
 
     /// The JPEG of a finished call's ImageStart/ImageChunk/ImageEnd messages.
     private func jpeg(of messages: [[UInt8]]) throws -> [UInt8] {

@@ -7,34 +7,16 @@ import XCTest
 /// credit the client keeps back in batches always goes back in the end (a lost byte of
 /// credit would stall the connection and time these tests out).
 final class ImageFlowControlTests: XCTestCase {
-    private var directory: TemporaryDirectory!
-    private var server: ServerProcess!
-    private var ids: [String: String] = [:]
+    private var fixture: LibraryFixture!
+    private var server: ServerProcess { fixture.server }
 
     override func setUpWithError() throws {
-        _ = try Paths.executable(Paths.photolibd)
-        directory = try TemporaryDirectory("photolib-e2e-image-flow")
-        let library = directory.file("library")
-        let result = try ServerProcess.importPhotos(library: library, Paths.fourPhotos)
-        guard result.succeeded else { throw E2EError("import failed: \(result)") }
-        ids = ImportOutput(result).added
-        server = try ServerProcess.start(library: library)
+        fixture = try LibraryFixture("image-flow", photos: Paths.fourPhotos)
     }
 
     override func tearDown() {
-        server?.stopGracefully()
-        server = nil
-        directory?.remove()
-    }
-
-    /// The smallest windows the protocol allows for 128 KiB frames: every message needs
-    /// credit back before the next can follow.
-    private static var smallWindows: ClientConfiguration {
-        var configuration = ClientConfiguration()
-        configuration.maxFrameSize = 128 << 10
-        configuration.initialStreamWindow = 128 << 10
-        configuration.initialConnectionWindow = 192 << 10
-        return configuration
+        fixture?.stopAndRemove()
+        fixture = nil
     }
 
     /// Windows large enough for the client to hold credit back and return it in batches.
@@ -47,23 +29,16 @@ final class ImageFlowControlTests: XCTestCase {
     }
 
     private func connect(_ configuration: ClientConfiguration) async throws -> PhotoLibrary {
-        let address = server.address
-        let token = server.token
-        return try await withTimeout(20, "connect") {
-            try await PhotoLibrary.connect(to: address, token: token, clientName: "e2e-flow", configuration: configuration)
-        }
+        try await connectClient(server, configuration: configuration, name: "e2e-flow")
     }
 
     func testOriginalsManyWindowsLongArriveWholeConcurrently() async throws {
-        let library = try await connect(Self.smallWindows)
+        let library = try await connect(.smallWindows)
         defer { library.close() }
         let manager = library.imageManager
         let original = ImageRequestOptions(deliveryMode: .highQualityFormat, resizeMode: .none, version: .original)
         let paths = [Paths.sampleBaseline, Paths.sampleProgressive, Paths.landscape]
-        let identifiers = try paths.map { path -> String in
-            guard let id = ids[path] else { throw E2EError("\(path) was not imported") }
-            return id
-        }
+        let identifiers = try paths.map { try fixture.identifier($0) }
         let (final0, final1, streamed) = try await withTimeout(120, "three originals") {
             async let first = manager.image(forAssetIdentifier: identifiers[0], targetSize: .maximum, options: original)
             async let second = manager.image(forAssetIdentifier: identifiers[1], targetSize: .maximum, options: original)
@@ -84,11 +59,11 @@ final class ImageFlowControlTests: XCTestCase {
     }
 
     func testThumbnailsPassThroughTheConnectionWindowManyTimes() async throws {
-        for (name, configuration) in [("small", Self.smallWindows), ("batching", Self.batchingWindows)] {
+        for (name, configuration) in [("small", .smallWindows), ("batching", Self.batchingWindows)] {
             let library = try await connect(configuration)
             defer { library.close() }
             let manager = library.imageManager
-            let identifiers = Array(ids.values).sorted()
+            let identifiers = Array(fixture.identifiers.values).sorted()
             let options = ImageRequestOptions(deliveryMode: .highQualityFormat, resizeMode: .exact)
             let size = PixelSize(width: 256, height: 256)
             var reference: [String: [UInt8]] = [:]
@@ -124,10 +99,10 @@ final class ImageFlowControlTests: XCTestCase {
         // Each download is dropped after its first chunk while the server has already sent
         // the next: unless the client returns the credit of what it never read, a few of
         // these use up the 192 KiB connection window and the last download stalls.
-        let library = try await connect(Self.smallWindows)
+        let library = try await connect(.smallWindows)
         defer { library.close() }
         let resources = AssetResourceManager(library: library)
-        guard let asset = ids[Paths.sampleBaseline] else { throw E2EError("the sample was not imported") }
+        let asset = try fixture.identifier(Paths.sampleBaseline)
         let original = try readBytes(Paths.sampleBaseline)
         try await withTimeout(120, "cancelled downloads, then a whole one") {
             for _ in 0..<12 {

@@ -6,30 +6,20 @@ import XCTest
 /// order and flags, cancellation stopping the server's work, hostile files, cache
 /// invalidation, caching manager, resources and resumable, byte-exact exports.
 final class ImageRequestTests: XCTestCase {
-    private var directory: TemporaryDirectory!
-    private var server: ServerProcess!
-    private var ids: [String: String] = [:]
+    private var fixture: LibraryFixture!
+    private var server: ServerProcess { fixture.server }
+    private var directory: TemporaryDirectory { fixture.directory }
 
     override func setUpWithError() throws {
-        _ = try Paths.executable(Paths.photolibd)
-        directory = try TemporaryDirectory("photolib-e2e-images")
-        let library = directory.file("library")
-        let result = try ServerProcess.importPhotos(library: library, Paths.fourPhotos)
-        guard result.succeeded else { throw E2EError("import failed: \(result)") }
-        ids = ImportOutput(result).added
-        server = try ServerProcess.start(library: library, extraArguments: ["--log-level", "debug"])
+        fixture = try LibraryFixture("images", photos: Paths.fourPhotos, serverArguments: ["--log-level", "debug"])
     }
 
     override func tearDown() {
-        server?.stopGracefully()
-        server = nil
-        directory?.remove()
+        fixture?.stopAndRemove()
+        fixture = nil
     }
 
-    private func id(_ path: String) throws -> String {
-        guard let id = ids[path] else { throw E2EError("\(path) was not imported") }
-        return id
-    }
+    private func id(_ path: String) throws -> String { try fixture.identifier(path) }
 
     /// The original file of an asset inside the library (FileStore's layout).
     private func originalPath(_ identifier: String) -> String {
@@ -235,7 +225,7 @@ final class ImageRequestTests: XCTestCase {
         let library = try await connectClient(server)
         defer { library.close() }
         let caching = CachingImageManager(library: library)
-        let all = Array(ids.values)
+        let all = Array(fixture.identifiers.values)
         try await caching.startCachingImages(for: all, targetSize: PixelSize(width: 200, height: 200), contentMode: .aspectFill, options: ImageRequestOptions(resizeMode: .exact))
         XCTAssertTrue(waitUntil(timeout: 60) { self.server.log.components(separatedBy: "pre-rendered").count - 1 >= all.count }, "every asset is pre-rendered\n\(server.log)")
         let renders = server.log.components(separatedBy: "image rendered").count

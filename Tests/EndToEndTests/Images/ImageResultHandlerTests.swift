@@ -5,30 +5,19 @@ import XCTest
 /// PhotoKit's callback form of `requestImage`: images (degraded, then final) or the error
 /// reach the result handler, the id cancels the request, and handlers may chain requests.
 final class ImageResultHandlerTests: XCTestCase {
-    private var directory: TemporaryDirectory!
-    private var server: ServerProcess!
-    private var ids: [String: String] = [:]
+    private var fixture: LibraryFixture!
+    private var server: ServerProcess { fixture.server }
 
     override func setUpWithError() throws {
-        _ = try Paths.executable(Paths.photolibd)
-        directory = try TemporaryDirectory("photolib-e2e-result-handler")
-        let library = directory.file("library")
-        let result = try ServerProcess.importPhotos(library: library, Paths.fourPhotos)
-        guard result.succeeded else { throw E2EError("import failed: \(result)") }
-        ids = ImportOutput(result).added
-        server = try ServerProcess.start(library: library)
+        fixture = try LibraryFixture("result-handler", photos: Paths.fourPhotos)
     }
 
     override func tearDown() {
-        server?.stopGracefully()
-        server = nil
-        directory?.remove()
+        fixture?.stopAndRemove()
+        fixture = nil
     }
 
-    private func id(_ path: String) throws -> String {
-        guard let id = ids[path] else { throw E2EError("\(path) was not imported") }
-        return id
-    }
+    private func id(_ path: String) throws -> String { try fixture.identifier(path) }
 
     /// What a request's handler received, once it got a final image or an error.
     private func results(
@@ -103,7 +92,7 @@ final class ImageResultHandlerTests: XCTestCase {
         let library = try await connectClient(server)
         defer { library.close() }
         let manager = library.imageManager
-        let identifiers = Array(ids.values).sorted()
+        let identifiers = Array(fixture.identifiers.values).sorted()
         let chain = Chain(manager: manager, identifiers: identifiers, total: 200)
         chain.start(width: 8)
         XCTAssertTrue(waitUntil(timeout: 60) { chain.finished == 200 }, "200 chained requests finish (\(chain.finished))")

@@ -52,11 +52,25 @@ private final class ResumeOnce<T: Sendable>: @unchecked Sendable {
 }
 
 /// Connects a `PhotoLibClient` to `server` with the owner token (20 s at most).
-func connectClient(_ server: ServerProcess, token: String? = nil, name: String = "e2e-tests") async throws -> PhotoLibrary {
+func connectClient(
+    _ server: ServerProcess, token: String? = nil, configuration: ClientConfiguration = ClientConfiguration(), name: String = "e2e-tests"
+) async throws -> PhotoLibrary {
     let address = server.address
     let token = token ?? server.token
     return try await withTimeout(20, "PhotoLibrary.connect(\(address))") {
-        try await PhotoLibrary.connect(to: address, token: token, clientName: name)
+        try await PhotoLibrary.connect(to: address, token: token, clientName: name, configuration: configuration)
+    }
+}
+
+extension ClientConfiguration {
+    /// The smallest windows the protocol allows for 128 KiB frames: every message needs
+    /// credit back before the next can follow.
+    static var smallWindows: ClientConfiguration {
+        var configuration = ClientConfiguration()
+        configuration.maxFrameSize = 128 << 10
+        configuration.initialStreamWindow = 128 << 10
+        configuration.initialConnectionWindow = 192 << 10
+        return configuration
     }
 }
 

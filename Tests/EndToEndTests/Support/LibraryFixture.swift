@@ -27,6 +27,19 @@ final class LibraryFixture: @unchecked Sendable {
         }
     }
 
+    /// The identifier of the photo imported from `path`.
+    func identifier(_ path: String) throws -> String {
+        guard let identifier = identifiers[path] else { throw E2EError("\(path) was not imported") }
+        return identifier
+    }
+
+    /// Stops the server gracefully, asserting it exits with status 0, and deletes the
+    /// library: for a fixture per test, in `tearDown`.
+    func stopAndRemove(file: StaticString = #filePath, line: UInt = #line) {
+        server.stopGracefully(file: file, line: line)
+        directory.remove()
+    }
+
     /// The path of a generated photo.
     func generatedPath(_ name: String) -> String { directory.file("photos/\(name)") }
 
