@@ -40,14 +40,10 @@ extension ClientConnection {
         var response: Response?
         for try await payload in responses {
             consumed(payload.count, stream: id)
-            guard response == nil else {
-                throw PhotoLibError(.internalError, "\(method.name) answered with more than one message", reason: .protocolViolation)
-            }
+            guard response == nil else { throw UnaryResponseConsumer.extraResponse(method) }
             response = try Response(decoding: payload)
         }
-        guard let response else {
-            throw PhotoLibError(.internalError, "\(method.name) ended with OK but no response", reason: .protocolViolation)
-        }
+        guard let response else { throw UnaryResponseConsumer.noResponse(method) }
         return response
     }
 }

@@ -15,7 +15,7 @@ final class UnaryResponseConsumer: ResponseConsumer, @unchecked Sendable {
 
     func receive(_ payload: [UInt8]) throws(PhotoLibError) {
         guard response == nil else {
-            throw PhotoLibError(.internalError, "\(method.name) answered with more than one message", reason: .protocolViolation)
+            throw Self.extraResponse(method)
         }
         response = payload
     }
@@ -26,7 +26,17 @@ final class UnaryResponseConsumer: ResponseConsumer, @unchecked Sendable {
         } else if let response {
             continuation.resume(returning: response)
         } else {
-            continuation.resume(throwing: PhotoLibError(.internalError, "\(method.name) ended with OK but no response", reason: .protocolViolation))
+            continuation.resume(throwing: Self.noResponse(method))
         }
+    }
+
+    /// A unary answer with a second message.
+    static func extraResponse(_ method: MethodDescriptor) -> PhotoLibError {
+        PhotoLibError(.internalError, "\(method.name) answered with more than one message", reason: .protocolViolation)
+    }
+
+    /// A unary call that ended with OK and no message.
+    static func noResponse(_ method: MethodDescriptor) -> PhotoLibError {
+        PhotoLibError(.internalError, "\(method.name) ended with OK but no response", reason: .protocolViolation)
     }
 }
