@@ -60,7 +60,7 @@ let package = Package(
             ]),
         .target(
             name: "PhotoLibClient",
-            dependencies: ["PhotoLibCore", "PhotoLibWire", "PhotoLibNet", "PhotoLibImaging"]),
+            dependencies: ["PhotoLibCore", "PhotoLibWire", "PhotoLibNet"]),
         .executableTarget(
             name: "photolibd",
             dependencies: [
@@ -71,10 +71,14 @@ let package = Package(
         .executableTarget(
             name: "photolib",
             dependencies: [
-                "PhotoLibClient",
+                "PhotoLibClient", "PhotoLibCore", "PhotoLibImaging",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ]),
+        // The README's "Use PhotoLibClient in your package" program, built with the package and
+        // run by EndToEndTests.ExampleProgramTests.
+        .executableTarget(
+            name: "photolib-example", dependencies: ["PhotoLibClient"], path: "Sources/PhotoLibExample"),
 
         // MARK: Tests mirror the modules.
         .testTarget(name: "PhotoLibCoreTests", dependencies: ["PhotoLibCore", "PhotoLibTestSupport"]),

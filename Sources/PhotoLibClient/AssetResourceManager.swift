@@ -1,15 +1,15 @@
 import Foundation
 import PhotoLibWire
 
-/// PhotoKit's `PHAssetResourceType`.
-public typealias AssetResourceType = ResourceType
-
-/// PhotoKit's `PHAssetResource`: one file of an asset (type, original file name, size,
-/// uniform type identifier, SHA-256).
-public typealias AssetResource = AssetResourceDescription
-
 /// Bytes of a resource at an offset, as ``AssetResourceManager/requestData(for:type:offset:length:)`` delivers them.
-public typealias AssetResourceChunk = ResourceDataChunk
+public struct AssetResourceChunk: Sendable, Hashable {
+    /// Where `data` starts in the resource.
+    public var offset: Int
+    /// At most 64 KiB of the resource.
+    public var data: [UInt8]
+    /// The resource's size in bytes.
+    public var totalSize: Int
+}
 
 /// PhotoKit's `PHAssetResourceManager`: lists an asset's files and streams their bytes,
 /// resumably.
@@ -24,9 +24,9 @@ public struct AssetResourceManager: Sendable {
     /// `PHAssetResource.assetResources(for:)`: every file of the asset, photo first.
     /// Throws `notFound` for an unknown asset.
     public func assetResources(for identifier: String) async throws -> [AssetResource] {
-        let response: AssetResourcesResponse = try await connection.unary(
-            PhotoLibraryMethods.getAssetResources, AssetResourcesRequest(assetIdentifier: identifier))
-        return response.resources
+        let response = try await connection.unary(
+            PhotoLibraryMethods.getAssetResources, Wire.AssetResourcesRequest(assetIdentifier: identifier))
+        return try response.resources.map { (wire) throws(PhotoLibError) in try AssetResource(wire) }
     }
 
     /// `requestData(for:options:dataReceivedHandler:completionHandler:)` as a sequence of
@@ -41,7 +41,7 @@ public struct AssetResourceManager: Sendable {
         }
         let chunks = try await connection.serverStreaming(
             PhotoLibraryMethods.requestResourceData,
-            ResourceDataRequest(assetIdentifier: identifier, type: type, offset: offset, length: length), responseType: ResourceDataChunk.self)
+            Wire.ResourceDataRequest(assetIdentifier: identifier, type: .init(type), offset: UInt64(offset), length: UInt64(length)))
         // Pulled by the caller, chunk by chunk: each chunk's credit goes back when it is
         // taken, so a slow reader slows the server down instead of buffering the resource.
         // Dropping the stream drops the call's responses, which cancels it.
@@ -194,20 +194,22 @@ struct SHA256Digest {
 /// The chunks of one `requestData` transfer, checked to continue it: ascending, contiguous,
 /// within the chunk size and the total. Used by one consumer at a time (the stream's).
 private final class ResourceChunkReader: @unchecked Sendable {
-    private var chunks: ServerStreamResponses<ResourceDataChunk>.AsyncIterator
+    private var chunks: ServerStreamResponses<Wire.ResourceDataChunk>.AsyncIterator
     private var expected: Int
 
-    init(_ chunks: ServerStreamResponses<ResourceDataChunk>.AsyncIterator, from offset: Int) {
+    init(_ chunks: ServerStreamResponses<Wire.ResourceDataChunk>.AsyncIterator, from offset: Int) {
         self.chunks = chunks
         self.expected = offset
     }
 
     func next() async throws -> AssetResourceChunk? {
         guard let chunk = try await chunks.next() else { return nil }
-        guard chunk.offset == expected, chunk.data.count <= WireLimits.chunkSize, chunk.offset + chunk.data.count <= chunk.totalSize else {
+        guard chunk.offset == UInt64(expected), chunk.data.count <= WireLimits.chunkSize, chunk.totalSize <= UInt64(Int.max),
+            chunk.offset + UInt64(chunk.data.count) <= chunk.totalSize
+        else {
             throw PhotoLibError(.internalError, "a resource chunk at offset \(chunk.offset) (\(chunk.data.count) bytes of \(chunk.totalSize)) does not continue the transfer at \(expected)", reason: .protocolViolation)
         }
         expected += chunk.data.count
-        return chunk
+        return AssetResourceChunk(offset: Int(chunk.offset), data: chunk.data, totalSize: Int(chunk.totalSize))
     }
 }

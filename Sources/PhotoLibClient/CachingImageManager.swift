@@ -43,7 +43,7 @@ public struct CachingImageManager: Sendable {
 
     /// `stopCachingImagesForAllAssets()`.
     public func stopCachingImagesForAllAssets() async throws {
-        let _: EmptyMessage = try await imageManager.connection.unary(PhotoLibraryMethods.stopCachingImagesForAllAssets, EmptyMessage())
+        _ = try await imageManager.connection.unary(PhotoLibraryMethods.stopCachingImagesForAllAssets, Wire.Empty())
     }
 
     /// `requestImage` through the cache: the same as ``ImageManager``'s.
@@ -56,17 +56,17 @@ public struct CachingImageManager: Sendable {
     }
 
     private func send(
-        _ method: MethodDescriptor, _ identifiers: [String], _ targetSize: PixelSize, _ contentMode: ContentMode,
+        _ method: MethodDescriptor<Wire.CachingRequest, Wire.Empty, CallKinds.Unary>, _ identifiers: [String], _ targetSize: PixelSize, _ contentMode: ContentMode,
         _ options: ImageRequestOptions
     ) async throws {
         var start = 0
         repeat {
-            let batch = Array(identifiers[start..<min(identifiers.count, start + CachingRequest.maxAssets)])
-            let request = CachingRequest(
+            let batch = Array(identifiers[start..<min(identifiers.count, start + Wire.CachingRequest.maxAssets)])
+            let request = Wire.CachingRequest(
                 assetIdentifiers: batch, targetSize: targetSize, contentMode: contentMode, resizeMode: options.resizeMode,
                 version: options.version)
-            let _: EmptyMessage = try await imageManager.connection.unary(method, request)
-            start += CachingRequest.maxAssets
+            _ = try await imageManager.connection.unary(method, request)
+            start += Wire.CachingRequest.maxAssets
         } while start < identifiers.count
     }
 }

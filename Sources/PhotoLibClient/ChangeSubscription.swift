@@ -13,23 +13,25 @@ public struct FetchResultChanges: Sendable {
     public let fetchResultBeforeChanges: FetchResult<Asset>
     /// The fetch result after the change (objects are fetched from the server on demand).
     public let fetchResultAfterChanges: FetchResult<Asset>
-    /// False: only ``fetchResultAfterChanges`` is meaningful (e.g. after a resync).
-    public let hasIncrementalChanges: Bool
-    /// Indexes in the before result.
-    public let removedIndexes: [Int]
-    /// Indexes in the after result.
-    public let insertedIndexes: [Int]
-    /// Indexes in the after result.
-    public let changedIndexes: [Int]
-    /// Moves from before to after indexes.
-    public let moves: [IndexMove]
+    /// The indexes and counts (PhotoLibCore's value, the same the server computed).
+    public let details: FetchResultChangeDetails
     /// The objects at ``insertedIndexes``.
     public let insertedObjects: [Asset]
     /// The objects at ``changedIndexes``, after the change.
     public let changedObjects: [Asset]
 
+    /// False: only ``fetchResultAfterChanges`` is meaningful (e.g. after a resync).
+    public var hasIncrementalChanges: Bool { details.hasIncrementalChanges }
+    /// Indexes in the before result.
+    public var removedIndexes: [Int] { details.removedIndexes }
+    /// Indexes in the after result.
+    public var insertedIndexes: [Int] { details.insertedIndexes }
+    /// Indexes in the after result.
+    public var changedIndexes: [Int] { details.changedIndexes }
+    /// Moves from before to after indexes.
+    public var moves: [IndexMove] { details.moves }
     /// Whether any object moved.
-    public var hasMoves: Bool { !moves.isEmpty }
+    public var hasMoves: Bool { details.hasMoves }
 }
 
 /// PhotoKit's `PHObjectChangeDetails` for one registered object.
@@ -90,17 +92,19 @@ public final class ChangeSubscription: @unchecked Sendable {
     public let changes: AsyncThrowingStream<PhotoLibraryChange, any Error>
 
     private let connection: ClientConnection
-    private let streamID: UInt32
+    private let call: BidirectionalCall<Wire.SubscriptionRequest, Wire.SubscriptionEvent>
+    private var streamID: UInt32 { call.id }
     private let lock = NSLock()
-    private var pending: [CheckedContinuation<SubscriptionEvent, any Error>] = []
+    private var pending: [CheckedContinuation<Wire.SubscriptionEvent.Event, any Error>] = []
     private var current: [String: FetchResult<Asset>] = [:]
     private var pump: Task<Void, Never>?
     /// Ends ``changes`` when the subscription is cancelled.
     private let backlogContinuation: AsyncThrowingStream<(PhotoLibraryChange, Int), any Error>.Continuation
 
-    init(connection: ClientConnection, streamID: UInt32, events: AsyncThrowingStream<[UInt8], any Error>) {
+    init(connection: ClientConnection, call: BidirectionalCall<Wire.SubscriptionRequest, Wire.SubscriptionEvent>) {
         self.connection = connection
-        self.streamID = streamID
+        self.call = call
+        let streamID = call.id, events = call.payloads
         // Notifications wait here (with their credit not yet returned) until the application
         // takes them from ``changes``, so a slow reader slows the server through flow
         // control — while acknowledgements behind them are still answered at once (a resumed
@@ -113,14 +117,16 @@ public final class ChangeSubscription: @unchecked Sendable {
             do {
                 for try await payload in events {
                     guard let self else { return }
-                    let event = try SubscriptionEvent(decoding: payload)
+                    guard let event = try call.response(payload).event else {
+                        throw PhotoLibError(.internalError, "a SubscriptionEvent carries no event", reason: .protocolViolation)
+                    }
                     switch event {
-                    case .acknowledged, .registeredFetch:
+                    case .registeredAtToken, .registeredFetchResult:
                         self.connection.consumed(payload.count, stream: streamID)
                         let waiter = self.lock.withLock { self.pending.isEmpty ? nil : self.pending.removeFirst() }
                         waiter?.resume(returning: event)
                     case .change(let notification):
-                        backlogContinuation.yield((self.change(from: notification), payload.count))
+                        backlogContinuation.yield((try self.change(from: notification), payload.count))
                     }
                 }
                 backlogContinuation.finish()
@@ -136,13 +142,14 @@ public final class ChangeSubscription: @unchecked Sendable {
     /// Registers a fetch result obtained on this library connection.
     public func register(_ fetchResult: FetchResult<Asset>) async throws {
         lock.withLock { current[fetchResult.fetchResultID] = fetchResult }
-        _ = try await request(.registerFetchResult(fetchResult.fetchResultID))
+        _ = try await request(.registerFetchResult(Wire.RegisterFetchResult(fetchResultID: fetchResult.fetchResultID)))
     }
 
     /// Fetches with `options` (in a collection, if given) and registers the result at once.
     public func registerFetch(with options: FetchOptions = FetchOptions(), in collection: String? = nil) async throws -> FetchResult<Asset> {
-        let event = try await request(.registerFetch(FetchAssetsRequest(options: options, collectionIdentifier: collection, prefetchCount: FetchResult<Asset>.pageSize)))
-        guard case .registeredFetch(let snapshot, _) = event else {
+        let event = try await request(.registerFetch(Wire.FetchAssetsRequest(
+            options: Wire.FetchOptions(options, collectionIdentifier: collection), prefetchCount: UInt32(FetchResult<Asset>.pageSize))))
+        guard case .registeredFetchResult(let registered) = event, let snapshot = registered.snapshot else {
             throw PhotoLibError(.internalError, "the server acknowledged registerFetch without a snapshot", reason: .protocolViolation)
         }
         let result = try FetchResult<Asset>(snapshot: snapshot, connection: connection)
@@ -152,17 +159,17 @@ public final class ChangeSubscription: @unchecked Sendable {
 
     /// Stops following a fetch result (pass the result the subscription knows it as).
     public func unregister(_ fetchResult: FetchResult<Asset>) async throws {
-        _ = try await request(.unregisterFetchResult(fetchResult.fetchResultID))
+        _ = try await request(.unregisterFetchResult(Wire.UnregisterFetchResult(fetchResultID: fetchResult.fetchResultID)))
     }
 
     /// Observes objects (assets, albums, folders) by identifier.
     public func register(objects identifiers: [String]) async throws {
-        _ = try await request(.registerObjects(identifiers))
+        _ = try await request(.registerObjects(Wire.RegisterObjects(localIdentifiers: identifiers)))
     }
 
     /// Stops observing objects.
     public func unregister(objects identifiers: [String]) async throws {
-        _ = try await request(.unregisterObjects(identifiers))
+        _ = try await request(.unregisterObjects(Wire.UnregisterObjects(localIdentifiers: identifiers)))
     }
 
     /// Ends the subscription.
@@ -173,17 +180,17 @@ public final class ChangeSubscription: @unchecked Sendable {
     }
 
     func resume(since token: String) async throws {
-        _ = try await request(.resume(sinceToken: token))
+        _ = try await request(.resume(Wire.ResumeFrom(sinceToken: token)))
     }
 
-    private func request(_ request: SubscriptionRequest) async throws -> SubscriptionEvent {
+    private func request(_ request: Wire.SubscriptionRequest.Request) async throws -> Wire.SubscriptionEvent.Event {
         try await withCheckedThrowingContinuation { continuation in
             lock.withLock { pending.append(continuation) }
             Task {
                 do {
-                    try await connection.send(request.encoded(), stream: streamID, endStream: false)
+                    try await call.send(Wire.SubscriptionRequest(request: request))
                 } catch {
-                    let waiter: CheckedContinuation<SubscriptionEvent, any Error>? = lock.withLock {
+                    let waiter: CheckedContinuation<Wire.SubscriptionEvent.Event, any Error>? = lock.withLock {
                         guard let index = pending.firstIndex(where: { _ in true }) else { return nil }
                         return pending.remove(at: index)
                     }
@@ -194,80 +201,45 @@ public final class ChangeSubscription: @unchecked Sendable {
     }
 
     private func failPending(_ error: PhotoLibError) {
-        let waiting = lock.withLock { () -> [CheckedContinuation<SubscriptionEvent, any Error>] in
+        let waiting = lock.withLock { () -> [CheckedContinuation<Wire.SubscriptionEvent.Event, any Error>] in
             defer { pending = [] }
             return pending
         }
         for waiter in waiting { waiter.resume(throwing: error) }
     }
 
-    private func change(from notification: ChangeNotification) -> PhotoLibraryChange {
+    private func change(from notification: Wire.ChangeNotification) throws -> PhotoLibraryChange {
         var results: [String: FetchResultChanges] = [:]
         for message in notification.fetchResultChanges {
-            let before: FetchResult<Asset> = lock.withLock { current[message.fetchResultID] } ?? FetchResult(id: message.fetchResultID, count: message.countBefore, connection: connection)
-            guard case .assets(let objects) = message.insertedAndChanged else { continue }
-            let inserted = Array(objects.prefix(message.insertedIndexes.count))
-            let changed = Array(objects.dropFirst(message.insertedIndexes.count))
-            let moves = message.moves.map { IndexMove(from: $0.from, to: $0.to) }
+            let details = message.details
+            let before: FetchResult<Asset> = lock.withLock { current[message.fetchResultID] }
+                ?? FetchResult(id: message.fetchResultID, count: details.countBefore, connection: connection)
+            let objects = message.insertedAndChangedAssets.map(Asset.init)
+            let inserted = Array(objects.prefix(details.insertedIndexes.count))
+            let changed = Array(objects.dropFirst(details.insertedIndexes.count))
             let after = FetchResult<Asset>(
-                id: message.fetchResultAfterID, count: message.countAfter, connection: connection,
-                seededFrom: message.hasIncrementalChanges ? before : nil, removed: message.removedIndexes, inserted: zip(message.insertedIndexes, inserted).map { $0 },
-                changed: zip(message.changedIndexes, changed).map { $0 }, moves: moves)
+                id: message.fetchResultAfterID, count: details.countAfter, connection: connection,
+                seededFrom: details.hasIncrementalChanges ? before : nil, removed: details.removedIndexes,
+                inserted: zip(details.insertedIndexes, inserted).map { $0 }, changed: zip(details.changedIndexes, changed).map { $0 },
+                moves: details.moves)
             lock.withLock {
                 current[message.fetchResultID] = nil
                 current[after.fetchResultID] = after
             }
             results[message.fetchResultID] = FetchResultChanges(
-                fetchResultBeforeChanges: before, fetchResultAfterChanges: after, hasIncrementalChanges: message.hasIncrementalChanges,
-                removedIndexes: message.removedIndexes, insertedIndexes: message.insertedIndexes, changedIndexes: message.changedIndexes,
-                moves: moves, insertedObjects: inserted, changedObjects: changed)
+                fetchResultBeforeChanges: before, fetchResultAfterChanges: after, details: details,
+                insertedObjects: inserted, changedObjects: changed)
         }
         var objects: [String: ObjectChanges] = [:]
         for message in notification.objectChanges {
-            var asset: Asset?
-            var collection: AssetCollection?
-            var list: CollectionList?
-            switch message.after {
-            case .assets(let a): asset = a.first
-            case .assetCollections(let c): collection = c.first
-            case .collectionLists(let l): list = l.first
-            }
             objects[message.localIdentifier] = ObjectChanges(
-                localIdentifier: message.localIdentifier, assetAfterChanges: asset, collectionAfterChanges: collection,
-                collectionListAfterChanges: list, assetContentChanged: message.assetContentChanged, objectWasDeleted: message.objectWasDeleted)
+                localIdentifier: message.localIdentifier, assetAfterChanges: message.assetAfter.map(Asset.init),
+                collectionAfterChanges: try message.collectionAfter.map { (wire) throws(PhotoLibError) in try AssetCollection(wire) },
+                collectionListAfterChanges: message.collectionListAfter.map(CollectionList.init),
+                assetContentChanged: message.assetContentChanged, objectWasDeleted: message.objectWasDeleted)
         }
         return PhotoLibraryChange(changeToken: notification.changeToken, sinceToken: notification.sinceToken, fetchResults: results, objects: objects)
     }
-}
-
-/// A page of persistent history (`fetchPersistentChanges(since:)`).
-public struct PersistentChangePage: Sendable {
-    /// Transactions, oldest first.
-    public let changes: [PersistentChange]
-    /// Whether more follow (ask again since the last token).
-    public let hasMore: Bool
-    /// The library's current token.
-    public let currentToken: String
-}
-
-/// One committed transaction: PhotoKit's `PHPersistentChange`.
-public struct PersistentChange: Sendable, Hashable {
-    /// Its token.
-    public let changeToken: String
-    /// When it committed.
-    public let committedAt: Date
-    /// Who made it (`import`, `performChanges`, `trash-purge`…).
-    public let author: String
-    /// Inserted, updated and deleted identifiers per object type (`asset`, `assetCollection`, `collectionList`).
-    public let objects: [String: (inserted: [String], updated: [String], deleted: [String])]
-
-    public static func == (a: PersistentChange, b: PersistentChange) -> Bool {
-        a.changeToken == b.changeToken && a.author == b.author && a.committedAt == b.committedAt
-            && a.objects.keys.sorted() == b.objects.keys.sorted()
-            && a.objects.keys.allSatisfy { a.objects[$0]!.inserted == b.objects[$0]!.inserted && a.objects[$0]!.updated == b.objects[$0]!.updated && a.objects[$0]!.deleted == b.objects[$0]!.deleted }
-    }
-
-    public func hash(into hasher: inout Hasher) { hasher.combine(changeToken) }
 }
 
 extension PhotoLibrary {
@@ -281,21 +253,21 @@ extension PhotoLibrary {
     /// Throws `failedPrecondition` with reason `persistentChangeTokenExpired` when the token is
     /// older than the history the server keeps.
     public func fetchPersistentChanges(since token: String?, limit: Int = 0) async throws -> PersistentChangePage {
-        let response: PersistentChangesResponse = try await connection.unary(PhotoLibraryMethods.fetchPersistentChanges, PersistentChangesRequest(sinceToken: token ?? "", limit: limit))
-        let names: [FetchObjectType: String] = [.asset: "asset", .assetCollection: "assetCollection", .collectionList: "collectionList"]
-        return PersistentChangePage(
-            changes: response.changes.map { change in
-                var objects: [String: (inserted: [String], updated: [String], deleted: [String])] = [:]
-                for group in change.changes { objects[names[group.objectType] ?? "asset"] = (group.inserted, group.updated, group.deleted) }
-                return PersistentChange(changeToken: change.changeToken, committedAt: change.committedAt, author: change.author, objects: objects)
-            }, hasMore: response.hasMore, currentToken: response.currentToken)
+        guard limit >= 0 else { throw PhotoLibError(.invalidArgument, "limit (\(limit)) must not be negative") }
+        let response = try await connection.unary(
+            PhotoLibraryMethods.fetchPersistentChanges, Wire.PersistentChangesRequest(sinceToken: token ?? "", limit: UInt32(clamping: limit)))
+        do throws(PhotoLibError) {
+            return try PersistentChangePage(response)
+        } catch {
+            throw PhotoLibError(.internalError, error.message, reason: .protocolViolation)
+        }
     }
 
     /// Starts a change subscription; with `since`, it first delivers every change after that
     /// token (from history), then live ones, with no gap and no duplicate.
     public func subscribe(since token: String? = nil) async throws -> ChangeSubscription {
-        let (id, events) = try await connection.bidirectional(PhotoLibraryMethods.subscribe)
-        let subscription = ChangeSubscription(connection: connection, streamID: id, events: events)
+        let call = try await connection.bidirectional(PhotoLibraryMethods.subscribe)
+        let subscription = ChangeSubscription(connection: connection, call: call)
         if let token { try await subscription.resume(since: token) }
         return subscription
     }

@@ -28,11 +28,11 @@ public final class FetchResult<Object: FetchableObject>: @unchecked Sendable {
     private var cache: [Int: Object] = [:]
     private var missing: Set<Int> = []
 
-    init(snapshot: FetchResultSnapshot, connection: ClientConnection) throws {
-        self.count = snapshot.count
+    init(snapshot: Wire.FetchResultSnapshot, connection: ClientConnection) throws {
+        self.count = Int(clamping: snapshot.count)
         self.fetchResultID = snapshot.fetchResultID
         self.connection = connection
-        let first = try Self.objects(snapshot.prefetched)
+        let first = try Self.objects(snapshot.assets, snapshot.assetCollections, snapshot.collectionLists)
         for (index, object) in first.enumerated() { cache[index] = object }
     }
 
@@ -133,9 +133,9 @@ public final class FetchResult<Object: FetchableObject>: @unchecked Sendable {
     /// `index(of:)`: the object's index, or `nil` when not in the snapshot.
     public func index(of localIdentifier: String) async throws -> Int? {
         if let hit = lock.withLock({ cache.first { $0.value.localIdentifier == localIdentifier }?.key }) { return hit }
-        let response: FetchResultIndexResponse = try await connection.unary(
-            PhotoLibraryMethods.fetchResultIndex, FetchResultIndexRequest(fetchResultID: fetchResultID, localIdentifier: localIdentifier))
-        return response.index
+        let response = try await connection.unary(
+            PhotoLibraryMethods.fetchResultIndex, Wire.FetchResultIndexRequest(fetchResultID: fetchResultID, localIdentifier: localIdentifier))
+        return response.found ? Int(clamping: response.index) : nil
     }
 
     /// `contains(_:)`.
@@ -145,7 +145,7 @@ public final class FetchResult<Object: FetchableObject>: @unchecked Sendable {
 
     /// Frees the snapshot on the server (it also expires by itself).
     public func release() async throws {
-        let _: EmptyMessage = try await connection.unary(PhotoLibraryMethods.releaseFetchResult, ReleaseFetchResultRequest(fetchResultID: fetchResultID))
+        _ = try await connection.unary(PhotoLibraryMethods.releaseFetchResult, Wire.ReleaseFetchResultRequest(fetchResultID: fetchResultID))
     }
 
     /// Fetches `range` into the cache; the server may answer in shorter pages, so this asks
@@ -153,17 +153,18 @@ public final class FetchResult<Object: FetchableObject>: @unchecked Sendable {
     private func load(_ range: Range<Int>) async throws {
         var start = range.lowerBound
         while start < range.upperBound {
-            let response: FetchResultObjectsResponse = try await connection.unary(
+            let response = try await connection.unary(
                 PhotoLibraryMethods.fetchResultObjects,
-                FetchResultObjectsRequest(fetchResultID: fetchResultID, offset: start, length: range.upperBound - start))
-            guard response.offset == start, !response.localIdentifiers.isEmpty else {
+                Wire.FetchResultObjectsRequest(
+                    fetchResultID: fetchResultID, offset: UInt64(start), length: UInt32(clamping: range.upperBound - start)))
+            guard response.offset == UInt64(start), !response.localIdentifiers.isEmpty else {
                 throw PhotoLibError(.internalError, "the server answered a page request at \(start) with \(response.localIdentifiers.count) objects at \(response.offset)", reason: .protocolViolation)
             }
-            let objects = try Self.objects(response.objects)
+            let objects = try Self.objects(response.assets, response.assetCollections, response.collectionLists)
             let byIdentifier = Dictionary(objects.map { ($0.localIdentifier, $0) }, uniquingKeysWith: { first, _ in first })
             lock.withLock {
                 for (offset, identifier) in response.localIdentifiers.enumerated() {
-                    let index = response.offset + offset
+                    let index = start + offset
                     if let object = byIdentifier[identifier] { cache[index] = object } else { missing.insert(index) }
                 }
             }
@@ -171,16 +172,24 @@ public final class FetchResult<Object: FetchableObject>: @unchecked Sendable {
         }
     }
 
-    private static func objects(_ objects: FetchObjects) throws -> [Object] {
-        switch objects {
-        case .assets(let assets):
-            if let typed = assets as? [Object] { return typed }
-        case .assetCollections(let collections):
-            if let typed = collections as? [Object] { return typed }
-        case .collectionLists(let lists):
-            if let typed = lists as? [Object] { return typed }
+    /// The objects of a snapshot or page: the one list that matches `Object` (the others
+    /// must be empty).
+    private static func objects(
+        _ assets: [Wire.Asset], _ collections: [Wire.AssetCollection], _ lists: [Wire.CollectionList]
+    ) throws -> [Object] {
+        if !assets.isEmpty, Object.self == Asset.self, collections.isEmpty, lists.isEmpty {
+            return assets.map(Asset.init) as! [Object]
         }
-        if objects.count == 0 { return [] }
-        throw PhotoLibError(.internalError, "the server returned \(objects) for a fetch of \(Object.self)")
+        if !collections.isEmpty, Object.self == AssetCollection.self, assets.isEmpty, lists.isEmpty {
+            return try collections.map { (wire) throws(PhotoLibError) in try AssetCollection(wire) } as! [Object]
+        }
+        if !lists.isEmpty, Object.self == CollectionList.self, assets.isEmpty, collections.isEmpty {
+            return lists.map(CollectionList.init) as! [Object]
+        }
+        if assets.isEmpty, collections.isEmpty, lists.isEmpty { return [] }
+        throw PhotoLibError(
+            .internalError,
+            "the server returned \(assets.count) assets, \(collections.count) collections and \(lists.count) lists for a fetch of \(Object.self)",
+            reason: .protocolViolation)
     }
 }

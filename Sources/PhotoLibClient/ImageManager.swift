@@ -1,5 +1,4 @@
 import Foundation
-import PhotoLibImaging
 import PhotoLibWire
 
 /// One image delivered by ``ImageManager``.
@@ -72,7 +71,7 @@ public struct ImageManager: Sendable {
     /// (its image stream then ends with a `cancelled` error). Throws `notFound` when no
     /// request with that id is running on this connection (it may have just finished).
     public func cancelImageRequest(_ id: ImageRequestID) async throws {
-        let _: EmptyMessage = try await connection.unary(PhotoLibraryMethods.cancelImageRequest, CancelImageRequestRequest(requestID: id))
+        _ = try await connection.unary(PhotoLibraryMethods.cancelImageRequest, Wire.CancelImageRequestRequest(requestID: id))
     }
 
     /// PhotoKit's `requestImage(for:targetSize:contentMode:options:resultHandler:)` itself:
@@ -102,7 +101,7 @@ public struct ImageManager: Sendable {
         resultHandler: @escaping @Sendable (Result<DeliveredImage, any Error>) -> Void
     ) -> ImageRequestID {
         let id = Self.requestIDs.next()
-        let request: ImageRequest
+        let request: Wire.ImageRequest
         do {
             request = try imageRequest(identifier, targetSize, contentMode, options, wantsProgress: progress != nil, requestID: id)
         } catch {
@@ -110,7 +109,7 @@ public struct ImageManager: Sendable {
             return id
         }
         connection.start(
-            PhotoLibraryMethods.requestImage, request: request.encoded(), timeout: nil,
+            PhotoLibraryMethods.requestImage.info, request: request.encoded(), timeout: nil,
             consumer: ImageAssembler(delivery: .handler(resultHandler), progress: progress))
         return id
     }
@@ -143,7 +142,7 @@ public struct ImageManager: Sendable {
         let request = try imageRequest(identifier, targetSize, contentMode, options, wantsProgress: progress != nil, requestID: requestID)
         let (images, continuation) = AsyncThrowingStream<DeliveredImage, any Error>.makeStream()
         let call = try await connection.open(
-            PhotoLibraryMethods.requestImage, request: request.encoded(), timeout: nil,
+            PhotoLibraryMethods.requestImage.info, request: request.encoded(), timeout: nil,
             consumer: ImageAssembler(delivery: .every(continuation), progress: progress))
         continuation.onTermination = { [connection] termination in
             if case .cancelled = termination { connection.cancel(call) }
@@ -161,7 +160,7 @@ public struct ImageManager: Sendable {
         options: ImageRequestOptions = ImageRequestOptions(), progress: (@Sendable (ImageRequestProgress) -> Void)? = nil
     ) async throws -> DeliveredImage {
         let request = try imageRequest(identifier, targetSize, contentMode, options, wantsProgress: progress != nil, requestID: Self.requestIDs.next())
-        return try await connection.consume(PhotoLibraryMethods.requestImage, request: request.encoded(), timeout: nil) {
+        return try await connection.consume(PhotoLibraryMethods.requestImage.info, request: request.encoded(), timeout: nil) {
             ImageAssembler(delivery: .last($0), progress: progress)
         }
     }
@@ -170,7 +169,7 @@ public struct ImageManager: Sendable {
     private func imageRequest(
         _ identifier: String, _ targetSize: PixelSize, _ contentMode: ContentMode, _ options: ImageRequestOptions,
         wantsProgress: Bool, requestID: ImageRequestID
-    ) throws -> ImageRequest {
+    ) throws -> Wire.ImageRequest {
         if let crop = options.normalizedCropRect {
             let values = [crop.x, crop.y, crop.width, crop.height]
             guard values.allSatisfy(\.isFinite), crop.x >= 0, crop.y >= 0, crop.width > 0, crop.height > 0,
@@ -179,7 +178,7 @@ public struct ImageManager: Sendable {
                 throw PhotoLibError(.invalidArgument, "normalizedCropRect (\(crop.x), \(crop.y), \(crop.width), \(crop.height)) must lie inside the unit square with a positive size")
             }
         }
-        return ImageRequest(
+        return Wire.ImageRequest(
             assetIdentifier: identifier, targetSize: targetSize, contentMode: contentMode, options: options,
             wantsProgress: wantsProgress, requestID: requestID, bypassCache: bypassCache)
     }
@@ -193,21 +192,6 @@ final class RequestIDs: @unchecked Sendable {
         lock.withLock {
             value += 1
             return value
-        }
-    }
-}
-
-/// Composes thumbnails into one picture on the client (for `photolib contact-sheet`).
-public enum ContactSheetComposer {
-    /// A grid of `thumbnails` (JPEG bytes), `columns` per row, each fitted into a
-    /// `cell` × `cell` square; returns the JPEG and its size. Throws `invalidArgument` for
-    /// bad dimensions and `dataLoss` when a thumbnail cannot be decoded.
-    public static func compose(_ thumbnails: [[UInt8]], columns: Int, cell: Int) throws -> (jpeg: [UInt8], width: Int, height: Int) {
-        do throws(ImagingError) {
-            let sheet = try ContactSheet.compose(thumbnails, columns: columns, cell: cell)
-            return (sheet.jpeg, sheet.width, sheet.height)
-        } catch {
-            throw PhotoLibError(error.code == .invalidArgument ? .invalidArgument : .dataLoss, "contact sheet: \(error.message)")
         }
     }
 }

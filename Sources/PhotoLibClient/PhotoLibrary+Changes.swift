@@ -1,21 +1,6 @@
 import Foundation
 import PhotoLibWire
 
-/// Bytes staged on the server by ``PhotoLibrary/upload(_:filename:progress:)``, ready for
-/// ``ChangeBatch/createAsset(from:creationDate:location:isFavorite:isHidden:)``.
-public struct Upload: Sendable, Hashable {
-    /// The staged upload's id.
-    public var uploadID: String
-    /// Lowercase hex SHA-256 of the bytes.
-    public var sha256: String
-    /// Size in bytes.
-    public var size: Int
-    /// The asset that already holds these bytes, if any (creating from this upload answers with it).
-    public var existingAssetIdentifier: String?
-    /// When the server drops the upload if no change request used it.
-    public var expiresAt: Date
-}
-
 /// The outcome of ``PhotoLibrary/performChanges(_:)``.
 public struct ChangeBatchResult: Sendable, Hashable {
     /// Placeholder label → identifier of the created (or, for a duplicate upload, existing) object.
@@ -121,8 +106,8 @@ extension PhotoLibrary {
     /// Applies prepared requests atomically.
     public func performChanges(_ requests: [ChangeRequest]) async throws -> ChangeBatchResult {
         guard !requests.isEmpty else { throw PhotoLibError(.invalidArgument, "performChanges needs at least one request") }
-        let response: PerformChangesResponse = try await connection.unary(PhotoLibraryMethods.performChanges, PerformChangesRequest(requests: requests))
-        return ChangeBatchResult(placeholders: response.placeholders, changeToken: response.changeToken)
+        let response = try await connection.unary(PhotoLibraryMethods.performChanges, Wire.PerformChangesRequest(requests))
+        return ChangeBatchResult(placeholders: response.placeholderMap, changeToken: response.changeToken)
     }
 
     /// Uploads a photo's bytes in chunks (client-streaming, flow controlled) and stages them.
@@ -130,16 +115,17 @@ extension PhotoLibrary {
     /// `progress` receives bytes sent so far. The server validates the JPEG and answers with
     /// the existing asset when the same bytes are already in the library.
     public func upload(_ data: [UInt8], filename: String, progress: (@Sendable (Int, Int) -> Void)? = nil) async throws -> Upload {
-        let result: UploadResult = try await connection.clientStreaming(PhotoLibraryMethods.uploadAsset, timeout: nil) { send in
-            try await send(UploadChunk.header(originalFilename: filename, size: data.count, uniformTypeIdentifier: "public.jpeg"))
+        let result = try await connection.clientStreaming(PhotoLibraryMethods.uploadAsset, timeout: nil) { send in
+            try await send(Wire.UploadChunk(part: .header(Wire.UploadHeader(
+                originalFilename: filename, size: UInt64(data.count), uniformTypeIdentifier: "public.jpeg"))))
             var offset = 0
             while offset < data.count {
                 let end = min(offset + WireLimits.chunkSize, data.count)
-                try await send(UploadChunk.data(Array(data[offset..<end])))
+                try await send(Wire.UploadChunk(part: .data(Array(data[offset..<end]))))
                 offset = end
                 progress?(offset, data.count)
             }
         }
-        return Upload(uploadID: result.uploadID, sha256: result.sha256, size: result.size, existingAssetIdentifier: result.existingAssetIdentifier, expiresAt: result.expiresAt)
+        return try Upload(result)
     }
 }

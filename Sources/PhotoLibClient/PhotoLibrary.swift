@@ -24,7 +24,7 @@ public final class PhotoLibrary: Sendable {
 
     let connection: ClientConnection
 
-    private init(connection: ClientConnection, welcome: Welcome) {
+    private init(connection: ClientConnection, welcome: Wire.Welcome) {
         self.connection = connection
         self.libraryIdentifier = welcome.libraryIdentifier
         self.serverName = welcome.serverName
@@ -55,64 +55,69 @@ public final class PhotoLibrary: Sendable {
 
     /// Counts and identity of the library.
     public func libraryInfo() async throws -> LibraryInfo {
-        let info: PhotoLibWire.LibraryInfo = try await connection.unary(PhotoLibraryMethods.getLibraryInfo, EmptyMessage())
-        return LibraryInfo(libraryIdentifier: info.libraryIdentifier, serverName: info.serverName, assetCount: info.assetCount, albumCount: info.albumCount, currentChangeToken: info.currentChangeToken)
+        let info = try await connection.unary(PhotoLibraryMethods.getLibraryInfo, Wire.Empty())
+        return LibraryInfo(
+            libraryIdentifier: info.libraryIdentifier, serverName: info.serverName, assetCount: Int(clamping: info.assetCount),
+            albumCount: Int(clamping: info.albumCount), currentChangeToken: info.currentChangeToken)
     }
 
     /// `PHAsset.fetchAssets(with:)`: every asset matching `options`, as a server-side snapshot.
     public func fetchAssets(with options: FetchOptions = FetchOptions()) async throws -> FetchResult<Asset> {
-        try await fetchAssets(FetchAssetsRequest(options: options, prefetchCount: FetchResult<Asset>.pageSize))
+        try await fetchAssets(Wire.FetchOptions(options))
     }
 
     /// `PHAsset.fetchAssets(in:options:)`: the assets of an album or smart album.
     public func fetchAssets(in collectionIdentifier: String, options: FetchOptions = FetchOptions()) async throws -> FetchResult<Asset> {
-        try await fetchAssets(FetchAssetsRequest(options: options, collectionIdentifier: collectionIdentifier, prefetchCount: FetchResult<Asset>.pageSize))
+        try await fetchAssets(Wire.FetchOptions(options, collectionIdentifier: collectionIdentifier))
     }
 
     /// `PHAsset.fetchAssets(withLocalIdentifiers:options:)`.
     public func fetchAssets(withLocalIdentifiers identifiers: [String], options: FetchOptions = FetchOptions()) async throws -> FetchResult<Asset> {
-        try await fetchAssets(FetchAssetsRequest(options: options, localIdentifiers: identifiers, prefetchCount: FetchResult<Asset>.pageSize))
+        try await fetchAssets(Wire.FetchOptions(options, localIdentifiers: identifiers))
     }
 
     /// `PHAsset.fetchAssets(with:options:)` for one media type.
     public func fetchAssets(with mediaType: MediaType, options: FetchOptions = FetchOptions()) async throws -> FetchResult<Asset> {
-        try await fetchAssets(FetchAssetsRequest(options: options, mediaTypes: [mediaType], prefetchCount: FetchResult<Asset>.pageSize))
+        try await fetchAssets(Wire.FetchOptions(options, mediaTypes: [mediaType]))
     }
 
     /// `PHAssetCollection.fetchAssetCollections(with:subtype:options:)`; `nil` type or subtype means any.
     public func fetchAssetCollections(with type: AssetCollectionType? = nil, subtype: AssetCollectionSubtype? = nil) async throws -> FetchResult<AssetCollection> {
-        let snapshot: FetchResultSnapshot = try await connection.unary(
+        let snapshot = try await connection.unary(
             PhotoLibraryMethods.fetchAssetCollections,
-            FetchAssetCollectionsRequest(type: type, subtype: subtype, prefetchCount: FetchResult<AssetCollection>.pageSize))
+            Wire.FetchAssetCollectionsRequest(
+                type: type.map(Wire.AssetCollectionType.init) ?? .any, subtype: subtype.map(Wire.AssetCollectionSubtype.init) ?? .any,
+                prefetchCount: UInt32(FetchResult<AssetCollection>.pageSize)))
         return try FetchResult(snapshot: snapshot, connection: connection)
     }
 
     /// `PHAssetCollection.fetchAssetCollections(withLocalIdentifiers:options:)`.
     public func fetchAssetCollections(withLocalIdentifiers identifiers: [String]) async throws -> FetchResult<AssetCollection> {
-        let snapshot: FetchResultSnapshot = try await connection.unary(
+        let snapshot = try await connection.unary(
             PhotoLibraryMethods.fetchAssetCollections,
-            FetchAssetCollectionsRequest(localIdentifiers: identifiers, prefetchCount: FetchResult<AssetCollection>.pageSize))
+            Wire.FetchAssetCollectionsRequest(localIdentifiers: identifiers, prefetchCount: UInt32(FetchResult<AssetCollection>.pageSize)))
         return try FetchResult(snapshot: snapshot, connection: connection)
     }
 
     /// `PHAssetCollection.fetchAssetCollectionsContaining(_:with:options:)`: the user albums holding an asset.
     public func fetchAssetCollectionsContaining(_ assetIdentifier: String) async throws -> FetchResult<AssetCollection> {
-        let snapshot: FetchResultSnapshot = try await connection.unary(
+        let snapshot = try await connection.unary(
             PhotoLibraryMethods.fetchAssetCollections,
-            FetchAssetCollectionsRequest(containingAssetIdentifier: assetIdentifier, prefetchCount: FetchResult<AssetCollection>.pageSize))
+            Wire.FetchAssetCollectionsRequest(containingAssetIdentifier: assetIdentifier, prefetchCount: UInt32(FetchResult<AssetCollection>.pageSize)))
         return try FetchResult(snapshot: snapshot, connection: connection)
     }
 
     /// `PHCollectionList.fetchCollectionLists`: folders, optionally only the children of `parent`.
     public func fetchCollectionLists(in parent: String? = nil) async throws -> FetchResult<CollectionList> {
-        let snapshot: FetchResultSnapshot = try await connection.unary(
+        let snapshot = try await connection.unary(
             PhotoLibraryMethods.fetchCollectionLists,
-            FetchCollectionListsRequest(parentFolderIdentifier: parent, prefetchCount: FetchResult<CollectionList>.pageSize))
+            Wire.FetchCollectionListsRequest(parentFolderIdentifier: parent ?? "", prefetchCount: UInt32(FetchResult<CollectionList>.pageSize)))
         return try FetchResult(snapshot: snapshot, connection: connection)
     }
 
-    private func fetchAssets(_ request: FetchAssetsRequest) async throws -> FetchResult<Asset> {
-        let snapshot: FetchResultSnapshot = try await connection.unary(PhotoLibraryMethods.fetchAssets, request)
+    private func fetchAssets(_ options: Wire.FetchOptions) async throws -> FetchResult<Asset> {
+        let snapshot = try await connection.unary(
+            PhotoLibraryMethods.fetchAssets, Wire.FetchAssetsRequest(options: options, prefetchCount: UInt32(FetchResult<Asset>.pageSize)))
         return try FetchResult(snapshot: snapshot, connection: connection)
     }
 }

@@ -110,7 +110,7 @@ extension PhotoLibrary {
             do throws(FileIdentityError) {
                 file = try fileIdentities.identity(of: current.path, receivedAt: receivedAt)
             } catch {
-                throw PhotoLibError(.dataLoss, "the \(current.type == .photo ? "original" : "edited photo") of asset \(identifier), \(current.path), is missing (\(String(cString: strerror(error.errno)))); restore it from a backup")
+                throw PhotoLibError(.dataLoss, "the \(current.type == .photo ? "original" : "edited photo") of asset \(identifier) is missing (\(String(cString: strerror(error.errno)))); restore it from a backup")
             }
             let version = "\(current.sha256).\(entry.generation).\(file.size)-\(file.modificationTime)-\(file.inode)"
             return ImageSource(current: current, original: original, contentVersion: version)

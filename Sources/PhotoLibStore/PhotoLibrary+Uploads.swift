@@ -26,30 +26,6 @@ public struct UploadLimits: Sendable, Hashable {
     }
 }
 
-/// Bytes received and stored, waiting for a `createAsset` request (wire message `UploadResult`).
-public struct StagedUpload: Sendable, Hashable {
-    /// The id to pass in `ChangeRequest.CreateAsset.uploadID`.
-    public var uploadID: String
-    /// SHA-256 of the bytes, 64 lowercase hex digits.
-    public var sha256: String
-    /// Size in bytes.
-    public var size: Int
-    /// The asset that already holds these bytes, if any: a `createAsset` from this upload
-    /// resolves to it and creates nothing.
-    public var existingAssetIdentifier: String?
-    /// When the upload is dropped if no `createAsset` used it.
-    public var expiresAt: Date
-
-    /// Creates a value.
-    public init(uploadID: String, sha256: String, size: Int, existingAssetIdentifier: String?, expiresAt: Date) {
-        self.uploadID = uploadID
-        self.sha256 = sha256
-        self.size = size
-        self.existingAssetIdentifier = existingAssetIdentifier
-        self.expiresAt = expiresAt
-    }
-}
-
 /// A `staged_upload` row.
 struct StagedUploadRecord {
     var rowID: Int64
@@ -90,12 +66,12 @@ extension PhotoLibrary {
     /// `metadata` from them; the store only checks sizes and the JPEG signature. The file is
     /// written atomically to `uploads/<uploadID>` (temp file, fsync, rename) and recorded in
     /// `staged_upload`, expiring after ``UploadLimits/lifetime``. When the same bytes are
-    /// already an asset, ``StagedUpload/existingAssetIdentifier`` names it.
+    /// already an asset, ``Upload/existingAssetIdentifier`` names it.
     ///
     /// Throws `invalidArgument` for empty, over-large (> ``maximumImportBytes``) or non-JPEG
     /// bytes and bad metadata, `resourceExhausted` when ``UploadLimits/maximumCount``
     /// unexpired uploads are waiting already.
-    public func stageUpload(_ data: [UInt8], metadata: ImportMetadata, now: Date = Date()) throws(PhotoLibError) -> StagedUpload {
+    public func stageUpload(_ data: [UInt8], metadata: ImportMetadata, now: Date = Date()) throws(PhotoLibError) -> Upload {
         try metadata.validate()
         let name = metadata.originalFilename
         guard !data.isEmpty, data.count <= Self.maximumImportBytes else {
@@ -147,19 +123,19 @@ extension PhotoLibrary {
             try? files.remove(relativePath)
             throw error
         }
-        return StagedUpload(
+        return Upload(
             uploadID: uploadID, sha256: digest, size: data.count, existingAssetIdentifier: existing,
             expiresAt: Microseconds.date(expires))
     }
 
     /// The staged upload with this id, if it exists and has not expired at `now`.
-    public func stagedUpload(withID uploadID: String, now: Date = Date()) throws(PhotoLibError) -> StagedUpload? {
+    public func stagedUpload(withID uploadID: String, now: Date = Date()) throws(PhotoLibError) -> Upload? {
         try Self.validateUploadID(uploadID)
         return try withDatabase { (database) throws(PhotoLibError) in
             guard let record = try database.prepare("SELECT \(StagedUploadRecord.columns) FROM staged_upload WHERE upload_id = ?")
                 .firstRow([.text(uploadID)], StagedUploadRecord.decode), record.expires > Microseconds.from(now)
             else { return nil }
-            return StagedUpload(
+            return Upload(
                 uploadID: uploadID, sha256: record.sha256, size: record.byteSize,
                 existingAssetIdentifier: try Self.asset(withOriginalSHA256: record.sha256, in: database)?.localIdentifier,
                 expiresAt: Microseconds.date(record.expires))

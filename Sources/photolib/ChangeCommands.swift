@@ -46,21 +46,29 @@ extension PhotoLibCommand {
                 }
                 return all
             }
+            /// Identifiers per object-type name, for one kind of change (types with none left out).
+            func lists(_ change: PersistentChange, _ kind: ObjectChange.Kind) -> [String: [String]] {
+                var lists: [String: [String]] = [:]
+                for type in ObjectChange.ObjectType.allCases {
+                    let identifiers = change.identifiers(type, kind)
+                    if !identifiers.isEmpty { lists[type.name] = identifiers }
+                }
+                return lists
+            }
             if connection.json {
                 try Output.json(changes.map { change in
                     ChangeJSON(
                         changeToken: change.changeToken, committedAt: change.committedAt, author: change.author,
-                        inserted: change.objects.mapValues(\.inserted).filter { !$0.value.isEmpty },
-                        updated: change.objects.mapValues(\.updated).filter { !$0.value.isEmpty },
-                        deleted: change.objects.mapValues(\.deleted).filter { !$0.value.isEmpty })
+                        inserted: lists(change, .inserted), updated: lists(change, .updated), deleted: lists(change, .deleted))
                 })
             } else {
                 for change in changes {
                     var parts: [String] = []
-                    for (type, lists) in change.objects.sorted(by: { $0.key < $1.key }) {
-                        if !lists.inserted.isEmpty { parts.append("+\(lists.inserted.count) \(type)") }
-                        if !lists.updated.isEmpty { parts.append("~\(lists.updated.count) \(type)") }
-                        if !lists.deleted.isEmpty { parts.append("-\(lists.deleted.count) \(type)") }
+                    for type in ObjectChange.ObjectType.allCases.sorted(by: { $0.name < $1.name }) {
+                        for (kind, sign) in [(ObjectChange.Kind.inserted, "+"), (.updated, "~"), (.deleted, "-")] {
+                            let count = change.identifiers(type, kind).count
+                            if count > 0 { parts.append("\(sign)\(count) \(type.name)") }
+                        }
                     }
                     print("\(change.changeToken)  \(Output.date(change.committedAt))  \(change.author)  \(parts.joined(separator: ", "))")
                 }

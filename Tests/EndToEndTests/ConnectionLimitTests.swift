@@ -42,11 +42,11 @@ final class ConnectionLimitTests: XCTestCase {
         }
         let third = try RawConnection(port: server.port)
         let (read, _) = third.readUntil { $0.type == .goAway }
-        guard case .frame(let frame) = read, let goAway = try? GoAway(decoding: frame.payload) else {
+        guard case .frame(let frame) = read, let goAway = try? Wire.GoAway(decoding: frame.payload) else {
             return XCTFail("the third connection got \(read), expected GOAWAY")
         }
-        XCTAssertEqual(goAway.status.code, .resourceExhausted)
-        XCTAssertTrue(goAway.status.message.contains("already has 2 connections"), goAway.status.message)
+        XCTAssertEqual(goAway.status?.code, .resourceExhausted)
+        XCTAssertTrue(goAway.status?.message.contains("already has 2 connections") == true, goAway.status?.message ?? "")
         XCTAssertTrue(third.waitForClose(), "the refused connection is closed after its GOAWAY")
 
         // A flood: 300 connections at once, none reading. While they are open, the server's

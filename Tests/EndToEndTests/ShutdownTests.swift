@@ -35,8 +35,8 @@ final class ShutdownTests: XCTestCase {
         // The raw client sees GOAWAY {UNAVAILABLE} and then the close.
         let (read, _) = raw.readUntil(timeout: 10) { $0.type == .goAway }
         guard case .frame(let frame) = read else { return XCTFail("expected GOAWAY after SIGTERM, got \(read)") }
-        let goAway = try GoAway(decoding: frame.payload)
-        XCTAssertEqual(goAway.status.code, .unavailable, "\(goAway.status.message)")
+        let goAway = try Wire.GoAway(decoding: frame.payload)
+        XCTAssertEqual(goAway.status?.code, .unavailable, "\(goAway.status?.message ?? "")")
         XCTAssertTrue(raw.waitForClose(timeout: 10), "the server closes an idle connection after GOAWAY")
 
         // The server exits 0, promptly: no call was running.
@@ -65,22 +65,22 @@ final class ShutdownTests: XCTestCase {
         // Small windows (128 KiB): the server can send only part of the image until we grant credit.
         let raw = try RawConnection(port: server.port)
         _ = try raw.handshake(token: server.token, maxFrameSize: 131_072, streamWindow: 131_072, connectionWindow: 131_072)
-        let request = ImageRequest(
+        let request = Wire.ImageRequest(
             assetIdentifier: assetID, targetSize: PixelSize(width: 2000, height: 2000), contentMode: .aspectFit,
             options: ImageRequestOptions(deliveryMode: .highQualityFormat, resizeMode: .exact))
-        raw.send(Frame(.call, stream: 1, payload: CallStart(method: PhotoLibraryMethods.requestImage.path).encoded()))
+        raw.send(Frame(.call, stream: 1, payload: Wire.CallStart(method: PhotoLibraryMethods.requestImage.path).encoded()))
         raw.send(Frame(.message, stream: 1, flags: .endStream, payload: request.encoded()))
 
         // Wait until the image has started arriving, then SIGTERM.
-        var start: ImageStart?
+        var start: Wire.ImageStart?
         var received: [UInt8] = []
         var pendingCredit = 0
         func consume(_ frame: Frame) throws {
-            switch try ImageResponse(decoding: frame.payload) {
+            switch try Wire.ImageResponse(decoding: frame.payload).part {
             case .start(let s): start = s
-            case .chunk(let offset, let data):
-                XCTAssertEqual(offset, received.count)
-                received += data
+            case .chunk(let chunk):
+                XCTAssertEqual(chunk.offset, UInt64(received.count))
+                received += chunk.data
             default: break
             }
             pendingCredit += frame.payload.count
@@ -91,9 +91,9 @@ final class ShutdownTests: XCTestCase {
         server.child.send(SIGTERM)
 
         // GOAWAY arrives (UNAVAILABLE) while the call is still held back by flow control.
-        var goAway: GoAway?
-        var status: CallStatus?
-        var refused: CallStatus?
+        var goAway: Wire.GoAway?
+        var status: Wire.Status?
+        var refused: Wire.Status?
         var sentLateCall = false
         let deadline = Date().addingTimeInterval(30)
         loop: while Date() < deadline {
@@ -101,23 +101,23 @@ final class ShutdownTests: XCTestCase {
             guard case .frame(let frame) = read else { break loop }
             switch (frame.type, frame.streamID) {
             case (.goAway, 0):
-                goAway = try GoAway(decoding: frame.payload)
+                goAway = try Wire.GoAway(decoding: frame.payload)
                 // A CALL that crosses the GOAWAY is refused with UNAVAILABLE.
-                raw.send(Frame(.call, stream: 3, payload: CallStart(method: PhotoLibraryMethods.getLibraryInfo.path).encoded()))
+                raw.send(Frame(.call, stream: 3, payload: Wire.CallStart(method: PhotoLibraryMethods.getLibraryInfo.path).encoded()))
                 raw.send(Frame(.message, stream: 3, flags: .endStream))
                 sentLateCall = true
             case (.message, 1):
                 try consume(frame)
             case (.status, 1):
-                status = try CallStatus(decoding: frame.payload)
+                status = try Wire.Status(decoding: frame.payload)
             case (.status, 3):
-                refused = try CallStatus(decoding: frame.payload)
+                refused = try Wire.Status(decoding: frame.payload)
             default:
                 break
             }
             if goAway != nil, pendingCredit > 0 {
                 // Consume and grant credit only after GOAWAY, so the call is still running when it comes.
-                let update = WindowUpdate(increment: UInt32(pendingCredit)).encoded()
+                let update = Wire.WindowUpdate(increment: UInt32(pendingCredit)).encoded()
                 raw.send(Frame(.windowUpdate, stream: 1, payload: update))
                 raw.send(Frame(.windowUpdate, stream: 0, payload: update))
                 pendingCredit = 0
@@ -126,12 +126,12 @@ final class ShutdownTests: XCTestCase {
         }
 
         let away = try XCTUnwrap(goAway, "GOAWAY after SIGTERM")
-        XCTAssertEqual(away.status.code, .unavailable)
+        XCTAssertEqual(away.status?.code, .unavailable)
         XCTAssertGreaterThanOrEqual(away.lastStreamID, 1, "the running call is below last_stream_id")
         XCTAssertEqual(status?.code, .ok, "the running call finishes during the grace period: \(String(describing: status))")
         XCTAssertEqual(refused?.code, .unavailable, "a CALL after GOAWAY is refused: \(String(describing: refused))")
         XCTAssertEqual(start.map { $0.width * 1000 + $0.height }, 2000 * 1000 + 1125)
-        XCTAssertEqual(received.count, start?.byteCount, "every byte of the image arrived")
+        XCTAssertEqual(UInt64(received.count), start?.byteCount, "every byte of the image arrived")
         XCTAssertEqual(JPEGSize(jpeg: received), JPEGSize(width: 2000, height: 1125))
 
         XCTAssertTrue(raw.waitForClose(timeout: 12), "the server closes the connection once its calls are done")

@@ -128,8 +128,8 @@ struct UploadTests {
     func recovery() throws {
         let temp = try TemporaryDirectory()
         defer { temp.cleanUp() }
-        let kept: StagedUpload
-        let lost: StagedUpload
+        let kept: Upload
+        let lost: Upload
         do {
             let library = try PhotoLibrary.open(at: temp.library)
             kept = try library.stageUpload(try SamplePhotos.uniqueBytes(0), metadata: SamplePhotos.metadata())

@@ -1,12 +1,17 @@
 import PhotoLibCore
 import PhotoLibWire
 
+// The four call shapes, typed by `PhotoLibraryMethods`' descriptors: a call whose request or
+// response type does not match its method does not compile.
+
 extension ClientConnection {
     /// A unary call: one request, one response. The response is taken on the connection's
     /// queue (see ``consume(_:request:timeout:_:)``); cancelling the task cancels the call.
-    func unary<Request: WireMessage, Response: WireMessage>(_ method: MethodDescriptor, _ request: Request, timeout: Double? = nil) async throws -> Response {
-        let payload = try await consume(method, request: request.encoded(), timeout: timeout ?? configuration.callTimeout) {
-            UnaryResponseConsumer(method: method, continuation: $0)
+    func unary<Request, Response>(
+        _ method: MethodDescriptor<Request, Response, CallKinds.Unary>, _ request: Request, timeout: Double? = nil
+    ) async throws -> Response {
+        let payload = try await consume(method.info, request: request.encoded(), timeout: timeout ?? configuration.callTimeout) {
+            UnaryResponseConsumer(method: method.info, continuation: $0)
         }
         return try Response(decoding: payload)
     }
@@ -15,18 +20,19 @@ extension ClientConnection {
 extension ClientConnection {
     /// A client-streaming call: request messages produced by `produce` (each awaited until
     /// flow control lets it go), then the single response.
-    func clientStreaming<Response: WireMessage>(
-        _ method: MethodDescriptor, timeout: Double? = nil,
-        produce: (_ send: (any WireMessage) async throws -> Void) async throws -> Void
+    func clientStreaming<Request, Response>(
+        _ method: MethodDescriptor<Request, Response, CallKinds.ClientStreaming>, timeout: Double? = nil,
+        produce: (_ send: (Request) async throws -> Void) async throws -> Void
     ) async throws -> Response {
-        let (id, responses) = try await startCall(method, requests: [], endStream: false, timeout: timeout)
+        let (id, responses) = try await startCall(method.info, requests: [], endStream: false, timeout: timeout)
         var previous: [UInt8]?
         do {
             try await produce { message in
                 if let pending = previous { try await self.send(pending, stream: id, endStream: false) }
                 previous = message.encoded()
             }
-            try await send(previous ?? EmptyMessage().encoded(), stream: id, endStream: true)
+            // No message at all: an empty one (every field at its default) ends the stream.
+            try await send(previous ?? [], stream: id, endStream: true)
         } catch {
             cancel(id)
             // Prefer the server's reason (e.g. a STATUS that ended the call while we were sending).
@@ -40,28 +46,52 @@ extension ClientConnection {
         var response: Response?
         for try await payload in responses {
             consumed(payload.count, stream: id)
-            guard response == nil else { throw UnaryResponseConsumer.extraResponse(method) }
+            guard response == nil else { throw UnaryResponseConsumer.extraResponse(method.info) }
             response = try Response(decoding: payload)
         }
-        guard let response else { throw UnaryResponseConsumer.noResponse(method) }
+        guard let response else { throw UnaryResponseConsumer.noResponse(method.info) }
         return response
     }
 }
 
-extension ClientConnection {
-    /// A bidirectional call: returns its stream id (for ``send(_:stream:endStream:)``) and the
-    /// response messages. Credit for a response goes back when `consumed` is called for it.
-    func bidirectional(_ method: MethodDescriptor) async throws -> (UInt32, AsyncThrowingStream<[UInt8], any Error>) {
-        try await startCall(method, requests: [], endStream: false, timeout: nil)
+/// An open bidirectional call: send requests with ``send(_:endStream:)``; read the response
+/// payloads from ``payloads`` and decode each with ``response(_:)``. The reader returns each
+/// payload's credit (``ClientConnection/consumed(_:stream:)``) when it is done with it, so it
+/// can hold some back (a subscription holds notifications until the application takes them).
+struct BidirectionalCall<Request: WireMessage, Response: WireMessage>: Sendable {
+    /// The call's stream id.
+    let id: UInt32
+    let connection: ClientConnection
+    /// The response messages, undecoded.
+    let payloads: AsyncThrowingStream<[UInt8], any Error>
+
+    /// Sends one request message, waiting for credit.
+    func send(_ request: Request, endStream: Bool = false) async throws {
+        try await connection.send(request.encoded(), stream: id, endStream: endStream)
+    }
+
+    /// Decodes a response payload.
+    func response(_ payload: [UInt8]) throws(PhotoLibError) -> Response {
+        try Response(decoding: payload)
     }
 }
 
-/// The responses of a server-streaming call, decoded as the caller iterates: no
-/// intermediate buffer and no polling. Each message's flow-control credit goes back to the
-/// server when the caller takes it, so a slow reader still slows the server down (the
-/// connection's receive windows bound what is buffered). Dropping the sequence before its
-/// end cancels the call.
-struct ServerStreamResponses<Response: WireMessage>: AsyncSequence {
+extension ClientConnection {
+    /// A bidirectional call, open and ready for its first request.
+    func bidirectional<Request, Response>(
+        _ method: MethodDescriptor<Request, Response, CallKinds.Bidirectional>
+    ) async throws -> BidirectionalCall<Request, Response> {
+        let (id, payloads) = try await startCall(method.info, requests: [], endStream: false, timeout: nil)
+        return BidirectionalCall(id: id, connection: self, payloads: payloads)
+    }
+}
+
+/// The responses of a server-streaming call, decoded as the caller
+/// iterates: no intermediate buffer and no polling. Each message's flow-control credit goes
+/// back to the server when the caller takes it, so a slow reader still slows the server down
+/// (the connection's receive windows bound what is buffered). Dropping the sequence before
+/// its end cancels the call.
+struct ServerStreamResponses<Response: WireMessage>: AsyncSequence, Sendable {
     typealias Element = Response
     let id: UInt32
     let connection: ClientConnection
@@ -87,10 +117,10 @@ struct ServerStreamResponses<Response: WireMessage>: AsyncSequence {
 extension ClientConnection {
     /// A server-streaming call: one request, then the responses, decoded as the caller
     /// iterates (see ``ServerStreamResponses``).
-    func serverStreaming<Request: WireMessage, Response: WireMessage>(
-        _ method: MethodDescriptor, _ request: Request, responseType: Response.Type, timeout: Double? = nil
+    func serverStreaming<Request, Response>(
+        _ method: MethodDescriptor<Request, Response, CallKinds.ServerStreaming>, _ request: Request, timeout: Double? = nil
     ) async throws -> ServerStreamResponses<Response> {
-        let (id, payloads) = try await startCall(method, requests: [request.encoded()], endStream: true, timeout: timeout)
+        let (id, payloads) = try await startCall(method.info, requests: [request.encoded()], endStream: true, timeout: timeout)
         return ServerStreamResponses(id: id, connection: self, payloads: payloads)
     }
 }

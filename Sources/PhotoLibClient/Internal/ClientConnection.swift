@@ -8,7 +8,7 @@ import PhotoLibWire
 /// deadlines, cancellation and keepalive (docs/PROTOCOL.md).
 final class ClientConnection: @unchecked Sendable {
     private enum Phase {
-        case awaitingWelcome(CheckedContinuation<Welcome, any Error>)
+        case awaitingWelcome(CheckedContinuation<Wire.Welcome, any Error>)
         case open
         case goingAway(lastStreamID: UInt32)
         case closed(PhotoLibError)
@@ -38,9 +38,9 @@ final class ClientConnection: @unchecked Sendable {
     private var sentSinceKeepaliveTick = false
     private var silentKeepaliveTicks = 0
     private var keepalive: (any DispatchSourceTimer)?
-    private(set) var welcome: Welcome?
+    private(set) var welcome: Wire.Welcome?
 
-    private init(fd: Int32, endpoint: Endpoint, configuration: ClientConfiguration, continuation: CheckedContinuation<Welcome, any Error>) {
+    private init(fd: Int32, endpoint: Endpoint, configuration: ClientConfiguration, continuation: CheckedContinuation<Wire.Welcome, any Error>) {
         self.configuration = configuration
         self.channel = SocketChannel(fd: fd, peer: endpoint, queue: queue)
         self.phase = .awaitingWelcome(continuation)
@@ -78,12 +78,12 @@ final class ClientConnection: @unchecked Sendable {
             throw PhotoLibError(.unavailable, "cannot connect to \(endpoint): \(error) — is photolibd running there?")
         }
         var connection: ClientConnection?
-        let welcome: Welcome = try await withCheckedThrowingContinuation { continuation in
+        let welcome: Wire.Welcome = try await withCheckedThrowingContinuation { continuation in
             let created = ClientConnection(fd: fd, endpoint: endpoint, configuration: configuration, continuation: continuation)
             connection = created
             created.queue.async {
-                created.start(hello: Hello(
-                    token: token, clientName: clientName, maxFrameSize: UInt32(configuration.maxFrameSize),
+                created.start(hello: Wire.Hello(
+                    protocolVersion: WireLimits.protocolVersion, token: token, clientName: clientName, maxFrameSize: UInt32(configuration.maxFrameSize),
                     initialStreamWindow: UInt32(configuration.initialStreamWindow),
                     initialConnectionWindow: UInt32(configuration.initialConnectionWindow)))
             }
@@ -93,7 +93,7 @@ final class ClientConnection: @unchecked Sendable {
         return connection
     }
 
-    private func start(hello: Hello) {
+    private func start(hello: Wire.Hello) {
         channel.onRead = { [weak self] bytes in self?.received(bytes) }
         channel.onClose = { [weak self] error in
             self?.closed(PhotoLibError(.unavailable, error.map { "connection lost: \($0)" } ?? "the server closed the connection"))
@@ -109,7 +109,7 @@ final class ClientConnection: @unchecked Sendable {
     /// windows allow); returns the stream id and the response stream. One turn of the queue
     /// (see ``opening(fromTask:_:)``): CALL and the requests that fit the windows are
     /// written in it.
-    func startCall(_ method: MethodDescriptor, requests: [[UInt8]], endStream: Bool, timeout: Double?) async throws -> (UInt32, AsyncThrowingStream<[UInt8], any Error>) {
+    func startCall(_ method: MethodInfo, requests: [[UInt8]], endStream: Bool, timeout: Double?) async throws -> (UInt32, AsyncThrowingStream<[UInt8], any Error>) {
         let (responses, continuation) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
         let stream = ClientStream(method: method)
         try await withCheckedThrowingContinuation { (opened: CheckedContinuation<Void, any Error>) in
@@ -129,7 +129,7 @@ final class ClientConnection: @unchecked Sendable {
     /// open the call and send the request, one resume when it ends. `makeConsumer` builds the consumer
     /// around the caller's continuation. Cancelling the task cancels the call (CANCEL).
     func consume<Value: Sendable>(
-        _ method: MethodDescriptor, request: [UInt8], timeout: Double?,
+        _ method: MethodInfo, request: [UInt8], timeout: Double?,
         _ makeConsumer: (CheckedContinuation<Value, any Error>) -> any ResponseConsumer
     ) async throws -> Value {
         let stream = ClientStream(method: method)
@@ -145,7 +145,7 @@ final class ClientConnection: @unchecked Sendable {
     /// Opens a call with one request whose responses `consumer` takes on the queue, and
     /// waits only until it is open: the responses flow on to the consumer, which reports the
     /// end. Returns the call, for ``cancel(_:)-(ClientStream)``.
-    func open(_ method: MethodDescriptor, request: [UInt8], timeout: Double?, consumer: any ResponseConsumer) async throws -> ClientStream {
+    func open(_ method: MethodInfo, request: [UInt8], timeout: Double?, consumer: any ResponseConsumer) async throws -> ClientStream {
         let stream = ClientStream(method: method)
         try await withCheckedThrowingContinuation { (opened: CheckedContinuation<Void, any Error>) in
             start(stream, request: request, timeout: timeout, consumer: consumer, opened: opened, fromTask: true)
@@ -157,7 +157,7 @@ final class ClientConnection: @unchecked Sendable {
     /// waiting for anything: a failure to open is the consumer's to report. Returns the call,
     /// for ``cancel(_:)-(ClientStream)``.
     @discardableResult
-    func start(_ method: MethodDescriptor, request: [UInt8], timeout: Double?, consumer: any ResponseConsumer) -> ClientStream {
+    func start(_ method: MethodInfo, request: [UInt8], timeout: Double?, consumer: any ResponseConsumer) -> ClientStream {
         let stream = ClientStream(method: method)
         start(stream, request: request, timeout: timeout, consumer: consumer)
         return stream
@@ -251,12 +251,12 @@ final class ClientConnection: @unchecked Sendable {
     }
 
     /// The CALL payload of `method` with `timeout` (encoded once per method when there is none).
-    private func callPayload(_ method: MethodDescriptor, timeout: Double?) -> [UInt8] {
+    private func callPayload(_ method: MethodInfo, timeout: Double?) -> [UInt8] {
         if let timeout {
-            return CallStart(method: method.path, timeoutMs: UInt64(max(1, (timeout * 1000).rounded()))).encoded()
+            return Wire.CallStart(method: method.path, timeoutMs: UInt64(max(1, (timeout * 1000).rounded()))).encoded()
         }
         if let cached = callPayloads[method.name] { return cached }
-        let payload = CallStart(method: method.path).encoded()
+        let payload = Wire.CallStart(method: method.path).encoded()
         callPayloads[method.name] = payload
         return payload
     }
@@ -321,7 +321,7 @@ final class ClientConnection: @unchecked Sendable {
     private func end(_ stream: ClientStream, _ error: PhotoLibError, reason: String) {
         if stream.id != 0, streams[stream.id] === stream {
             retire(stream)
-            write(Frame(.cancel, stream: stream.id, payload: CancelMessage(reason: reason).encoded()))
+            write(Frame(.cancel, stream: stream.id, payload: Wire.Cancel(reason: reason).encoded()))
         }
         stream.end(error)
     }
@@ -343,7 +343,7 @@ final class ClientConnection: @unchecked Sendable {
     func close() {
         queue.async {
             if self.isClosed { return }
-            self.write(Frame(.goAway, payload: GoAway(lastStreamID: 0, status: CallStatus(code: .ok, message: "client closing")).encoded()))
+            self.write(Frame(.goAway, payload: Wire.GoAway(lastStreamID: 0, status: Wire.Status(code: .ok, message: "client closing")).encoded()))
             self.closed(PhotoLibError(.cancelled, "the connection was closed by the client"))
             self.channel.closeAfterWriting()
         }
@@ -386,13 +386,13 @@ final class ClientConnection: @unchecked Sendable {
     /// Sends the held credit of `stream` if it must or may go back now.
     private func returnCredit(of stream: ClientStream) {
         guard !stream.isEnded, let increment = stream.receiveCredit.take() else { return }
-        write(Frame(.windowUpdate, stream: stream.id, payload: WindowUpdate(increment: UInt32(increment)).encoded()))
+        write(Frame(.windowUpdate, stream: stream.id, payload: Wire.WindowUpdate(increment: UInt32(increment)).encoded()))
     }
 
     /// Sends the held connection credit if it must or may go back now.
     private func returnConnectionCredit() {
         guard let increment = connectionCredit.take() else { return }
-        write(Frame(.windowUpdate, payload: WindowUpdate(increment: UInt32(increment)).encoded()))
+        write(Frame(.windowUpdate, payload: Wire.WindowUpdate(increment: UInt32(increment)).encoded()))
     }
 
     /// After a read: decides about the credit of every call that received bytes in it (an
@@ -428,7 +428,12 @@ final class ClientConnection: @unchecked Sendable {
             guard case .awaitingWelcome(let continuation) = phase else {
                 throw PhotoLibError(.invalidArgument, "WELCOME after the handshake", reason: .protocolViolation)
             }
-            let welcome = try Welcome(decoding: frame.payload)
+            let welcome = try Wire.Welcome(decoding: frame.payload)
+            guard welcome.protocolVersion == WireLimits.protocolVersion else {
+                throw PhotoLibError(
+                    .failedPrecondition, "the server speaks protocol version \(welcome.protocolVersion), this client \(WireLimits.protocolVersion)",
+                    reason: .protocolViolation)
+            }
             serverMaxFrameSize = try WireLimits.maxFrameSize(announced: welcome.maxFrameSize)
             initialSendStreamWindow = try WireLimits.window(announced: welcome.initialStreamWindow, fallback: WireLimits.defaultStreamWindow, atLeast: serverMaxFrameSize, name: "Welcome.initial_stream_window")
             sendConnectionWindow = FlowWindow(initial: try WireLimits.window(announced: welcome.initialConnectionWindow, fallback: WireLimits.defaultConnectionWindow, atLeast: serverMaxFrameSize, name: "Welcome.initial_connection_window"))
@@ -464,13 +469,13 @@ final class ClientConnection: @unchecked Sendable {
                 break
             }
         case .status:
-            let status = try CallStatus(decoding: frame.payload)
+            let status = try Wire.Status(decoding: frame.payload)
             guard let stream = streams[frame.streamID] else { return }
             retire(stream)
             stream.end(status.error)
             if case .goingAway = phase, streams.isEmpty { channel.closeAfterWriting() }
         case .windowUpdate:
-            let update = try WindowUpdate(decoding: frame.payload)
+            let update = try Wire.WindowUpdate(decoding: frame.payload)
             if frame.streamID == 0 {
                 try sendConnectionWindow.grant(Int(update.increment))
                 let blocked = blockedOnConnection
@@ -483,8 +488,8 @@ final class ClientConnection: @unchecked Sendable {
         case .ping:
             if !frame.flags.contains(.ack) { write(Frame(.ping, flags: .ack, payload: frame.payload)) }
         case .goAway:
-            let goAway = try GoAway(decoding: frame.payload)
-            let error = goAway.status.error ?? PhotoLibError(.unavailable, "the server is going away")
+            let goAway = try Wire.GoAway(decoding: frame.payload)
+            let error = goAway.status?.error ?? PhotoLibError(.unavailable, "the server is going away")
             if case .awaitingWelcome = phase {
                 closed(error)
                 channel.close()
@@ -502,7 +507,7 @@ final class ClientConnection: @unchecked Sendable {
     }
 
     private func protocolError(_ error: PhotoLibError) {
-        write(Frame(.goAway, payload: GoAway(lastStreamID: 0, status: CallStatus(error)).encoded()))
+        write(Frame(.goAway, payload: Wire.GoAway(lastStreamID: 0, status: Wire.Status(error)).encoded()))
         closed(error)
         channel.closeAfterWriting()
     }
@@ -544,7 +549,7 @@ final class ClientConnection: @unchecked Sendable {
             self.silentKeepaliveTicks = self.sentSinceKeepaliveTick ? 0 : self.silentKeepaliveTicks + 1
             self.sentSinceKeepaliveTick = false
             if self.silentKeepaliveTicks >= 2 {
-                self.write(Frame(.ping, payload: Ping(opaque: UInt64(DispatchTime.now().uptimeNanoseconds)).encoded()))
+                self.write(Frame(.ping, payload: Wire.Ping(opaque: UInt64(DispatchTime.now().uptimeNanoseconds)).encoded()))
             }
         }
         timer.resume()

@@ -27,7 +27,7 @@ final class ClientStream: @unchecked Sendable {
         var sent: CheckedContinuation<Void, any Error>?
     }
 
-    let method: MethodDescriptor
+    let method: MethodInfo
     /// The stream id; 0 until the call is open.
     var id: UInt32 = 0
     /// Where responses go; set when the call opens.
@@ -47,7 +47,7 @@ final class ClientStream: @unchecked Sendable {
     /// Why the call ended (`nil`: it ended well, or has not ended).
     private(set) var outcome: PhotoLibError?
 
-    init(method: MethodDescriptor) {
+    init(method: MethodInfo) {
         self.method = method
     }
 

@@ -7,39 +7,43 @@ struct ImageAssembly {
     /// The largest image the client accepts.
     static let maxByteCount = 512 << 20
 
-    private var current: ImageStart?
+    private var current: Wire.ImageStart?
     private var buffer: [UInt8] = []
 
     /// Adds a part; returns the image it completes, if any. Reports rendering and receiving
     /// progress to `progress`.
-    mutating func add(_ part: ImageResponse, progress: (@Sendable (ImageRequestProgress) -> Void)?) throws(PhotoLibError) -> DeliveredImage? {
-        switch part {
-        case .progress(let fraction):
-            progress?(.rendering(fraction))
+    mutating func add(_ response: Wire.ImageResponse, progress: (@Sendable (ImageRequestProgress) -> Void)?) throws(PhotoLibError) -> DeliveredImage? {
+        switch response.part {
+        case nil:
+            throw PhotoLibError(.internalError, "an ImageResponse carries no part", reason: .protocolViolation)
+        case .progress(let update):
+            progress?(.rendering(update.fraction))
         case .start(let start):
             guard current == nil else { throw PhotoLibError(.internalError, "image \(start.imageIndex) began before the previous one ended", reason: .protocolViolation) }
-            guard start.byteCount >= 0, start.byteCount <= Self.maxByteCount else {
+            guard start.byteCount <= UInt64(Self.maxByteCount) else {
                 throw PhotoLibError(.resourceExhausted, "the server announced a \(start.byteCount)-byte image, over the client's \(Self.maxByteCount >> 20) MiB limit")
             }
             current = start
             buffer = []
-            progress?(.receiving(received: 0, total: start.byteCount))
-        case .chunk(let offset, let data):
-            guard let start = current, offset == buffer.count, buffer.count + data.count <= start.byteCount else {
-                throw PhotoLibError(.internalError, "an image chunk at offset \(offset) does not continue the image (have \(buffer.count) bytes)", reason: .protocolViolation)
+            progress?(.receiving(received: 0, total: Int(start.byteCount)))
+        case .chunk(let chunk):
+            let data = chunk.data
+            guard let start = current, chunk.offset == UInt64(buffer.count), UInt64(buffer.count + data.count) <= start.byteCount else {
+                throw PhotoLibError(.internalError, "an image chunk at offset \(chunk.offset) does not continue the image (have \(buffer.count) bytes)", reason: .protocolViolation)
             }
-            if buffer.isEmpty && data.count == start.byteCount {
+            if buffer.isEmpty && UInt64(data.count) == start.byteCount {
                 buffer = data  // the whole image in one chunk (a thumbnail): no copy
             } else {
-                if buffer.isEmpty { buffer.reserveCapacity(start.byteCount) }
+                if buffer.isEmpty { buffer.reserveCapacity(Int(start.byteCount)) }
                 buffer.append(contentsOf: data)
             }
-            progress?(.receiving(received: buffer.count, total: start.byteCount))
-        case .end(let index, let isFinal):
-            guard let start = current, start.imageIndex == index, buffer.count == start.byteCount else {
-                throw PhotoLibError(.internalError, "image \(index) ended with \(buffer.count) of \(current?.byteCount ?? 0) bytes", reason: .protocolViolation)
+            progress?(.receiving(received: buffer.count, total: Int(start.byteCount)))
+        case .end(let end):
+            guard let start = current, start.imageIndex == end.imageIndex, UInt64(buffer.count) == start.byteCount else {
+                throw PhotoLibError(.internalError, "image \(end.imageIndex) ended with \(buffer.count) of \(current?.byteCount ?? 0) bytes", reason: .protocolViolation)
             }
-            let image = DeliveredImage(data: buffer, width: start.width, height: start.height, isDegraded: start.degraded, isFinal: isFinal)
+            let image = DeliveredImage(
+                data: buffer, width: Int(start.width), height: Int(start.height), isDegraded: start.degraded, isFinal: end.isFinal)
             current = nil
             buffer = []
             return image

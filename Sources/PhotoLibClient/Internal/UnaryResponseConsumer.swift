@@ -4,11 +4,11 @@ import PhotoLibWire
 /// Takes the single response message of a unary call on the connection's queue and hands it
 /// to the waiting caller when the call ends.
 final class UnaryResponseConsumer: ResponseConsumer, @unchecked Sendable {
-    private let method: MethodDescriptor
+    private let method: MethodInfo
     private let continuation: CheckedContinuation<[UInt8], any Error>
     private var response: [UInt8]?
 
-    init(method: MethodDescriptor, continuation: CheckedContinuation<[UInt8], any Error>) {
+    init(method: MethodInfo, continuation: CheckedContinuation<[UInt8], any Error>) {
         self.method = method
         self.continuation = continuation
     }
@@ -31,12 +31,12 @@ final class UnaryResponseConsumer: ResponseConsumer, @unchecked Sendable {
     }
 
     /// A unary answer with a second message.
-    static func extraResponse(_ method: MethodDescriptor) -> PhotoLibError {
+    static func extraResponse(_ method: MethodInfo) -> PhotoLibError {
         PhotoLibError(.internalError, "\(method.name) answered with more than one message", reason: .protocolViolation)
     }
 
     /// A unary call that ended with OK and no message.
-    static func noResponse(_ method: MethodDescriptor) -> PhotoLibError {
+    static func noResponse(_ method: MethodInfo) -> PhotoLibError {
         PhotoLibError(.internalError, "\(method.name) ended with OK but no response", reason: .protocolViolation)
     }
 }

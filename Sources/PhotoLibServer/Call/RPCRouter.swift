@@ -1,8 +1,9 @@
 import PhotoLibCore
 import PhotoLibWire
 
-/// A method's implementation.
-public typealias RPCHandler = @Sendable (ServerCall) async throws -> Void
+/// A method's implementation, as the router stores it (the request and response types are
+/// checked where it is registered, see ``RPCRouter/register(_:_:)``).
+typealias RPCHandler = @Sendable (UntypedServerCall) async throws -> Void
 
 /// A method's fast path, run on the connection's queue as soon as the call's single request
 /// message has arrived, before any task exists: it answers what it can from memory (a cached
@@ -33,7 +34,7 @@ public struct InlineReply: Sendable {
 
 /// A registered method: its descriptor, handler and optional fast path.
 struct RPCRoute: Sendable {
-    let method: MethodDescriptor
+    let method: MethodInfo
     let handler: RPCHandler
     let inline: InlineRPCHandler?
 }
@@ -45,16 +46,20 @@ public struct RPCRouter: Sendable {
     /// An empty router.
     public init() {}
 
-    /// Registers the handler of `method`.
-    public mutating func register(_ method: MethodDescriptor, _ handler: @escaping RPCHandler) {
-        routes[method.path] = RPCRoute(method: method, handler: handler, inline: nil)
+    /// Registers the handler of `method`; its call's request and response types are the method's.
+    public mutating func register<Request, Response, Kind>(
+        _ method: MethodDescriptor<Request, Response, Kind>, _ handler: @escaping @Sendable (ServerCall<Request, Response>) async throws -> Void
+    ) {
+        routes[method.path] = RPCRoute(method: method.info, handler: { try await handler(ServerCall($0)) }, inline: nil)
     }
 
     /// Registers the handler of a unary or server-streaming `method` with a fast path tried
     /// first on the connection's queue (see ``InlineRPCHandler``).
-    public mutating func register(_ method: MethodDescriptor, inline: @escaping InlineRPCHandler, _ handler: @escaping RPCHandler) {
-        precondition(!method.shape.clientStreams, "\(method.name): only calls with one request message have a fast path")
-        routes[method.path] = RPCRoute(method: method, handler: handler, inline: inline)
+    public mutating func register<Request, Response, Kind: SingleRequestCallKind>(
+        _ method: MethodDescriptor<Request, Response, Kind>, inline: @escaping InlineRPCHandler,
+        _ handler: @escaping @Sendable (ServerCall<Request, Response>) async throws -> Void
+    ) {
+        routes[method.path] = RPCRoute(method: method.info, handler: { try await handler(ServerCall($0)) }, inline: inline)
     }
 
     /// The route for a wire name, or the error to answer with.
@@ -64,6 +69,6 @@ public struct RPCRouter: Sendable {
             return .failure(PhotoLibError(.unimplemented, "\(method.name) is part of the protocol but not built in this server yet"))
         }
         let shown = path.count > 120 ? String(path.prefix(120)) + "…" : path
-        return .failure(PhotoLibError(.unimplemented, "unknown method '\(shown)': methods are named /\(MethodDescriptor.serviceName)/<Method> (see Protos/service.proto)"))
+        return .failure(PhotoLibError(.unimplemented, "unknown method '\(shown)': methods are named /\(PhotoLibraryMethods.serviceName)/<Method> (see Protos/service.proto)"))
     }
 }

@@ -1,14 +1,15 @@
 import PhotoLibCore
 import PhotoLibWire
 
-/// One running call as a handler sees it: its requests, its response channel, its session.
-public final class ServerCall: Sendable {
+/// One running call as the connection runs it: request payloads in, response payloads out.
+/// Handlers see it through the typed ``ServerCall``.
+final class UntypedServerCall: Sendable {
     /// The method called.
-    public let method: MethodDescriptor
+    let method: MethodInfo
     /// The stream id on the connection.
-    public let streamID: UInt32
+    let streamID: UInt32
     /// The connection's session (authentication, snapshots…).
-    public let session: ConnectionSession
+    let session: ConnectionSession
     /// Request messages, in order; ends at the client's END_STREAM.
     let requests: AsyncThrowingStream<[UInt8], any Error>
     private let connection: ServerConnection
@@ -25,7 +26,7 @@ public final class ServerCall: Sendable {
         set { iteratorStorage = newValue }
     }
 
-    init(method: MethodDescriptor, streamID: UInt32, session: ConnectionSession, requests: AsyncThrowingStream<[UInt8], any Error>, connection: ServerConnection) {
+    init(method: MethodInfo, streamID: UInt32, session: ConnectionSession, requests: AsyncThrowingStream<[UInt8], any Error>, connection: ServerConnection) {
         self.method = method
         self.streamID = streamID
         self.session = session
@@ -36,7 +37,7 @@ public final class ServerCall: Sendable {
     /// The single request message of a unary or server-streaming call, decoded.
     ///
     /// Throws `invalidArgument` when the client sent none or more than one.
-    public func singleRequest<M: WireMessage>(_ type: M.Type) async throws -> M {
+    func singleRequest<M: WireMessage>(_ type: M.Type) async throws -> M {
         guard let first = try await iterator.next() else {
             throw PhotoLibError(.invalidArgument, "\(method.name) expects one request message but the client sent none")
         }
@@ -51,24 +52,72 @@ public final class ServerCall: Sendable {
     ///
     /// Its flow-control credit goes back to the client only now, so a slow handler slows
     /// the client down instead of buffering.
-    public func nextRequest<M: WireMessage>(_ type: M.Type) async throws -> M? {
+    func nextRequest<M: WireMessage>(_ type: M.Type) async throws -> M? {
         guard let payload = try await iterator.next() else { return nil }
         connection.consumed(payload.count, stream: streamID)
         return try M(decoding: payload)
     }
 
     /// Ends the call from the server side with `CANCELLED` (e.g. `CancelImageRequest`).
-    public func cancelByServer(_ message: String) {
+    func cancelByServer(_ message: String) {
         connection.cancel(stream: streamID, message: message)
     }
 
     /// Sends already encoded response messages in order (one hop for all).
-    public func send(encoded messages: [[UInt8]]) async throws {
+    func send(encoded messages: [[UInt8]]) async throws {
         try await connection.send(messages, stream: streamID)
     }
 
     /// Sends one response message, waiting for flow-control credit.
-    public func send(_ message: some WireMessage) async throws {
+    func send(_ message: some WireMessage) async throws {
         try await connection.send(message.encoded(), stream: streamID)
+    }
+}
+
+/// One running call as a handler sees it: its typed requests, its typed responses, its
+/// session. `Request` and `Response` are the method's (``RPCRouter/register(_:_:)``).
+public struct ServerCall<Request: WireMessage, Response: WireMessage>: Sendable {
+    private let call: UntypedServerCall
+
+    init(_ call: UntypedServerCall) {
+        self.call = call
+    }
+
+    /// The method called.
+    public var method: MethodInfo { call.method }
+    /// The stream id on the connection.
+    public var streamID: UInt32 { call.streamID }
+    /// The connection's session (authentication, snapshots…).
+    public var session: ConnectionSession { call.session }
+
+    /// The single request message of a unary or server-streaming call, decoded.
+    ///
+    /// Throws `invalidArgument` when the client sent none or more than one.
+    public func singleRequest() async throws -> Request {
+        try await call.singleRequest(Request.self)
+    }
+
+    /// The next request message of a client-streaming call, decoded (`nil` at END_STREAM).
+    ///
+    /// Its flow-control credit goes back to the client only now, so a slow handler slows
+    /// the client down instead of buffering.
+    public func nextRequest() async throws -> Request? {
+        try await call.nextRequest(Request.self)
+    }
+
+    /// Sends one response message, waiting for flow-control credit.
+    public func send(_ response: Response) async throws {
+        try await call.send(response)
+    }
+
+    /// Sends already encoded response messages in order (one hop for all); each must be an
+    /// encoded `Response`.
+    public func send(encoded messages: [[UInt8]]) async throws {
+        try await call.send(encoded: messages)
+    }
+
+    /// Ends the call from the server side with `CANCELLED` (e.g. `CancelImageRequest`).
+    public func cancelByServer(_ message: String) {
+        call.cancelByServer(message)
     }
 }

@@ -75,7 +75,7 @@ final class ChangeHub: @unchecked Sendable {
     }
 
     /// Applies one request of a subscriber, in order with change processing.
-    func handle(_ request: SubscriptionRequest, for subscriber: Subscriber) async throws {
+    func handle(_ request: Wire.SubscriptionRequest, for subscriber: Subscriber) async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             queue.async {
                 do {
@@ -88,31 +88,40 @@ final class ChangeHub: @unchecked Sendable {
         }
     }
 
-    private func apply(_ request: SubscriptionRequest, for subscriber: Subscriber) throws(PhotoLibError) {
+    private func apply(_ request: Wire.SubscriptionRequest, for subscriber: Subscriber) throws(PhotoLibError) {
         process()
         defer { subscriber.started = true }
-        switch request {
-        case .resume(let text):
+        switch request.request {
+        case nil:
+            throw PhotoLibError(.invalidArgument, "SubscriptionRequest carries no request (or one this server does not know)")
+        case .resume(let resume)?:
+            let text = resume.sinceToken
             guard !subscriber.started else {
                 throw PhotoLibError(.invalidArgument, "resume must be the first request of a subscription")
             }
             try catchUp(subscriber, since: try Self.token(text))
-        case .registerFetch(let fetch):
-            let query = try AssetQuery.from(options: fetch.options, collection: fetch.collectionIdentifier, mediaType: fetch.mediaTypes.first)
+        case .registerFetch(let fetch)?:
+            let options = fetch.options ?? Wire.FetchOptions()
+            let query = try AssetQuery.from(
+                options: try options.domain(), collection: options.collectionIdentifier.isEmpty ? nil : options.collectionIdentifier,
+                mediaType: try options.domainMediaTypes().first)
             var scoped = query
-            if !fetch.localIdentifiers.isEmpty { scoped.identifiers = fetch.localIdentifiers }
+            if !options.localIdentifiers.isEmpty { scoped.identifiers = options.localIdentifiers }
             let entry = try self.entry(for: scoped)
             let listing = entry.currentListing()
             let (snapshotID, expiresAt) = subscriber.session.fetchResults.add(.assets(listing))
             subscriber.results[snapshotID] = Subscriber.Registration(entry: entry, snapshotID: snapshotID, count: listing.count)
-            let prefetchIDs = try listing.identifiers(in: 0..<min(listing.count, max(0, min(fetch.prefetchCount, 1000))))
+            let prefetchIDs = try listing.identifiers(in: 0..<min(listing.count, min(Int(fetch.prefetchCount), 1000)))
             let prefetch = try library.assets(withIdentifiers: prefetchIDs)
             let snapshot = PhotoLibraryService.fitting(prefetch, within: subscriber.session.maxResponseSize) { objects in
-                FetchResultSnapshot(fetchResultID: snapshotID, objectType: .asset, count: listing.count, expiresAt: expiresAt, prefetched: .assets(objects))
+                Wire.FetchResultSnapshot(
+                    fetchResultID: snapshotID, objectType: .asset, count: UInt64(listing.count), expiresAtMs: Wire.milliseconds(expiresAt),
+                    assets: objects.map(Wire.Asset.init))
             }
-            subscriber.enqueue(.registeredFetch(snapshot, token: String(subscriber.token)))
+            subscriber.enqueue(.registeredFetchResult(Wire.RegisteredFetch(snapshot: snapshot, registeredToken: String(subscriber.token))))
             return
-        case .registerFetchResult(let id):
+        case .registerFetchResult(let register)?:
+            let id = register.fetchResultID
             guard case .assets(let listing) = try subscriber.session.fetchResults.use(id) else {
                 throw PhotoLibError(.invalidArgument, "fetch result \(id) holds collections; only asset fetch results can be observed")
             }
@@ -127,20 +136,20 @@ final class ChangeHub: @unchecked Sendable {
                 let (afterID, _) = subscriber.session.fetchResults.add(.assets(current))
                 let details = FetchResultChangeDetails.diff(before: snapshotIDs, after: currentIDs, changed: [])
                 subscriber.results[id] = Subscriber.Registration(entry: entry, snapshotID: afterID, count: current.count)
-                subscriber.enqueue(.acknowledged(token: String(subscriber.token)))
+                subscriber.enqueue(.registeredAtToken(String(subscriber.token)))
                 let message = fetchMessage(beforeID: id, afterID: afterID, details: details, objects: try insertedAndChanged(details, in: current, known: [:]))
-                subscriber.enqueue(.change(ChangeNotification(changeToken: String(subscriber.token), sinceToken: String(subscriber.token), fetchResultChanges: [message], objectChanges: [])))
+                subscriber.enqueue(.change(Wire.ChangeNotification(changeToken: String(subscriber.token), fetchResultChanges: [message], sinceToken: String(subscriber.token))))
                 return
             }
-        case .unregisterFetchResult(let id):
-            if let registration = subscriber.results.removeValue(forKey: id) { release(registration.entry) }
-        case .registerObjects(let ids):
-            for id in ids { try LocalIdentifier.validate(id) }
-            subscriber.objects.formUnion(ids)
-        case .unregisterObjects(let ids):
-            subscriber.objects.subtract(ids)
+        case .unregisterFetchResult(let unregister)?:
+            if let registration = subscriber.results.removeValue(forKey: unregister.fetchResultID) { release(registration.entry) }
+        case .registerObjects(let register)?:
+            for id in register.localIdentifiers { try LocalIdentifier.validate(id) }
+            subscriber.objects.formUnion(register.localIdentifiers)
+        case .unregisterObjects(let unregister)?:
+            subscriber.objects.subtract(unregister.localIdentifiers)
         }
-        subscriber.enqueue(.acknowledged(token: String(subscriber.token)))
+        subscriber.enqueue(.registeredAtToken(String(subscriber.token)))
     }
 
     static func token(_ text: String) throws(PhotoLibError) -> Int64 {
@@ -181,7 +190,7 @@ final class ChangeHub: @unchecked Sendable {
             let page = try library.persistentChanges(since: cursor, limit: 500)
             for change in page.changes where change.token <= lastToken {
                 let objects = try objectMessages(change.objects.map(\.identifier), changes: change.objects)
-                let notification = ChangeNotification(changeToken: String(change.token), sinceToken: String(cursor), fetchResultChanges: [], objectChanges: objects)
+                let notification = Wire.ChangeNotification(changeToken: String(change.token), objectChanges: objects, sinceToken: String(cursor))
                 subscriber.enqueue(.change(notification)) { replaced in self.resync(subscriber, replacing: replaced) }
                 cursor = change.token
             }
@@ -249,7 +258,7 @@ final class ChangeHub: @unchecked Sendable {
             try objectMessages(changedObjects.filter(observed.contains), changes: changes.filter { observed.contains($0.identifier) }).map { ($0.localIdentifier, $0) },
             uniquingKeysWith: { first, _ in first })
         for subscriber in subscribers.values where subscriber.started {
-            var fetchMessages: [FetchResultChangeMessage] = []
+            var fetchMessages: [Wire.FetchResultChangeDetails] = []
             for (key, registration) in subscriber.results {
                 guard let (details, listing, objects) = results[ObjectIdentifier(registration.entry)] else { continue }
                 let (afterID, _) = subscriber.session.fetchResults.add(.assets(listing))
@@ -260,7 +269,8 @@ final class ChangeHub: @unchecked Sendable {
             var seen = Set<String>()
             let objectMessages = changedObjects.filter { subscriber.objects.contains($0) && seen.insert($0).inserted }.compactMap { objectDetails[$0] }
             guard !fetchMessages.isEmpty || !objectMessages.isEmpty else { continue }
-            let notification = ChangeNotification(changeToken: String(token), sinceToken: String(subscriber.token), fetchResultChanges: fetchMessages, objectChanges: objectMessages)
+            let notification = Wire.ChangeNotification(
+                changeToken: String(token), fetchResultChanges: fetchMessages, objectChanges: objectMessages, sinceToken: String(subscriber.token))
             subscriber.enqueue(.change(notification)) { replaced in self.resync(subscriber, replacing: replaced) }
             subscriber.token = token
         }
@@ -277,18 +287,14 @@ final class ChangeHub: @unchecked Sendable {
         return ids.compactMap { values[$0] }
     }
 
-    private func fetchMessage(beforeID: String, afterID: String, details: FetchResultChangeDetails, objects: [Asset]) -> FetchResultChangeMessage {
-        FetchResultChangeMessage(
-            fetchResultID: beforeID, fetchResultAfterID: afterID, hasIncrementalChanges: details.hasIncrementalChanges,
-            removedIndexes: details.removedIndexes, insertedIndexes: details.insertedIndexes, changedIndexes: details.changedIndexes,
-            moves: details.moves.map { IndexMoveMessage(from: $0.from, to: $0.to) }, countBefore: details.countBefore, countAfter: details.countAfter,
-            insertedAndChanged: .assets(objects))
+    private func fetchMessage(beforeID: String, afterID: String, details: FetchResultChangeDetails, objects: [Asset]) -> Wire.FetchResultChangeDetails {
+        Wire.FetchResultChangeDetails(details, fetchResultID: beforeID, fetchResultAfterID: afterID, insertedAndChangedAssets: objects)
     }
 
     /// Object details with current values (or deleted) for `identifiers`.
-    private func objectMessages(_ identifiers: [String], changes: [ObjectChange]) throws(PhotoLibError) -> [ObjectChangeMessage] {
+    private func objectMessages(_ identifiers: [String], changes: [ObjectChange]) throws(PhotoLibError) -> [Wire.ObjectChangeDetails] {
         var seen = Set<String>()
-        var messages: [ObjectChangeMessage] = []
+        var messages: [Wire.ObjectChangeDetails] = []
         let byID = Dictionary(grouping: changes, by: \.identifier)
         let assetIDs = changes.filter { $0.objectType == .asset }.map(\.identifier)
         let assets = Dictionary(try library.assets(withIdentifiers: assetIDs).map { ($0.localIdentifier, $0) }, uniquingKeysWith: { first, _ in first })
@@ -299,12 +305,18 @@ final class ChangeHub: @unchecked Sendable {
             let contentChanged = entries.contains(where: \.assetContentChanged)
             switch first.objectType {
             case .asset:
-                messages.append(ObjectChangeMessage(localIdentifier: id, objectType: .asset, after: .assets(assets[id].map { [$0] } ?? []), assetContentChanged: contentChanged, objectWasDeleted: assets[id] == nil))
+                messages.append(Wire.ObjectChangeDetails(
+                    localIdentifier: id, objectType: .asset, assetAfter: assets[id].map(Wire.Asset.init),
+                    assetContentChanged: contentChanged, objectWasDeleted: assets[id] == nil))
             case .assetCollection:
-                messages.append(ObjectChangeMessage(localIdentifier: id, objectType: .assetCollection, after: .assetCollections(albums[id].map { [$0] } ?? []), assetContentChanged: false, objectWasDeleted: albums[id] == nil))
+                messages.append(Wire.ObjectChangeDetails(
+                    localIdentifier: id, objectType: .assetCollection, collectionAfter: albums[id].map(Wire.AssetCollection.init),
+                    objectWasDeleted: albums[id] == nil))
             case .collectionList:
                 let folder = try library.collectionList(withIdentifier: id)
-                messages.append(ObjectChangeMessage(localIdentifier: id, objectType: .collectionList, after: .collectionLists(folder.map { [$0] } ?? []), assetContentChanged: false, objectWasDeleted: folder == nil))
+                messages.append(Wire.ObjectChangeDetails(
+                    localIdentifier: id, objectType: .collectionList, collectionListAfter: folder.map(Wire.CollectionList.init),
+                    objectWasDeleted: folder == nil))
             }
         }
         return messages
@@ -316,15 +328,15 @@ final class ChangeHub: @unchecked Sendable {
     /// non-incremental, at the current version, relative to the snapshots the client holds
     /// (those before the first replaced notification), covering the tokens the replaced
     /// notifications covered; and the latest details of every object they named.
-    private func resync(_ subscriber: Subscriber, replacing replaced: [ChangeNotification]) -> SubscriptionEvent {
+    private func resync(_ subscriber: Subscriber, replacing replaced: [Wire.ChangeNotification]) -> Wire.SubscriptionEvent.Event {
         let since = replaced.first?.sinceToken ?? String(subscriber.token)
         let through = replaced.last?.changeToken ?? String(subscriber.token)
         // Walk each registration's snapshot chain back through the replaced notifications.
         var previous: [String: (id: String, count: Int)] = [:]
         for notification in replaced {
-            for message in notification.fetchResultChanges { previous[message.fetchResultAfterID] = (message.fetchResultID, message.countBefore) }
+            for message in notification.fetchResultChanges { previous[message.fetchResultAfterID] = (message.fetchResultID, Int(clamping: message.countBefore)) }
         }
-        var messages: [FetchResultChangeMessage] = []
+        var messages: [Wire.FetchResultChangeDetails] = []
         for (key, registration) in subscriber.results {
             // `chain`: the snapshots walked through, named only by replaced notifications
             // (the set also stops a cycle).
@@ -342,14 +354,13 @@ final class ChangeHub: @unchecked Sendable {
                 let oldest = pinned.removeFirst()
                 if oldest != known.id { subscriber.session.fetchResults.release(oldest) }
             }
-            messages.append(FetchResultChangeMessage(
-                fetchResultID: known.id, fetchResultAfterID: afterID, hasIncrementalChanges: false,
-                removedIndexes: [], insertedIndexes: [], changedIndexes: [], moves: [], countBefore: known.count,
-                countAfter: listing.count, insertedAndChanged: .assets([])))
+            messages.append(Wire.FetchResultChangeDetails(
+                FetchResultChangeDetails(nonIncrementalFrom: known.count, to: listing.count),
+                fetchResultID: known.id, fetchResultAfterID: afterID, insertedAndChangedAssets: []))
             subscriber.results[key] = Subscriber.Registration(entry: registration.entry, snapshotID: afterID, count: listing.count, pinned: pinned)
         }
         var order: [String] = []
-        var objects: [String: ObjectChangeMessage] = [:]
+        var objects: [String: Wire.ObjectChangeDetails] = [:]
         for notification in replaced {
             for object in notification.objectChanges {
                 if let earlier = objects[object.localIdentifier] {
@@ -362,12 +373,13 @@ final class ChangeHub: @unchecked Sendable {
                 }
             }
         }
-        return .change(ChangeNotification(changeToken: through, sinceToken: since, fetchResultChanges: messages, objectChanges: order.compactMap { objects[$0] }))
+        return .change(Wire.ChangeNotification(
+            changeToken: through, fetchResultChanges: messages, objectChanges: order.compactMap { objects[$0] }, sinceToken: since))
     }
 
     private func forceResync(_ subscriber: Subscriber, through token: Int64) {
         let since = String(subscriber.token)
-        let empty = ChangeNotification(changeToken: String(token), sinceToken: since, fetchResultChanges: [], objectChanges: [])
+        let empty = Wire.ChangeNotification(changeToken: String(token), sinceToken: since)
         subscriber.enqueue(resync(subscriber, replacing: [empty])) { replaced in self.resync(subscriber, replacing: replaced) }
         subscriber.token = token
     }

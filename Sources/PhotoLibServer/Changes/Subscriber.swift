@@ -36,8 +36,8 @@ final class Subscriber: @unchecked Sendable {
     var started = false
 
     private let lock = NSLock()
-    private var queue: [SubscriptionEvent] = []
-    private var waiter: CheckedContinuation<SubscriptionEvent?, Never>?
+    private var queue: [Wire.SubscriptionEvent.Event] = []
+    private var waiter: CheckedContinuation<Wire.SubscriptionEvent.Event?, Never>?
     private var finished = false
     /// Notifications replaced by resyncs (for tests and logs).
     private(set) var resyncCount = 0
@@ -51,13 +51,13 @@ final class Subscriber: @unchecked Sendable {
     /// Queues an event. When a notification finds ``maxQueued`` notifications still waiting,
     /// those and it are replaced by the one notification `resync` builds from them (oldest
     /// first), so the client's token chain stays contiguous. Called on the hub's queue.
-    func enqueue(_ event: SubscriptionEvent, resync: ([ChangeNotification]) -> SubscriptionEvent? = { _ in nil }) {
+    func enqueue(_ event: Wire.SubscriptionEvent.Event, resync: ([Wire.ChangeNotification]) -> Wire.SubscriptionEvent.Event? = { _ in nil }) {
         guard case .change(let notification) = event else {
             push(event)
             return
         }
-        let replacement: SubscriptionEvent? = lock.withLock {
-            let waiting = queue.compactMap { event -> ChangeNotification? in
+        let replacement: Wire.SubscriptionEvent.Event? = lock.withLock {
+            let waiting = queue.compactMap { event -> Wire.ChangeNotification? in
                 if case .change(let change) = event { return change } else { return nil }
             }
             guard waiting.count >= maxQueued, let replacement = resync(waiting + [notification]) else { return nil }
@@ -68,8 +68,8 @@ final class Subscriber: @unchecked Sendable {
         push(replacement ?? event)
     }
 
-    private func push(_ event: SubscriptionEvent) {
-        let waiting: CheckedContinuation<SubscriptionEvent?, Never>? = lock.withLock {
+    private func push(_ event: Wire.SubscriptionEvent.Event) {
+        let waiting: CheckedContinuation<Wire.SubscriptionEvent.Event?, Never>? = lock.withLock {
             guard !finished else { return nil }
             if let waiter {
                 self.waiter = nil
@@ -85,9 +85,9 @@ final class Subscriber: @unchecked Sendable {
     var queuedCount: Int { lock.withLock { queue.count } }
 
     /// The next event to send, waiting for one; `nil` once finished.
-    func next() async -> SubscriptionEvent? {
+    func next() async -> Wire.SubscriptionEvent.Event? {
         await withCheckedContinuation { continuation in
-            let ready: SubscriptionEvent?? = lock.withLock {
+            let ready: Wire.SubscriptionEvent.Event?? = lock.withLock {
                 if finished { return .some(nil) }
                 if !queue.isEmpty { return .some(queue.removeFirst()) }
                 waiter = continuation
@@ -99,7 +99,7 @@ final class Subscriber: @unchecked Sendable {
 
     /// Ends the subscription: the sender stops.
     func finish() {
-        let waiting: CheckedContinuation<SubscriptionEvent?, Never>? = lock.withLock {
+        let waiting: CheckedContinuation<Wire.SubscriptionEvent.Event?, Never>? = lock.withLock {
             finished = true
             queue.removeAll()
             defer { waiter = nil }

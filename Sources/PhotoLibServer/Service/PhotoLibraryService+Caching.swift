@@ -9,13 +9,14 @@ extension PhotoLibraryService {
         router.register(PhotoLibraryMethods.startCachingImages) { [self] call in try await startCaching(call, cache: cache) }
         router.register(PhotoLibraryMethods.stopCachingImages) { [self] call in try await stopCaching(call, cache: cache) }
         router.register(PhotoLibraryMethods.stopCachingImagesForAllAssets) { call in
-            _ = try await call.singleRequest(EmptyMessage.self)
+            _ = try await call.singleRequest()
             cache.prefetch.removeAll(session: call.session)
-            try await call.send(EmptyMessage())
+            try await call.send(Wire.Empty())
         }
     }
 
-    private func cachingEntries(_ request: CachingRequest) throws(PhotoLibError) -> [ImageCachePrefetch.Entry] {
+    private func cachingEntries(_ request: Wire.CachingRequest) throws(PhotoLibError) -> [ImageCachePrefetch.Entry] {
+        let (contentMode, resizeMode, version) = try request.domain()
         let maxSide = configuration.maxImageDimension
         let size = request.targetSize
         guard size.width >= 0, size.height >= 0, size.width <= maxSide, size.height <= maxSide, (size.width == 0) == (size.height == 0) else {
@@ -24,8 +25,8 @@ extension PhotoLibraryService {
         for identifier in request.assetIdentifiers { try LocalIdentifier.validate(identifier) }
         return request.assetIdentifiers.map {
             ImageCachePrefetch.Entry(
-                assetIdentifier: $0, targetWidth: size.width, targetHeight: size.height, contentMode: request.contentMode,
-                resizeMode: request.resizeMode, version: request.version)
+                assetIdentifier: $0, targetWidth: size.width, targetHeight: size.height, contentMode: contentMode,
+                resizeMode: resizeMode, version: version)
         }
     }
 
@@ -34,8 +35,8 @@ extension PhotoLibraryService {
     /// runs only if its registration still exists when the pool reaches it (so stopCaching
     /// of a window that scrolled away costs nothing) and skips images already cached.
     /// Unknown assets are skipped silently, as PhotoKit does.
-    func startCaching(_ call: ServerCall, cache: ImageCache) async throws {
-        let request = try await call.singleRequest(CachingRequest.self)
+    func startCaching(_ call: ServerCall<Wire.CachingRequest, Wire.Empty>, cache: ImageCache) async throws {
+        let request = try await call.singleRequest()
         let entries = try cachingEntries(request)
         let added = try cache.prefetch.add(entries, session: call.session)
         let connectionID = call.session.connectionID
@@ -45,14 +46,14 @@ extension PhotoLibraryService {
                 prerender(entry, cache: cache)
             }
         }
-        try await call.send(EmptyMessage())
+        try await call.send(Wire.Empty())
     }
 
     /// `stopCachingImages(for:targetSize:contentMode:options:)`.
-    func stopCaching(_ call: ServerCall, cache: ImageCache) async throws {
-        let request = try await call.singleRequest(CachingRequest.self)
+    func stopCaching(_ call: ServerCall<Wire.CachingRequest, Wire.Empty>, cache: ImageCache) async throws {
+        let request = try await call.singleRequest()
         cache.prefetch.remove(try cachingEntries(request), session: call.session)
-        try await call.send(EmptyMessage())
+        try await call.send(Wire.Empty())
     }
 
     /// Renders one caching entry into the caches (on the background pool's thread).

@@ -11,10 +11,12 @@ extension PhotoLibraryService {
     }
 
     /// Client-streaming: a header, then data chunks adding up to exactly the announced size.
-    func uploadAsset(_ call: ServerCall) async throws {
-        guard case .header(let filename, let size, let type)? = try await call.nextRequest(UploadChunk.self) else {
+    func uploadAsset(_ call: ServerCall<Wire.UploadChunk, Wire.UploadResult>) async throws {
+        guard case .header(let header)? = try await call.nextRequest()?.part else {
             throw PhotoLibError(.invalidArgument, "UploadAsset must start with an UploadHeader")
         }
+        let filename = header.originalFilename, type = header.uniformTypeIdentifier
+        let size = Int(clamping: header.size)
         guard size > 0, size <= PhotoLibrary.maximumImportBytes else {
             throw PhotoLibError(.resourceExhausted, "an upload of \(size) bytes is outside 1…\(PhotoLibrary.maximumImportBytes) bytes")
         }
@@ -26,8 +28,10 @@ extension PhotoLibraryService {
         }
         var data: [UInt8] = []
         data.reserveCapacity(size)
-        while let chunk = try await call.nextRequest(UploadChunk.self) {
-            guard case .data(let bytes) = chunk else { throw PhotoLibError(.invalidArgument, "a second UploadHeader in one upload") }
+        while let chunk = try await call.nextRequest() {
+            guard case .data(let bytes)? = chunk.part else {
+                throw PhotoLibError(.invalidArgument, chunk.part == nil ? "an UploadChunk carries neither a header nor data" : "a second UploadHeader in one upload")
+            }
             guard data.count + bytes.count <= size else {
                 throw PhotoLibError(.invalidArgument, "the upload sent more than the \(size) bytes its header announced")
             }
@@ -38,27 +42,27 @@ extension PhotoLibraryService {
         }
         let received = data
         let library = self.library
-        let staged = try await renderer.run { () throws -> StagedUpload in
+        let staged = try await renderer.run { () throws -> Upload in
             let metadata = try PhotoIntake.metadata(for: received, filename: filename, fallbackDate: Date())
             return try library.stageUpload(received, metadata: metadata)
         }
-        try await call.send(UploadResult(
-            uploadID: staged.uploadID, sha256: staged.sha256, size: staged.size,
-            existingAssetIdentifier: staged.existingAssetIdentifier, expiresAt: staged.expiresAt))
+        try await call.send(Wire.UploadResult(staged))
     }
 
     /// One atomic batch.
-    func performChanges(_ call: ServerCall) async throws {
-        let request = try await call.singleRequest(PerformChangesRequest.self)
-        guard !request.requests.isEmpty else {
+    func performChanges(_ call: ServerCall<Wire.PerformChangesRequest, Wire.PerformChangesResponse>) async throws {
+        let requests = try await call.singleRequest().domain()
+        guard !requests.isEmpty else {
             throw PhotoLibError(.invalidArgument, "PerformChanges needs at least one request")
         }
-        let result = try library.performChanges(request.requests, author: "performChanges")
+        let result = try library.performChanges(requests, author: "performChanges")
         for failure in result.fileRemovalFailures {
             logger.warning("purged file not removed", metadata: ["error": "\(failure)"])
         }
         changesCommitted(result)
-        try await call.send(PerformChangesResponse(placeholders: result.placeholders, changeToken: String(result.token)))
+        try await call.send(Wire.PerformChangesResponse(
+            placeholders: result.placeholders.sorted { $0.key < $1.key }.map { Wire.PlaceholderResolution(placeholderID: $0.key, localIdentifier: $0.value) },
+            changeToken: String(result.token)))
     }
 
     /// Hook for every transaction this server commits (the change feed listens here).

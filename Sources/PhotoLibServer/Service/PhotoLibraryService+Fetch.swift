@@ -4,33 +4,38 @@ import PhotoLibStore
 import PhotoLibWire
 
 extension PhotoLibraryService {
-    func fetchAssets(_ call: ServerCall) async throws {
-        let request = try await call.singleRequest(FetchAssetsRequest.self)
-        guard request.mediaTypes.count <= 1 else {
+    func fetchAssets(_ call: ServerCall<Wire.FetchAssetsRequest, Wire.FetchResultSnapshot>) async throws {
+        let request = try await call.singleRequest()
+        let wire = request.options ?? Wire.FetchOptions()
+        let options = try wire.domain()
+        let mediaTypes = try wire.domainMediaTypes()
+        guard mediaTypes.count <= 1 else {
             throw PhotoLibError(.unimplemented, "fetching several media types at once is not built yet; ask for one media type or all")
         }
-        guard request.options.fetchLimit >= 0 else {
-            throw PhotoLibError(.invalidArgument, "fetchLimit must not be negative")
-        }
-        for identifier in request.localIdentifiers { try LocalIdentifier.validate(identifier) }
+        for identifier in wire.localIdentifiers { try LocalIdentifier.validate(identifier) }
         // An unknown collection is refused by the query itself (NOT_FOUND).
-        var query = try AssetQuery.from(options: request.options, collection: request.collectionIdentifier, mediaType: request.mediaTypes.first)
-        if !request.localIdentifiers.isEmpty { query.identifiers = request.localIdentifiers }
-        let prefetchCount = min(max(0, request.prefetchCount), Self.maxPageLength)
+        var query = try AssetQuery.from(
+            options: options, collection: wire.collectionIdentifier.isEmpty ? nil : wire.collectionIdentifier, mediaType: mediaTypes.first)
+        if !wire.localIdentifiers.isEmpty { query.identifiers = wire.localIdentifiers }
+        let prefetchCount = min(Int(request.prefetchCount), Self.maxPageLength)
         let reader = try library.beginFetch(query, prefetch: prefetchCount)
         let listing = PendingAssetListing(reader: reader, query: query)
         let (id, expiresAt) = call.session.fetchResults.add(.assets(listing))
         let prefetch = try library.assets(withIdentifiers: reader.firstIdentifiers)
-        let message = Self.fitting(prefetch, within: call.session.maxResponseSize) { objects in
-            FetchResultSnapshot(fetchResultID: id, objectType: .asset, count: listing.count, expiresAt: expiresAt, prefetched: .assets(objects))
-        }
-        try await call.send(message)
+        try await call.send(Self.fitting(prefetch, within: call.session.maxResponseSize) { objects in
+            Wire.FetchResultSnapshot(
+                fetchResultID: id, objectType: .asset, count: UInt64(listing.count), expiresAtMs: Wire.milliseconds(expiresAt),
+                assets: objects.map(Wire.Asset.init))
+        })
     }
 
-    func fetchAssetCollections(_ call: ServerCall) async throws {
-        let request = try await call.singleRequest(FetchAssetCollectionsRequest.self)
+    func fetchAssetCollections(_ call: ServerCall<Wire.FetchAssetCollectionsRequest, Wire.FetchResultSnapshot>) async throws {
+        let request = try await call.singleRequest()
+        let type: AssetCollectionType? = request.type == .any ? nil : try request.type.domain(field: "FetchAssetCollectionsRequest.type")
+        let subtype: AssetCollectionSubtype? = request.subtype == .any ? nil : try request.subtype.domain(field: "FetchAssetCollectionsRequest.subtype")
         var collections: [AssetCollection]
-        if let asset = request.containingAssetIdentifier {
+        if !request.containingAssetIdentifier.isEmpty {
+            let asset = request.containingAssetIdentifier
             try LocalIdentifier.validate(asset)
             guard try library.asset(withIdentifier: asset) != nil else {
                 throw PhotoLibError(.notFound, "no asset has the identifier \(asset)")
@@ -39,34 +44,36 @@ extension PhotoLibraryService {
         } else {
             collections = try library.assetCollections()
         }
-        if let type = request.type { collections = collections.filter { $0.type == type } }
-        if let subtype = request.subtype { collections = collections.filter { $0.subtype == subtype } }
+        if let type { collections = collections.filter { $0.type == type } }
+        if let subtype { collections = collections.filter { $0.subtype == subtype } }
         if !request.localIdentifiers.isEmpty {
             let wanted = Set(request.localIdentifiers)
             collections = collections.filter { wanted.contains($0.localIdentifier) }
         }
-        if let parent = request.parentFolderIdentifier {
-            collections = collections.filter { $0.parentFolderIdentifier == parent }
+        if !request.parentFolderIdentifier.isEmpty {
+            collections = collections.filter { $0.parentFolderIdentifier == request.parentFolderIdentifier }
         }
         let (id, expiresAt) = call.session.fetchResults.add(.collections(collections))
-        let prefetch = Array(collections.prefix(min(max(0, request.prefetchCount), Self.maxPageLength)))
-        let message = Self.fitting(prefetch, within: call.session.maxResponseSize) { objects in
-            FetchResultSnapshot(fetchResultID: id, objectType: .assetCollection, count: collections.count, expiresAt: expiresAt, prefetched: .assetCollections(objects))
-        }
-        try await call.send(message)
+        let prefetch = Array(collections.prefix(min(Int(request.prefetchCount), Self.maxPageLength)))
+        try await call.send(Self.fitting(prefetch, within: call.session.maxResponseSize) { objects in
+            Wire.FetchResultSnapshot(
+                fetchResultID: id, objectType: .assetCollection, count: UInt64(collections.count), expiresAtMs: Wire.milliseconds(expiresAt),
+                assetCollections: objects.map(Wire.AssetCollection.init))
+        })
     }
 
-    func fetchCollectionLists(_ call: ServerCall) async throws {
-        let request = try await call.singleRequest(FetchCollectionListsRequest.self)
+    func fetchCollectionLists(_ call: ServerCall<Wire.FetchCollectionListsRequest, Wire.FetchResultSnapshot>) async throws {
+        let request = try await call.singleRequest()
         var lists = try library.collectionLists()
         if !request.localIdentifiers.isEmpty {
             let wanted = Set(request.localIdentifiers)
             lists = lists.filter { wanted.contains($0.localIdentifier) }
         }
-        if let parent = request.parentFolderIdentifier {
-            lists = lists.filter { $0.parentFolderIdentifier == parent }
+        if !request.parentFolderIdentifier.isEmpty {
+            lists = lists.filter { $0.parentFolderIdentifier == request.parentFolderIdentifier }
         }
-        if let child = request.containingCollectionIdentifier {
+        if !request.containingCollectionIdentifier.isEmpty {
+            let child = request.containingCollectionIdentifier
             try LocalIdentifier.validate(child)
             let parent: String?
             if let album = try library.assetCollection(withIdentifier: child) {
@@ -79,38 +86,47 @@ extension PhotoLibraryService {
             lists = lists.filter { $0.localIdentifier == parent }
         }
         let (id, expiresAt) = call.session.fetchResults.add(.collectionLists(lists))
-        let prefetch = Array(lists.prefix(min(max(0, request.prefetchCount), Self.maxPageLength)))
+        let prefetch = Array(lists.prefix(min(Int(request.prefetchCount), Self.maxPageLength)))
         try await call.send(Self.fitting(prefetch, within: call.session.maxResponseSize) { objects in
-            FetchResultSnapshot(fetchResultID: id, objectType: .collectionList, count: lists.count, expiresAt: expiresAt, prefetched: .collectionLists(objects))
+            Wire.FetchResultSnapshot(
+                fetchResultID: id, objectType: .collectionList, count: UInt64(lists.count), expiresAtMs: Wire.milliseconds(expiresAt),
+                collectionLists: objects.map(Wire.CollectionList.init))
         })
     }
 
-    func fetchResultObjects(_ call: ServerCall) async throws {
-        let request = try await call.singleRequest(FetchResultObjectsRequest.self)
+    func fetchResultObjects(_ call: ServerCall<Wire.FetchResultObjectsRequest, Wire.FetchResultObjectsResponse>) async throws {
+        let request = try await call.singleRequest()
         let contents = try call.session.fetchResults.use(request.fetchResultID)
         let count = contents.count
-        guard request.offset >= 0, request.offset <= count else {
+        guard request.offset <= UInt64(count) else {
             throw PhotoLibError(.outOfRange, "offset \(request.offset) is past the end of a fetch result of \(count) objects")
         }
-        let length = min(max(0, request.length), Self.maxPageLength, count - request.offset)
-        let range = request.offset..<(request.offset + length)
+        let offset = Int(request.offset)
+        let length = min(Int(request.length), Self.maxPageLength, count - offset)
+        let range = offset..<(offset + length)
         switch contents {
         case .assets(let listing):
             let slice = try listing.identifiers(in: range)
             let objects = request.identifiersOnly ? [] : try library.assets(withIdentifiers: slice)
             let byIdentifier = Dictionary(objects.map { ($0.localIdentifier, $0) }, uniquingKeysWith: { first, _ in first })
             try await call.send(Self.fitting(slice, within: call.session.maxResponseSize) { part in
-                FetchResultObjectsResponse(offset: request.offset, localIdentifiers: part, objects: .assets(request.identifiersOnly ? [] : part.compactMap { byIdentifier[$0] }))
+                Wire.FetchResultObjectsResponse(
+                    offset: request.offset, assets: request.identifiersOnly ? [] : part.compactMap { byIdentifier[$0].map(Wire.Asset.init) },
+                    localIdentifiers: part)
             })
         case .collections(let collections):
             let slice = Array(collections[range])
             try await call.send(Self.fitting(slice, within: call.session.maxResponseSize) { part in
-                FetchResultObjectsResponse(offset: request.offset, localIdentifiers: part.map(\.localIdentifier), objects: .assetCollections(request.identifiersOnly ? [] : part))
+                Wire.FetchResultObjectsResponse(
+                    offset: request.offset, assetCollections: request.identifiersOnly ? [] : part.map(Wire.AssetCollection.init),
+                    localIdentifiers: part.map(\.localIdentifier))
             })
         case .collectionLists(let lists):
             let slice = Array(lists[range])
             try await call.send(Self.fitting(slice, within: call.session.maxResponseSize) { part in
-                FetchResultObjectsResponse(offset: request.offset, localIdentifiers: part.map(\.localIdentifier), objects: .collectionLists(request.identifiersOnly ? [] : part))
+                Wire.FetchResultObjectsResponse(
+                    offset: request.offset, collectionLists: request.identifiersOnly ? [] : part.map(Wire.CollectionList.init),
+                    localIdentifiers: part.map(\.localIdentifier))
             })
         }
     }
@@ -127,20 +143,20 @@ extension PhotoLibraryService {
         return message
     }
 
-    func fetchResultIndex(_ call: ServerCall) async throws {
-        let request = try await call.singleRequest(FetchResultIndexRequest.self)
+    func fetchResultIndex(_ call: ServerCall<Wire.FetchResultIndexRequest, Wire.FetchResultIndexResponse>) async throws {
+        let request = try await call.singleRequest()
         let index: Int?
         switch try call.session.fetchResults.use(request.fetchResultID) {
         case .assets(let listing): index = try listing.index(of: request.localIdentifier)
         case .collections(let collections): index = collections.firstIndex { $0.localIdentifier == request.localIdentifier }
         case .collectionLists(let lists): index = lists.firstIndex { $0.localIdentifier == request.localIdentifier }
         }
-        try await call.send(FetchResultIndexResponse(index: index))
+        try await call.send(Wire.FetchResultIndexResponse(found: index != nil, index: UInt64(index ?? 0)))
     }
 
-    func releaseFetchResult(_ call: ServerCall) async throws {
-        let request = try await call.singleRequest(ReleaseFetchResultRequest.self)
+    func releaseFetchResult(_ call: ServerCall<Wire.ReleaseFetchResultRequest, Wire.Empty>) async throws {
+        let request = try await call.singleRequest()
         call.session.fetchResults.release(request.fetchResultID)
-        try await call.send(EmptyMessage())
+        try await call.send(Wire.Empty())
     }
 }

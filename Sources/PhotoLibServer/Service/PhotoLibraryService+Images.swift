@@ -87,15 +87,16 @@ extension PhotoLibraryService {
     /// ``requestImage(_:cache:)``. Errors are the ones that handler would answer with.
     func requestImageFromMemory(_ payload: [UInt8], context: InlineCallContext, cache: ImageCache) throws(PhotoLibError) -> InlineReply? {
         let session = context.session
-        let request = try ImageRequest(decoding: payload)
+        let request = try Wire.ImageRequest(decoding: payload)
+        let (contentMode, options) = try request.domain()
         guard !request.bypassCache, !request.wantsProgress else { return nil }
         if request.requestID != 0 && session.isImageRequestRunning(request.requestID) { return nil }
         // A sure miss goes to the handler before the library is asked anything (the handler
         // asks it again).
         guard cache.memory.holdsAny(asset: request.assetIdentifier) else { return nil }
         let job = try imageJob(
-            assetIdentifier: request.assetIdentifier, targetSize: request.targetSize, contentMode: request.contentMode,
-            resizeMode: request.options.resizeMode, version: request.options.version, crop: request.options.normalizedCropRect,
+            assetIdentifier: request.assetIdentifier, targetSize: request.targetSize, contentMode: contentMode,
+            resizeMode: options.resizeMode, version: options.version, crop: options.normalizedCropRect,
             receivedAt: context.receivedAt)
         if job.servesOriginalFile { return nil }
         cache.memory.noteContentVersion(asset: job.assetIdentifier, version: job.key.contentVersion)
@@ -106,14 +107,15 @@ extension PhotoLibraryService {
         return InlineReply(messages: messages)
     }
 
-    func requestImage(_ call: ServerCall, cache: ImageCache) async throws {
-        let request = try await call.singleRequest(ImageRequest.self)
+    func requestImage(_ call: ServerCall<Wire.ImageRequest, Wire.ImageResponse>, cache: ImageCache) async throws {
+        let request = try await call.singleRequest()
+        let (contentMode, options) = try request.domain()
         if request.bypassCache && !call.session.isOwner {
             throw PhotoLibError(.permissionDenied, "bypassCache is for the library owner only")
         }
         let job = try imageJob(
-            assetIdentifier: request.assetIdentifier, targetSize: request.targetSize, contentMode: request.contentMode,
-            resizeMode: request.options.resizeMode, version: request.options.version, crop: request.options.normalizedCropRect)
+            assetIdentifier: request.assetIdentifier, targetSize: request.targetSize, contentMode: contentMode,
+            resizeMode: options.resizeMode, version: options.version, crop: options.normalizedCropRect)
         cache.memory.noteContentVersion(asset: job.assetIdentifier, version: job.key.contentVersion)
         let control = RenderControl()
         if request.requestID != 0 {
@@ -130,7 +132,7 @@ extension PhotoLibraryService {
         logger[metadataKey: "asset.id"] = "\(job.assetIdentifier)"
         logger[metadataKey: "request.id"] = "\(request.requestID)"
         let sender = ImageSender(call: call, wantsProgress: request.wantsProgress)
-        if request.wantsProgress { try await call.send(ImageResponse.progress(0)) }
+        if request.wantsProgress { try await call.send(ImageSender.progress(0)) }
 
         // The original file as it is: version original, maximum size, no resize, no crop.
         if job.servesOriginalFile {
@@ -153,7 +155,7 @@ extension PhotoLibraryService {
             return
         }
         var index = 0
-        switch request.options.deliveryMode {
+        switch options.deliveryMode {
         case .highQualityFormat:
             break
         case .fastFormat:
@@ -269,14 +271,14 @@ extension PhotoLibraryService {
         guard fd >= 0 else {
             let code = errno
             if code == ENOENT {
-                throw PhotoLibError(.dataLoss, "the image file of \(asset) is missing from the library (\(path)); restore it from a backup")
+                throw PhotoLibError(.dataLoss, "the image file of \(asset) is missing from the library; restore it from a backup")
             }
-            throw PhotoLibError(.dataLoss, "cannot open the image file of \(asset) (\(path)): \(String(cString: strerror(code)))")
+            throw PhotoLibError(.dataLoss, "cannot open the image file of \(asset): \(String(cString: strerror(code)))")
         }
         defer { close(fd) }
         var status = stat()
         guard fstat(fd, &status) == 0 else {
-            throw PhotoLibError(.dataLoss, "cannot stat the image file of \(asset) (\(path)): \(String(cString: strerror(errno)))")
+            throw PhotoLibError(.dataLoss, "cannot stat the image file of \(asset): \(String(cString: strerror(errno)))")
         }
         let size = Int(status.st_size)
         guard size <= ImagingLimits.default.maxInputBytes else {
@@ -299,17 +301,17 @@ extension PhotoLibraryService {
         }
         guard bytes.count == size else {
             let reason = failure == 0 ? "it shrank from \(size) to \(bytes.count) bytes while being read" : String(cString: strerror(failure))
-            throw PhotoLibError(.dataLoss, "cannot read the image file of \(asset) (\(path)): \(reason)")
+            throw PhotoLibError(.dataLoss, "cannot read the image file of \(asset): \(reason)")
         }
         return bytes
     }
 
-    func cancelImageRequest(_ call: ServerCall) async throws {
-        let request = try await call.singleRequest(CancelImageRequestRequest.self)
+    func cancelImageRequest(_ call: ServerCall<Wire.CancelImageRequestRequest, Wire.Empty>) async throws {
+        let request = try await call.singleRequest()
         guard call.session.cancelImageRequest(request.requestID) else {
             throw PhotoLibError(.notFound, "no image request with id \(request.requestID) is running on this connection")
         }
-        try await call.send(EmptyMessage())
+        try await call.send(Wire.Empty())
     }
 
     static func photoLibError(_ error: ImagingError, asset: String) -> PhotoLibError {
@@ -331,45 +333,59 @@ extension PhotoLibraryService {
 /// Streams images of one call: ImageStart, ImageChunks of at most 64 KiB, ImageEnd, and
 /// ImageProgress while rendering (each send waits for flow-control credit).
 struct ImageSender: Sendable {
-    let call: ServerCall
+    let call: ServerCall<Wire.ImageRequest, Wire.ImageResponse>
     let wantsProgress: Bool
     /// Images up to this size are sent in one batch.
     static let batchLimit = 256 << 10
 
     func deliver(_ image: CachedImage, index: Int, isFinal: Bool) async throws {
         try Task.checkCancellation()
-        if wantsProgress && isFinal { try await call.send(ImageResponse.progress(1)) }
+        if wantsProgress && isFinal { try await call.send(Self.progress(1)) }
         // A small image (a thumbnail) goes out as one batch: one hop, frames coalesced.
         if image.jpeg.count <= Self.batchLimit {
             try await call.send(encoded: Self.messages(for: image, index: index, isFinal: isFinal))
             return
         }
-        let start = ImageResponse.start(ImageStart(
-            width: image.width, height: image.height, byteCount: image.jpeg.count, degraded: image.degraded, imageIndex: index))
-        let end = ImageResponse.end(imageIndex: index, isFinal: isFinal)
-        try await call.send(start)
+        try await call.send(Self.start(image, index: index))
         var offset = 0
         while offset < image.jpeg.count {
             try Task.checkCancellation()
             let stop = min(offset + WireLimits.chunkSize, image.jpeg.count)
-            try await call.send(ImageResponse.chunk(offset: offset, data: Array(image.jpeg[offset..<stop])))
+            try await call.send(Self.chunk(image, offset..<stop))
             offset = stop
         }
-        try await call.send(end)
+        try await call.send(Self.end(index: index, isFinal: isFinal))
     }
 
     /// `image` as encoded messages: ImageStart, ImageChunks of at most 64 KiB, ImageEnd.
     static func messages(for image: CachedImage, index: Int, isFinal: Bool) -> [[UInt8]] {
-        var messages = [ImageResponse.start(ImageStart(
-            width: image.width, height: image.height, byteCount: image.jpeg.count, degraded: image.degraded, imageIndex: index)).encoded()]
+        var messages = [start(image, index: index).encoded()]
         var offset = 0
         while offset < image.jpeg.count {
             let stop = min(offset + WireLimits.chunkSize, image.jpeg.count)
-            messages.append(ImageResponse.chunk(offset: offset, data: Array(image.jpeg[offset..<stop])).encoded())
+            messages.append(chunk(image, offset..<stop).encoded())
             offset = stop
         }
-        messages.append(ImageResponse.end(imageIndex: index, isFinal: isFinal).encoded())
+        messages.append(end(index: index, isFinal: isFinal).encoded())
         return messages
+    }
+
+    static func start(_ image: CachedImage, index: Int) -> Wire.ImageResponse {
+        Wire.ImageResponse(part: .start(Wire.ImageStart(
+            width: UInt32(image.width), height: UInt32(image.height), byteCount: UInt64(image.jpeg.count), degraded: image.degraded,
+            uniformTypeIdentifier: "public.jpeg", imageIndex: UInt32(index))))
+    }
+
+    static func chunk(_ image: CachedImage, _ range: Range<Int>) -> Wire.ImageResponse {
+        Wire.ImageResponse(part: .chunk(Wire.ImageChunk(offset: UInt64(range.lowerBound), data: Array(image.jpeg[range]))))
+    }
+
+    static func end(index: Int, isFinal: Bool) -> Wire.ImageResponse {
+        Wire.ImageResponse(part: .end(Wire.ImageEnd(imageIndex: UInt32(index), isFinal: isFinal)))
+    }
+
+    static func progress(_ fraction: Double) -> Wire.ImageResponse {
+        Wire.ImageResponse(part: .progress(Wire.ImageProgress(fraction: fraction)))
     }
 
     /// Sends the decode's progress every 50 ms while it changes, until cancelled.
@@ -380,7 +396,7 @@ struct ImageSender: Sendable {
             let now = control.progress
             if now > last && now < 1 {
                 last = now
-                try? await call.send(ImageResponse.progress(now))
+                try? await call.send(Self.progress(now))
             }
         }
     }

@@ -11,19 +11,19 @@ extension PhotoLibraryService {
     }
 
     /// Bidirectional: requests (resume, register…) in, notifications out, until the client cancels.
-    func subscribe(_ call: ServerCall) async throws {
+    func subscribe(_ call: ServerCall<Wire.SubscriptionRequest, Wire.SubscriptionEvent>) async throws {
         let subscriber = hub.makeSubscriber(session: call.session)
         defer { hub.remove(subscriber) }
         enum Side { case sender, requests }
         try await withThrowingTaskGroup(of: Side.self) { group in
             group.addTask {
                 while let event = await subscriber.next() {
-                    try await call.send(event)
+                    try await call.send(Wire.SubscriptionEvent(event: event))
                 }
                 return .sender
             }
             group.addTask { [hub] in
-                while let request = try await call.nextRequest(SubscriptionRequest.self) {
+                while let request = try await call.nextRequest() {
                     try await hub.handle(request, for: subscriber)
                 }
                 return .requests
@@ -46,30 +46,15 @@ extension PhotoLibraryService {
         }
     }
 
-    /// One transaction of history, grouped by object type.
-    static func persistentMessage(_ change: PhotoLibStore.PersistentChange) -> PersistentChangeMessage {
-        let types: [ObjectChange.ObjectType] = [.asset, .assetCollection, .collectionList]
-        var groups: [PersistentChangeMessage.ObjectChanges] = []
-        for type in types {
-            let objects = change.objects.filter { $0.objectType == type }
-            guard !objects.isEmpty else { continue }
-            func identifiers(_ kind: ObjectChange.Kind) -> [String] { objects.filter { $0.kind == kind }.map(\.identifier) }
-            groups.append(PersistentChangeMessage.ObjectChanges(
-                objectType: FetchObjectType(rawValue: type.rawValue) ?? .asset,
-                inserted: identifiers(.inserted), updated: identifiers(.updated), deleted: identifiers(.deleted)))
-        }
-        return PersistentChangeMessage(changeToken: String(change.token), committedAt: change.committedAt, author: change.author, changes: groups)
-    }
-
     /// `fetchPersistentChanges(since:)`.
-    func fetchPersistentChanges(_ call: ServerCall) async throws {
-        let request = try await call.singleRequest(PersistentChangesRequest.self)
+    func fetchPersistentChanges(_ call: ServerCall<Wire.PersistentChangesRequest, Wire.PersistentChangesResponse>) async throws {
+        let request = try await call.singleRequest()
         let since = try ChangeHub.token(request.sinceToken)
-        let limit = request.limit == 0 ? 500 : min(max(1, request.limit), 10_000)
+        let limit = request.limit == 0 ? 500 : min(Int(request.limit), 10_000)
         let page = try library.persistentChanges(since: since, limit: limit)
-        let changes = page.changes.map(Self.persistentMessage)
+        let changes = page.changes.map(Wire.PersistentChange.init)
         let response = Self.fitting(changes, within: call.session.maxResponseSize) { part in
-            PersistentChangesResponse(changes: part, hasMore: page.hasMore || part.count < changes.count, currentToken: String(page.currentToken))
+            Wire.PersistentChangesResponse(changes: part, hasMore: page.hasMore || part.count < changes.count, currentToken: String(page.currentToken))
         }
         try await call.send(response)
     }

@@ -11,36 +11,30 @@ extension PhotoLibraryService {
     }
 
     /// `PHAssetResource.assetResources(for:)`: every file of the asset.
-    func getAssetResources(_ call: ServerCall) async throws {
-        let request = try await call.singleRequest(AssetResourcesRequest.self)
+    func getAssetResources(_ call: ServerCall<Wire.AssetResourcesRequest, Wire.AssetResourcesResponse>) async throws {
+        let request = try await call.singleRequest()
         let records = try library.resources(forAsset: request.assetIdentifier)
-        let resources = try records.map { (record) throws(PhotoLibError) in
-            guard let type = ResourceType(rawValue: record.type.rawValue) else {
-                throw PhotoLibError(.dataLoss, "asset \(request.assetIdentifier) has a resource of unknown type \(record.type.rawValue)")
-            }
-            return AssetResourceDescription(
-                assetIdentifier: record.assetIdentifier, type: type, originalFilename: record.originalFilename,
-                uniformTypeIdentifier: record.uniformTypeIdentifier, size: record.byteSize, sha256: record.sha256)
-        }
-        try await call.send(AssetResourcesResponse(resources: resources))
+        try await call.send(Wire.AssetResourcesResponse(resources: records.map { Wire.AssetResource($0.resource) }))
     }
 
     /// `requestData(for:options:)`: the resource's bytes from `offset` (for `length` bytes,
     /// or to the end), in chunks of at most 64 KiB, each sent as flow control allows.
-    func requestResourceData(_ call: ServerCall) async throws {
-        let request = try await call.singleRequest(ResourceDataRequest.self)
+    func requestResourceData(_ call: ServerCall<Wire.ResourceDataRequest, Wire.ResourceDataChunk>) async throws {
+        let wire = try await call.singleRequest()
+        let request = (assetIdentifier: wire.assetIdentifier, type: try wire.type.domain(field: "ResourceDataRequest.type"))
         let records = try library.resources(forAsset: request.assetIdentifier)
-        guard let record = records.first(where: { $0.type.rawValue == request.type.rawValue }) else {
-            let available = records.compactMap { ResourceType(rawValue: $0.type.rawValue)?.name }.joined(separator: ", ")
+        guard let record = records.first(where: { $0.type == request.type }) else {
+            let available = records.map(\.type.name).joined(separator: ", ")
             throw PhotoLibError(.notFound, "asset \(request.assetIdentifier) has no \(request.type.name) resource (it has: \(available))")
         }
         let total = record.byteSize
-        guard request.offset >= 0, request.offset <= total, request.length >= 0 else {
-            throw PhotoLibError(.outOfRange, "offset \(request.offset) is past the end of the \(total)-byte \(request.type.name) resource")
+        guard wire.offset <= UInt64(total) else {
+            throw PhotoLibError(.outOfRange, "offset \(wire.offset) is past the end of the \(total)-byte \(request.type.name) resource")
         }
-        let end = request.length == 0 ? total : min(total, request.offset + request.length)
+        let start = Int(wire.offset)
+        let end = wire.length == 0 ? total : start + min(total - start, Int(clamping: wire.length))
         guard let handle = FileHandle(forReadingAtPath: record.path) else {
-            throw PhotoLibError(.dataLoss, "the \(request.type.name) file of \(request.assetIdentifier) is missing from the library (\(record.path)); restore it from a backup")
+            throw PhotoLibError(.dataLoss, "the \(request.type.name) file of \(request.assetIdentifier) is missing from the library; restore it from a backup")
         }
         defer { try? handle.close() }
         do {
@@ -48,15 +42,15 @@ extension PhotoLibraryService {
             guard actual == UInt64(total) else {
                 throw PhotoLibError(.dataLoss, "the \(request.type.name) file of \(request.assetIdentifier) is \(actual) bytes, not the recorded \(total); restore it from a backup")
             }
-            try handle.seek(toOffset: UInt64(request.offset))
+            try handle.seek(toOffset: UInt64(start))
         } catch let error as PhotoLibError {
             throw error
         } catch {
-            throw PhotoLibError(.dataLoss, "cannot read \(record.path): \(error.localizedDescription)")
+            throw PhotoLibError(.dataLoss, "cannot read the \(request.type.name) file of \(request.assetIdentifier): \(error.localizedDescription)")
         }
-        var offset = request.offset
+        var offset = start
         if offset == end {
-            try await call.send(ResourceDataChunk(offset: offset, data: [], totalSize: total))
+            try await call.send(Wire.ResourceDataChunk(offset: UInt64(offset), totalSize: UInt64(total)))
             return
         }
         while offset < end {
@@ -65,15 +59,15 @@ extension PhotoLibraryService {
             let data: Data
             do {
                 guard let read = try handle.read(upToCount: count), read.count == count else {
-                    throw PhotoLibError(.dataLoss, "\(record.path) ended early at byte \(offset) of \(total)")
+                    throw PhotoLibError(.dataLoss, "the \(request.type.name) file of \(request.assetIdentifier) ended early at byte \(offset) of \(total)")
                 }
                 data = read
             } catch let error as PhotoLibError {
                 throw error
             } catch {
-                throw PhotoLibError(.dataLoss, "cannot read \(record.path): \(error.localizedDescription)")
+                throw PhotoLibError(.dataLoss, "cannot read the \(request.type.name) file of \(request.assetIdentifier): \(error.localizedDescription)")
             }
-            try await call.send(ResourceDataChunk(offset: offset, data: [UInt8](data), totalSize: total))
+            try await call.send(Wire.ResourceDataChunk(offset: UInt64(offset), data: [UInt8](data), totalSize: UInt64(total)))
             offset += count
         }
     }

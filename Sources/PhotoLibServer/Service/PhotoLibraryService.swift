@@ -39,12 +39,12 @@ final class PhotoLibraryService: Sendable {
         registerObservationRoutes(in: &router)
     }
 
-    private func getLibraryInfo(_ call: ServerCall) async throws {
-        _ = try await call.singleRequest(EmptyMessage.self)
+    private func getLibraryInfo(_ call: ServerCall<Wire.Empty, Wire.LibraryInfo>) async throws {
+        _ = try await call.singleRequest()
         let assets = try library.countAssets(AssetQuery())
         let albums = try library.userAlbumCount()
-        try await call.send(LibraryInfo(
+        try await call.send(Wire.LibraryInfo(
             libraryIdentifier: library.libraryIdentifier, serverName: configuration.serverName,
-            assetCount: assets, albumCount: albums, currentChangeToken: String(try library.currentChangeToken())))
+            assetCount: UInt64(assets), albumCount: UInt64(albums), currentChangeToken: String(try library.currentChangeToken())))
     }
 }

@@ -81,7 +81,7 @@ final class ServerConnection: @unchecked Sendable {
     /// but input the peer already sent may make the kernel reset the connection before the
     /// peer reads the GOAWAY (the server uses this beyond ``PhotoLibServer/maxLingeringRefusals``).
     func refuse(_ error: PhotoLibError, linger: Bool) {
-        let goAway = Frame(.goAway, payload: GoAway(lastStreamID: 0, status: CallStatus(error)).encoded()).encoded
+        let goAway = Frame(.goAway, payload: Wire.GoAway(lastStreamID: 0, status: Wire.Status(error)).encoded()).encoded
         let done = onClose
         onClose = nil
         guard linger else {
@@ -130,7 +130,7 @@ final class ServerConnection: @unchecked Sendable {
         case .ping:
             guard frame.streamID == 0 else { throw violation("PING must be sent on stream 0") }
             if !frame.flags.contains(.ack) {
-                _ = try Ping(decoding: frame.payload)
+                _ = try Wire.Ping(decoding: frame.payload)
                 write(Frame(.ping, flags: .ack, payload: frame.payload))
             }
         case .goAway:
@@ -149,7 +149,7 @@ final class ServerConnection: @unchecked Sendable {
         guard frame.type == .hello, frame.streamID == 0 else {
             throw violation("the first frame must be HELLO on stream 0, got \(frame.type) on stream \(frame.streamID)")
         }
-        let hello = try Hello(decoding: frame.payload)
+        let hello = try Wire.Hello(decoding: frame.payload)
         guard hello.protocolVersion == WireLimits.protocolVersion else {
             throw PhotoLibError(.failedPrecondition, "protocol version \(hello.protocolVersion) is not supported; this server speaks version \(WireLimits.protocolVersion)")
         }
@@ -169,7 +169,8 @@ final class ServerConnection: @unchecked Sendable {
         phase = .open
         logger[metadataKey: "client.name"] = "\(hello.clientName)"
         logger.info("client connected")
-        let welcome = Welcome(
+        let welcome = Wire.Welcome(
+            protocolVersion: WireLimits.protocolVersion,
             serverName: configuration.serverName, libraryIdentifier: core.libraryIdentifier,
             maxFrameSize: UInt32(configuration.maxFrameSize), initialStreamWindow: UInt32(configuration.initialStreamWindow),
             initialConnectionWindow: UInt32(configuration.initialConnectionWindow),
@@ -187,24 +188,24 @@ final class ServerConnection: @unchecked Sendable {
         }
         highestStreamID = streamID
         guard phase == .open else {
-            writeStatus(streamID, CallStatus(code: .unavailable, message: "the server is shutting down; reconnect later"))
+            writeStatus(streamID, Wire.Status(code: .unavailable, message: "the server is shutting down; reconnect later"))
             return
         }
         guard streams.count < core.configuration.maxConcurrentStreams else {
-            writeStatus(streamID, CallStatus(code: .resourceExhausted, message: "more than \(core.configuration.maxConcurrentStreams) concurrent calls on one connection"))
+            writeStatus(streamID, Wire.Status(code: .resourceExhausted, message: "more than \(core.configuration.maxConcurrentStreams) concurrent calls on one connection"))
             return
         }
-        let start: CallStart
+        let start: Wire.CallStart
         do {
-            start = try CallStart(decoding: frame.payload)
+            start = try Wire.CallStart(decoding: frame.payload)
         } catch {
-            writeStatus(streamID, CallStatus(error))
+            writeStatus(streamID, Wire.Status(error))
             return
         }
         let route: RPCRoute
         switch core.router.resolve(start.method) {
         case .failure(let error):
-            writeStatus(streamID, CallStatus(error))
+            writeStatus(streamID, Wire.Status(error))
             return
         case .success(let resolved):
             route = resolved
@@ -217,7 +218,7 @@ final class ServerConnection: @unchecked Sendable {
         streams[streamID] = stream
         if start.timeoutMs > 0 {
             let item = DispatchWorkItem { [weak self] in
-                self?.finish(streamID, CallStatus(code: .deadlineExceeded, message: "\(method.name) did not finish within its deadline of \(start.timeoutMs) ms"), abandon: true)
+                self?.finish(streamID, Wire.Status(code: .deadlineExceeded, message: "\(method.name) did not finish within its deadline of \(start.timeoutMs) ms"), abandon: true)
             }
             stream.deadline = item
             queue.asyncAfter(deadline: .now() + .milliseconds(Int(min(start.timeoutMs, UInt64(Int32.max)))), execute: item)
@@ -242,20 +243,20 @@ final class ServerConnection: @unchecked Sendable {
         let method = stream.method
         let streamID = stream.id
         let handler = stream.route.handler
-        let call = ServerCall(method: method, streamID: streamID, session: session, requests: requests, connection: self)
+        let call = UntypedServerCall(method: method, streamID: streamID, session: session, requests: requests, connection: self)
         let logger = self.logger
         stream.task = Task { [weak self] in
-            let status: CallStatus
+            let status: Wire.Status
             do {
                 try await handler(call)
                 status = .ok
             } catch let error as PhotoLibError {
-                status = CallStatus(error)
+                status = Wire.Status(error)
             } catch is CancellationError {
-                status = CallStatus(code: .cancelled, message: "\(method.name) was cancelled")
+                status = Wire.Status(code: .cancelled, message: "\(method.name) was cancelled")
             } catch {
                 logger.error("handler failed", metadata: ["method": "\(method.name)", "error": "\(error)"])
-                status = CallStatus(code: .internalError, message: "\(method.name) failed: \(error)")
+                status = Wire.Status(code: .internal, message: "\(method.name) failed: \(error)")
             }
             guard let self else { return }
             self.queue.async { self.finish(streamID, status, abandon: false) }
@@ -271,13 +272,13 @@ final class ServerConnection: @unchecked Sendable {
             reply = try inline(payload, InlineCallContext(session: session, receivedAt: lastFrameAt.uptimeNanoseconds))
         } catch {
             grantConnection(payload.count)
-            finish(stream.id, CallStatus(error), abandon: true)
+            finish(stream.id, Wire.Status(error), abandon: true)
             return true
         }
         guard let reply else { return false }
         grantConnection(payload.count)
         for message in reply.messages where message.count > peerMaxFrameSize {
-            finish(stream.id, CallStatus(code: .resourceExhausted, message: "a \(message.count)-byte response exceeds the client's maximum frame size of \(peerMaxFrameSize) bytes"), abandon: true)
+            finish(stream.id, Wire.Status(code: .resourceExhausted, message: "a \(message.count)-byte response exceeds the client's maximum frame size of \(peerMaxFrameSize) bytes"), abandon: true)
             return true
         }
         // Sent as the windows allow, then OK (what drain does for every call).
@@ -304,7 +305,7 @@ final class ServerConnection: @unchecked Sendable {
         stream.requestCount += 1
         if !stream.method.shape.clientStreams && stream.requestCount > 1 {
             grantConnection(frame.payload.count)
-            finish(stream.id, CallStatus(code: .invalidArgument, message: "\(stream.method.name) takes exactly one request message"), abandon: true)
+            finish(stream.id, Wire.Status(code: .invalidArgument, message: "\(stream.method.name) takes exactly one request message"), abandon: true)
             return
         }
         let ends = frame.flags.contains(.endStream)
@@ -319,7 +320,7 @@ final class ServerConnection: @unchecked Sendable {
     }
 
     private func cancelCall(_ frame: Frame) throws(PhotoLibError) {
-        _ = try CancelMessage(decoding: frame.payload)
+        _ = try Wire.Cancel(decoding: frame.payload)
         guard let stream = streams.removeValue(forKey: frame.streamID) else { return }
         logger.debug("call cancelled by client", metadata: ["stream.id": "\(frame.streamID)", "method": "\(stream.method.name)"])
         stream.abandon(CancellationError())
@@ -328,7 +329,7 @@ final class ServerConnection: @unchecked Sendable {
     }
 
     private func windowUpdate(_ frame: Frame) throws(PhotoLibError) {
-        let update = try WindowUpdate(decoding: frame.payload)
+        let update = try Wire.WindowUpdate(decoding: frame.payload)
         if frame.streamID == 0 {
             try sendConnectionWindow.grant(Int(update.increment))
             let blocked = blockedOnConnection
@@ -371,7 +372,7 @@ final class ServerConnection: @unchecked Sendable {
     /// Ends a call with `CANCELLED` on the server's initiative.
     func cancel(stream id: UInt32, message: String) {
         queue.async {
-            self.finish(id, CallStatus(code: .cancelled, message: message), abandon: true)
+            self.finish(id, Wire.Status(code: .cancelled, message: message), abandon: true)
         }
     }
 
@@ -383,7 +384,7 @@ final class ServerConnection: @unchecked Sendable {
             self.grantConnection(count)
             if let stream = self.streams[id], !stream.requestEnded {
                 try? stream.receiveWindow.grant(count)
-                self.write(Frame(.windowUpdate, stream: id, payload: WindowUpdate(increment: UInt32(count)).encoded()))
+                self.write(Frame(.windowUpdate, stream: id, payload: Wire.WindowUpdate(increment: UInt32(count)).encoded()))
             }
         }
     }
@@ -401,7 +402,7 @@ final class ServerConnection: @unchecked Sendable {
         guard ungrantedConnectionCredit > 0 else { return }
         let increment = UInt32(clamping: ungrantedConnectionCredit)
         ungrantedConnectionCredit -= Int(increment)
-        write(Frame(.windowUpdate, payload: WindowUpdate(increment: increment).encoded()))
+        write(Frame(.windowUpdate, payload: Wire.WindowUpdate(increment: increment).encoded()))
     }
 
     private func drain(_ id: UInt32) {
@@ -425,7 +426,7 @@ final class ServerConnection: @unchecked Sendable {
     }
 
     /// Ends a call with `status`: after its queued responses (OK), or at once (`abandon`, errors).
-    private func finish(_ id: UInt32, _ status: CallStatus, abandon: Bool) {
+    private func finish(_ id: UInt32, _ status: Wire.Status, abandon: Bool) {
         guard let stream = streams[id] else { return }
         if abandon || status.code != .ok {
             stream.abandon(CancellationError())
@@ -436,7 +437,7 @@ final class ServerConnection: @unchecked Sendable {
         }
     }
 
-    private func complete(_ stream: ServerStream, _ status: CallStatus) {
+    private func complete(_ stream: ServerStream, _ status: Wire.Status) {
         stream.deadline?.cancel()
         streams[stream.id] = nil
         blockedOnConnection.removeAll { $0 == stream.id }
@@ -447,13 +448,13 @@ final class ServerConnection: @unchecked Sendable {
         closeIfDrained()
     }
 
-    private func writeStatus(_ streamID: UInt32, _ status: CallStatus) {
+    private func writeStatus(_ streamID: UInt32, _ status: Wire.Status) {
         let payload = status == .ok ? Self.okStatusPayload : status.encoded()
         write(Frame(.status, stream: streamID, payload: payload))
     }
 
     /// The encoded `OK` status, which ends most calls.
-    private static let okStatusPayload = CallStatus.ok.encoded()
+    private static let okStatusPayload = Wire.Status.ok.encoded()
 
     private func write(_ frame: Frame) {
         guard phase != .closed else { return }
@@ -465,18 +466,18 @@ final class ServerConnection: @unchecked Sendable {
     /// Sends GOAWAY and closes once running calls finish (graceful shutdown).
     func beginGracefulShutdown() {
         queue.async {
-            self.beginDraining(status: CallStatus(code: .unavailable, message: "server shutting down"))
+            self.beginDraining(status: Wire.Status(code: .unavailable, message: "server shutting down"))
         }
     }
 
-    private func beginDraining(status: CallStatus?) {
+    private func beginDraining(status: Wire.Status?) {
         switch phase {
         case .awaitingHello:
-            if let status { write(Frame(.goAway, payload: GoAway(lastStreamID: 0, status: status).encoded())) }
+            if let status { write(Frame(.goAway, payload: Wire.GoAway(lastStreamID: 0, status: status).encoded())) }
             close()
         case .open:
             phase = .draining
-            if let status { write(Frame(.goAway, payload: GoAway(lastStreamID: highestStreamID, status: status).encoded())) }
+            if let status { write(Frame(.goAway, payload: Wire.GoAway(lastStreamID: highestStreamID, status: status).encoded())) }
             closeIfDrained()
         case .draining, .closed:
             break
@@ -500,7 +501,7 @@ final class ServerConnection: @unchecked Sendable {
     private func fail(_ error: PhotoLibError) {
         guard phase != .closed else { return }
         logger.notice("closing connection: \(error.message)", metadata: ["status": "\(error.code)"])
-        write(Frame(.goAway, payload: GoAway(lastStreamID: highestStreamID, status: CallStatus(error)).encoded()))
+        write(Frame(.goAway, payload: Wire.GoAway(lastStreamID: highestStreamID, status: Wire.Status(error)).encoded()))
         close()
     }
 

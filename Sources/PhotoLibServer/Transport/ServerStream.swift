@@ -8,7 +8,7 @@ final class ServerStream {
     /// The method's handler and fast path.
     let route: RPCRoute
     /// The method called.
-    var method: MethodDescriptor { route.method }
+    var method: MethodInfo { route.method }
     /// The running handler; `nil` until it starts (a call with a fast path waits for its
     /// request first, and may finish without one).
     var task: Task<Void, Never>?
@@ -20,7 +20,7 @@ final class ServerStream {
     /// Only the last message of a batch carries a continuation.
     var pending: [(payload: [UInt8], continuation: CheckedContinuation<Void, any Error>?)] = []
     /// A status waiting behind `pending`.
-    var pendingStatus: CallStatus?
+    var pendingStatus: Wire.Status?
     /// Feeds the handler's request messages; `nil` until the handler starts.
     var inbound: AsyncThrowingStream<[UInt8], any Error>.Continuation?
     var requestEnded = false

@@ -14,7 +14,7 @@ enum ProtoCodec {
         _ bytes: [UInt8], _ name: String,
         _ unpack: (UnsafeMutablePointer<ProtobufCAllocator>?, Int, UnsafePointer<UInt8>?) -> UnsafeMutablePointer<C>?,
         _ free: (UnsafeMutablePointer<C>?, UnsafeMutablePointer<ProtobufCAllocator>?) -> Void,
-        _ read: (UnsafeMutablePointer<C>) throws(PhotoLibError) -> T
+        _ read: (UnsafeMutablePointer<C>) -> T
     ) throws(PhotoLibError) -> T {
         var storage = bytes
         if storage.isEmpty { storage = [0] }  // a valid address for an empty message
@@ -31,7 +31,7 @@ enum ProtoCodec {
             let text = String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             throw PhotoLibError(.invalidArgument, text, reason: .invalidText)
         }
-        return try read(message)
+        return read(message)
     }
 
     /// Packs a C message struct with its generated `…__get_packed_size` and `…__pack`.
@@ -67,19 +67,10 @@ enum ProtoCodec {
         return Array(UnsafeBufferPointer(start: pointer, count: count))
     }
 
-    /// Values read from a repeated message field.
-    static func messages<C, T>(
-        _ count: Int, _ pointer: UnsafeMutablePointer<UnsafeMutablePointer<C>?>?,
-        _ read: (UnsafeMutablePointer<C>) throws(PhotoLibError) -> T
-    ) throws(PhotoLibError) -> [T] {
+    /// Values read from a repeated message field (NULL elements, which protobuf-c never makes, are skipped).
+    static func messages<C, T>(_ count: Int, _ pointer: UnsafeMutablePointer<UnsafeMutablePointer<C>?>?, _ read: (UnsafeMutablePointer<C>) -> T) -> [T] {
         guard let pointer, count > 0 else { return [] }
-        var values: [T] = []
-        values.reserveCapacity(count)
-        for index in 0..<count {
-            guard let element = pointer[index] else { continue }
-            values.append(try read(element))
-        }
-        return values
+        return UnsafeBufferPointer(start: pointer, count: count).compactMap { $0.map(read) }
     }
 
     /// Bytes from a `bytes` field.
@@ -87,21 +78,6 @@ enum ProtoCodec {
         guard let pointer = data.data, data.len > 0 else { return [] }
         return Array(UnsafeBufferPointer(start: pointer, count: data.len))
     }
-
-    /// A date from milliseconds since the Unix epoch.
-    static func date(_ milliseconds: Int64) -> Date {
-        Date(timeIntervalSince1970: Double(milliseconds) / 1000)
-    }
-
-    /// Milliseconds since the Unix epoch, clamped to the `sint64` range.
-    static func milliseconds(_ date: Date) -> Int64 {
-        let value = (date.timeIntervalSince1970 * 1000).rounded()
-        guard value.isFinite else { return 0 }
-        return Int64(max(min(value, 9.2e18), -9.2e18))
-    }
-
-    /// A checked conversion of a wire `uint32`/`uint64` count to `Int`.
-    static func int<I: BinaryInteger>(_ value: I) -> Int { Int(clamping: value) }
 }
 
 /// Owns the C memory a message struct points to while it is packed.

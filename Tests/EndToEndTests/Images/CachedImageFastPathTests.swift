@@ -27,7 +27,7 @@ final class CachedImageFastPathTests: XCTestCase {
     private func jpeg(of messages: [[UInt8]]) throws -> [UInt8] {
         var bytes: [UInt8] = []
         for payload in messages {
-            if case .chunk(_, let data) = try ImageResponse(decoding: payload) { bytes += data }
+            if case .chunk(let chunk) = try Wire.ImageResponse(decoding: payload).part { bytes += chunk.data }
         }
         return bytes
     }
@@ -38,7 +38,7 @@ final class CachedImageFastPathTests: XCTestCase {
         let connection = try RawConnection(port: server.port)
         defer { connection.close() }
         _ = try connection.handshake(token: server.token, maxFrameSize: window, streamWindow: window, connectionWindow: window)
-        let request = ImageRequest(assetIdentifier: asset, targetSize: PixelSize(width: 2048, height: 2048), options: ImageRequestOptions(deliveryMode: .highQualityFormat, resizeMode: .exact)).encoded()
+        let request = Wire.ImageRequest(assetIdentifier: asset, targetSize: PixelSize(width: 2048, height: 2048), options: ImageRequestOptions(deliveryMode: .highQualityFormat, resizeMode: .exact)).encoded()
         // The first call renders (and caches) an image bigger than the whole window.
         let first = try connection.call(stream: 1, method: Self.requestImage, request: request, timeout: 60)
         XCTAssertEqual(first.status.code, .ok, first.status.message)
@@ -46,7 +46,7 @@ final class CachedImageFastPathTests: XCTestCase {
         XCTAssertGreaterThan(rendered.count, Int(window), "the test needs an image larger than the window")
 
         // The second is a cache hit: it may send only what the window allows, then must wait.
-        connection.send(Frame(.call, stream: 3, payload: CallStart(method: Self.requestImage).encoded()))
+        connection.send(Frame(.call, stream: 3, payload: Wire.CallStart(method: Self.requestImage).encoded()))
         connection.send(Frame(.message, stream: 3, flags: .endStream, payload: request))
         var received: [[UInt8]] = []
         var stalled = false
@@ -55,7 +55,7 @@ final class CachedImageFastPathTests: XCTestCase {
             case .frame(let frame) where frame.type == .message && frame.streamID == 3:
                 received.append(frame.payload)
             case .frame(let frame) where frame.type == .status:
-                XCTFail("STATUS before the client granted any credit: \(try CallStatus(decoding: frame.payload))")
+                XCTFail("STATUS before the client granted any credit: \(try Wire.Status(decoding: frame.payload))")
                 return
             case .frame:
                 continue
@@ -71,10 +71,10 @@ final class CachedImageFastPathTests: XCTestCase {
         XCTAssertLessThanOrEqual(sent, Int(window), "no more than the window is sent before credit comes back")
         // Credit for everything received: the rest follows, then OK.
         var owed = sent
-        var status: CallStatus?
+        var status: Wire.Status?
         while status == nil {
             if owed > 0 {
-                let credit = WindowUpdate(increment: UInt32(owed)).encoded()
+                let credit = Wire.WindowUpdate(increment: UInt32(owed)).encoded()
                 connection.send(Frame(.windowUpdate, stream: 3, payload: credit))
                 connection.send(Frame(.windowUpdate, stream: 0, payload: credit))
                 owed = 0
@@ -87,7 +87,7 @@ final class CachedImageFastPathTests: XCTestCase {
                 received.append(frame.payload)
                 owed += frame.payload.count
             } else if frame.type == .status && frame.streamID == 3 {
-                status = try CallStatus(decoding: frame.payload)
+                status = try Wire.Status(decoding: frame.payload)
             }
         }
         XCTAssertEqual(status?.code, .ok, status?.message ?? "")
@@ -96,7 +96,7 @@ final class CachedImageFastPathTests: XCTestCase {
     }
 
     func testCachedRequestWithAnIdInUseIsRefused() throws {
-        let thumbnail = ImageRequest(assetIdentifier: try identifier(Paths.landscape), targetSize: PixelSize(width: 64, height: 64), requestID: 7).encoded()
+        let thumbnail = Wire.ImageRequest(assetIdentifier: try identifier(Paths.landscape), targetSize: PixelSize(width: 64, height: 64), requestID: 7).encoded()
         let connection = try RawConnection(port: server.port)
         defer { connection.close() }
         _ = try connection.handshake(token: server.token)
@@ -104,11 +104,11 @@ final class CachedImageFastPathTests: XCTestCase {
         XCTAssertEqual(cached.status.code, .ok, cached.status.message)
         // A slow render holds id 7 (full size, never cached); the cached thumbnail with the
         // same id must be refused while it runs.
-        let slow = ImageRequest(
+        let slow = Wire.ImageRequest(
             assetIdentifier: try identifier(Paths.sampleBaseline), targetSize: .maximum,
             options: ImageRequestOptions(resizeMode: .exact), requestID: 7, bypassCache: true
         ).encoded()
-        connection.send(Frame(.call, stream: 3, payload: CallStart(method: Self.requestImage).encoded()))
+        connection.send(Frame(.call, stream: 3, payload: Wire.CallStart(method: Self.requestImage).encoded()))
         connection.send(Frame(.message, stream: 3, flags: .endStream, payload: slow))
         Thread.sleep(forTimeInterval: 0.2)
         let refused = try connection.call(stream: 5, method: Self.requestImage, request: thumbnail, timeout: 60)
@@ -120,10 +120,10 @@ final class CachedImageFastPathTests: XCTestCase {
         let connection = try RawConnection(port: server.port)
         defer { connection.close() }
         _ = try connection.handshake(token: server.token)
-        let missing = ImageRequest(assetIdentifier: "00000000-0000-4000-8000-000000000000/L0/001", targetSize: PixelSize(width: 64, height: 64)).encoded()
+        let missing = Wire.ImageRequest(assetIdentifier: "00000000-0000-4000-8000-000000000000/L0/001", targetSize: PixelSize(width: 64, height: 64)).encoded()
         let result = try connection.call(stream: 1, method: Self.requestImage, request: missing)
         XCTAssertEqual(result.status.code, .notFound, result.status.message)
-        let good = ImageRequest(assetIdentifier: try identifier(Paths.landscape), targetSize: PixelSize(width: 64, height: 64)).encoded()
+        let good = Wire.ImageRequest(assetIdentifier: try identifier(Paths.landscape), targetSize: PixelSize(width: 64, height: 64)).encoded()
         XCTAssertEqual(try connection.call(stream: 3, method: Self.requestImage, request: good, timeout: 60).status.code, .ok)
         XCTAssertEqual(try connection.call(stream: 5, method: Self.requestImage, request: good).status.code, .ok, "and again from the cache")
     }

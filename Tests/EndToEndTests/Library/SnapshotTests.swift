@@ -103,7 +103,7 @@ final class SnapshotTests: XCTestCase {
         let connection = try RawConnection(port: fixture.server.port)
         _ = try connection.handshake(token: fixture.server.token)
         var stream: UInt32 = 1
-        func call<Response: WireMessage>(_ method: MethodDescriptor, _ request: some WireMessage, _: Response.Type) throws -> (Response?, CallStatus) {
+        func call<Request, Response>(_ method: MethodDescriptor<Request, Response, CallKinds.Unary>, _ request: Request, _: Response.Type) throws -> (Response?, Wire.Status) {
             defer { stream += 2 }
             let result = try connection.call(stream: stream, method: method.path, request: request.encoded())
             guard result.status.code == .ok else { return (nil, result.status) }
@@ -111,46 +111,43 @@ final class SnapshotTests: XCTestCase {
             return (try Response(decoding: result.messages[0]), result.status)
         }
         let expected = expectedAll
-        let (snapshot, status) = try call(PhotoLibraryMethods.fetchAssets, FetchAssetsRequest(prefetchCount: 0), FetchResultSnapshot.self)
+        let (snapshot, status) = try call(PhotoLibraryMethods.fetchAssets, Wire.FetchAssetsRequest(prefetchCount: 0), Wire.FetchResultSnapshot.self)
         let id = try XCTUnwrap(snapshot?.fetchResultID, "FetchAssets failed: \(status)")
-        XCTAssertEqual(snapshot?.count, expected.count)
-        XCTAssertEqual(snapshot?.prefetched.count, 0, "prefetch 0 ships no object")
+        XCTAssertEqual(snapshot?.count, UInt64(expected.count))
+        XCTAssertEqual(snapshot?.assets.count, 0, "prefetch 0 ships no object")
 
         // Pages of 7 objects, identifiers only, until count.
         var paged: [String] = []
         while paged.count < expected.count {
-            let (page, status) = try call(PhotoLibraryMethods.fetchResultObjects, FetchResultObjectsRequest(fetchResultID: id, offset: paged.count, length: 7, identifiersOnly: true), FetchResultObjectsResponse.self)
+            let (page, status) = try call(PhotoLibraryMethods.fetchResultObjects, Wire.FetchResultObjectsRequest(fetchResultID: id, offset: UInt64(paged.count), length: 7, identifiersOnly: true), Wire.FetchResultObjectsResponse.self)
             let response = try XCTUnwrap(page, "page at \(paged.count): \(status)")
-            XCTAssertEqual(response.offset, paged.count)
+            XCTAssertEqual(response.offset, UInt64(paged.count))
             XCTAssertEqual(response.localIdentifiers.count, min(7, expected.count - paged.count))
-            XCTAssertEqual(response.objects.count, 0, "identifiersOnly ships no object")
+            XCTAssertEqual(response.assets.count, 0, "identifiersOnly ships no object")
             guard !response.localIdentifiers.isEmpty else { break }
             paged += response.localIdentifiers
         }
         XCTAssertEqual(paged, expected)
 
         // A length above 1000 is served as at most 1000 (here: up to count), with objects.
-        let (big, _) = try call(PhotoLibraryMethods.fetchResultObjects, FetchResultObjectsRequest(fetchResultID: id, offset: 1, length: 5000), FetchResultObjectsResponse.self)
+        let (big, _) = try call(PhotoLibraryMethods.fetchResultObjects, Wire.FetchResultObjectsRequest(fetchResultID: id, offset: 1, length: 5000), Wire.FetchResultObjectsResponse.self)
         let bigPage = try XCTUnwrap(big)
         XCTAssertGreaterThan(bigPage.localIdentifiers.count, 0)
         XCTAssertEqual(bigPage.localIdentifiers, Array(expected[1..<(1 + bigPage.localIdentifiers.count)]))
-        if case .assets(let assets) = bigPage.objects {
-            XCTAssertEqual(assets.map(\.localIdentifier), bigPage.localIdentifiers)
-        } else {
-            XCTFail("expected assets, got \(bigPage.objects)")
-        }
+        XCTAssertEqual(bigPage.assets.map(\.localIdentifier), bigPage.localIdentifiers)
         // offset == count: an empty page; offset > count: OUT_OF_RANGE.
-        let (end, _) = try call(PhotoLibraryMethods.fetchResultObjects, FetchResultObjectsRequest(fetchResultID: id, offset: expected.count, length: 10), FetchResultObjectsResponse.self)
+        let (end, _) = try call(PhotoLibraryMethods.fetchResultObjects, Wire.FetchResultObjectsRequest(fetchResultID: id, offset: UInt64(expected.count), length: 10), Wire.FetchResultObjectsResponse.self)
         XCTAssertEqual(end?.localIdentifiers, [])
-        let (_, past) = try call(PhotoLibraryMethods.fetchResultObjects, FetchResultObjectsRequest(fetchResultID: id, offset: expected.count + 1, length: 10), FetchResultObjectsResponse.self)
+        let (_, past) = try call(PhotoLibraryMethods.fetchResultObjects, Wire.FetchResultObjectsRequest(fetchResultID: id, offset: UInt64(expected.count + 1), length: 10), Wire.FetchResultObjectsResponse.self)
         XCTAssertEqual(past.code, .outOfRange, past.message)
 
         // Index of the last object, then release: every use fails with FETCH_RESULT_EXPIRED.
-        let (index, _) = try call(PhotoLibraryMethods.fetchResultIndex, FetchResultIndexRequest(fetchResultID: id, localIdentifier: expected[450]), FetchResultIndexResponse.self)
+        let (index, _) = try call(PhotoLibraryMethods.fetchResultIndex, Wire.FetchResultIndexRequest(fetchResultID: id, localIdentifier: expected[450]), Wire.FetchResultIndexResponse.self)
+        XCTAssertEqual(index?.found, true)
         XCTAssertEqual(index?.index, 450)
-        let (_, released) = try call(PhotoLibraryMethods.releaseFetchResult, ReleaseFetchResultRequest(fetchResultID: id), EmptyMessage.self)
+        let (_, released) = try call(PhotoLibraryMethods.releaseFetchResult, Wire.ReleaseFetchResultRequest(fetchResultID: id), Wire.Empty.self)
         XCTAssertEqual(released.code, .ok)
-        let (_, afterRelease) = try call(PhotoLibraryMethods.fetchResultObjects, FetchResultObjectsRequest(fetchResultID: id, offset: 0, length: 1), FetchResultObjectsResponse.self)
+        let (_, afterRelease) = try call(PhotoLibraryMethods.fetchResultObjects, Wire.FetchResultObjectsRequest(fetchResultID: id, offset: 0, length: 1), Wire.FetchResultObjectsResponse.self)
         XCTAssertEqual(afterRelease.code, .failedPrecondition)
         XCTAssertEqual(afterRelease.reason, .fetchResultExpired)
         XCTAssertFalse(afterRelease.message.isEmpty)
@@ -208,10 +205,10 @@ final class SnapshotTests: XCTestCase {
 private struct FetchResultHandle {
     var id: String
 
-    func index(on server: ServerProcess, of identifier: String) async throws -> CallStatus {
+    func index(on server: ServerProcess, of identifier: String) async throws -> Wire.Status {
         let connection = try RawConnection(port: server.port)
         _ = try connection.handshake(token: server.token)
-        let result = try connection.call(stream: 1, method: PhotoLibraryMethods.fetchResultIndex.path, request: FetchResultIndexRequest(fetchResultID: id, localIdentifier: identifier).encoded())
+        let result = try connection.call(stream: 1, method: PhotoLibraryMethods.fetchResultIndex.path, request: Wire.FetchResultIndexRequest(fetchResultID: id, localIdentifier: identifier).encoded())
         return result.status
     }
 }

@@ -139,19 +139,19 @@ final class RawConnection {
     }
 
     /// Sends HELLO with `token` and expects WELCOME.
-    func handshake(token: String, clientName: String = "e2e-raw/1", maxFrameSize: UInt32 = 0, streamWindow: UInt32 = 0, connectionWindow: UInt32 = 0) throws -> Welcome {
-        send(Frame(.hello, payload: Hello(token: token, clientName: clientName, maxFrameSize: maxFrameSize, initialStreamWindow: streamWindow, initialConnectionWindow: connectionWindow).encoded()))
+    func handshake(token: String, clientName: String = "e2e-raw/1", maxFrameSize: UInt32 = 0, streamWindow: UInt32 = 0, connectionWindow: UInt32 = 0) throws -> Wire.Welcome {
+        send(Frame(.hello, payload: Wire.Hello(protocolVersion: WireLimits.protocolVersion, token: token, clientName: clientName, maxFrameSize: maxFrameSize, initialStreamWindow: streamWindow, initialConnectionWindow: connectionWindow).encoded()))
         let read = readFrame()
         guard case .frame(let frame) = read, frame.type == .welcome else {
             throw E2EError("expected WELCOME after HELLO, got \(read)\(goAwayText(read))")
         }
-        return try Welcome(decoding: frame.payload)
+        return try Wire.Welcome(decoding: frame.payload)
     }
 
     /// The result of a call made by hand.
     struct CallResult {
         var messages: [[UInt8]]
-        var status: CallStatus
+        var status: Wire.Status
     }
 
     /// Opens a call on `stream` with `callPayload` as the CALL payload (normally an encoded
@@ -171,16 +171,16 @@ final class RawConnection {
             case .message where frame.streamID == stream:
                 messages.append(frame.payload)
                 if !frame.payload.isEmpty {
-                    let credit = WindowUpdate(increment: UInt32(frame.payload.count)).encoded()
+                    let credit = Wire.WindowUpdate(increment: UInt32(frame.payload.count)).encoded()
                     send(Frame(.windowUpdate, stream: stream, payload: credit))
                     send(Frame(.windowUpdate, stream: 0, payload: credit))
                 }
             case .status where frame.streamID == stream:
-                return CallResult(messages: messages, status: try CallStatus(decoding: frame.payload))
+                return CallResult(messages: messages, status: try Wire.Status(decoding: frame.payload))
             case .ping where !frame.flags.contains(.ack):
                 send(Frame(.ping, flags: .ack, payload: frame.payload))
             case .goAway:
-                throw E2EError("GOAWAY while waiting for STATUS of stream \(stream): \((try? GoAway(decoding: frame.payload)).map { "\($0.status.code) \($0.status.message)" } ?? "undecodable")")
+                throw E2EError("GOAWAY while waiting for STATUS of stream \(stream): \((try? Wire.GoAway(decoding: frame.payload)).map { "\($0.status?.code ?? .ok) \($0.status?.message ?? "")" } ?? "undecodable")")
             default:
                 continue
             }
@@ -189,7 +189,7 @@ final class RawConnection {
 
     /// A call of `method` (a wire name) with a request payload.
     func call(stream: UInt32, method: String, request: [UInt8] = [], timeout: TimeInterval = 20) throws -> CallResult {
-        try call(stream: stream, callPayload: CallStart(method: method).encoded(), request: request, timeout: timeout)
+        try call(stream: stream, callPayload: Wire.CallStart(method: method).encoded(), request: request, timeout: timeout)
     }
 
     private enum Received { case data([UInt8]), closed, timeout }
@@ -210,8 +210,8 @@ final class RawConnection {
 
 /// The GOAWAY status of a read, for messages.
 func goAwayText(_ read: RawConnection.Read) -> String {
-    guard case .frame(let frame) = read, frame.type == .goAway, let goAway = try? GoAway(decoding: frame.payload) else { return "" }
-    return " (GOAWAY \(goAway.status.code): \(goAway.status.message))"
+    guard case .frame(let frame) = read, frame.type == .goAway, let goAway = try? Wire.GoAway(decoding: frame.payload) else { return "" }
+    return " (GOAWAY \(goAway.status?.code ?? .ok): \(goAway.status?.message ?? ""))"
 }
 
 /// Protobuf encoding by hand, to put bytes on the wire that no well-behaved encoder writes

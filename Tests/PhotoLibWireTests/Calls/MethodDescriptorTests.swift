@@ -9,13 +9,13 @@ final class MethodDescriptorTests: XCTestCase {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let text = try String(contentsOf: root.appendingPathComponent("Protos/service.proto"), encoding: .utf8)
         let expression = try NSRegularExpression(pattern: #"rpc\s+(\w+)\s*\(\s*(stream\s+)?\w+\s*\)\s*returns\s*\(\s*(stream\s+)?\w+\s*\)"#)
-        var fromProto: [MethodDescriptor] = []
+        var fromProto: [MethodInfo] = []
         for match in expression.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
             let name = String(text[Range(match.range(at: 1), in: text)!])
             let clientStreams = match.range(at: 2).location != NSNotFound
             let serverStreams = match.range(at: 3).location != NSNotFound
             let shape: CallShape = clientStreams ? (serverStreams ? .bidirectional : .clientStreaming) : (serverStreams ? .serverStreaming : .unary)
-            fromProto.append(MethodDescriptor(name, shape))
+            fromProto.append(MethodInfo(name: name, shape: shape))
         }
         XCTAssertGreaterThan(fromProto.count, 20)
         XCTAssertEqual(PhotoLibraryMethods.all, fromProto)
@@ -23,7 +23,9 @@ final class MethodDescriptorTests: XCTestCase {
 
     func testPaths() {
         XCTAssertEqual(PhotoLibraryMethods.fetchAssets.path, "/photolib.v1.PhotoLibrary/FetchAssets")
-        XCTAssertEqual(PhotoLibraryMethods.method(path: "/photolib.v1.PhotoLibrary/RequestImage"), PhotoLibraryMethods.requestImage)
+        XCTAssertEqual(PhotoLibraryMethods.method(path: "/photolib.v1.PhotoLibrary/RequestImage"), PhotoLibraryMethods.requestImage.info)
+        XCTAssertEqual(PhotoLibraryMethods.requestImage.info.shape, .serverStreaming)
+        XCTAssertEqual(PhotoLibraryMethods.uploadAsset.info.shape, .clientStreaming)
         XCTAssertNil(PhotoLibraryMethods.method(path: "/other.Service/RequestImage"))
     }
 }

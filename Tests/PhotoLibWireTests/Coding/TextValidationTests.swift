@@ -12,7 +12,7 @@ final class TextValidationTests: XCTestCase {
     }
 
     private func assertInvalidText(_ payload: [UInt8], mentioning text: String, file: StaticString = #filePath, line: UInt = #line) {
-        XCTAssertThrowsError(try Hello(decoding: payload), file: file, line: line) { error in
+        XCTAssertThrowsError(try Wire.Hello(decoding: payload), file: file, line: line) { error in
             let error = error as? PhotoLibError
             XCTAssertEqual(error?.code, .invalidArgument, file: file, line: line)
             XCTAssertEqual(error?.reason, .invalidText, file: file, line: line)
@@ -21,7 +21,7 @@ final class TextValidationTests: XCTestCase {
     }
 
     func testValidTextPasses() throws {
-        let decoded = try Hello(decoding: hello(clientName: Array("café 📷 日本".utf8)))
+        let decoded = try Wire.Hello(decoding: hello(clientName: Array("café 📷 日本".utf8)))
         XCTAssertEqual(decoded.clientName, "café 📷 日本")
         XCTAssertEqual(decoded.token, "tok")
     }
@@ -45,19 +45,19 @@ final class TextValidationTests: XCTestCase {
     func testTextInNestedMessagesIsChecked() {
         // GoAway { status (field 2) { message (field 2) = "\xff" } }
         let status: [UInt8] = [0x12, 0x01, 0xFF]
-        XCTAssertThrowsError(try GoAway(decoding: [0x12, UInt8(status.count)] + status)) { error in
+        XCTAssertThrowsError(try Wire.GoAway(decoding: [0x12, UInt8(status.count)] + status)) { error in
             XCTAssertTrue((error as? PhotoLibError)?.message.contains("photolib.v1.Status.message") ?? false)
         }
         // FetchAssetsRequest { options { local_identifiers (field 6) = "a\0" } }
         let options: [UInt8] = [0x32, 0x02, 0x61, 0x00]
-        XCTAssertThrowsError(try FetchAssetsRequest(decoding: [0x0A, UInt8(options.count)] + options)) { error in
+        XCTAssertThrowsError(try Wire.FetchAssetsRequest(decoding: [0x0A, UInt8(options.count)] + options)) { error in
             XCTAssertEqual((error as? PhotoLibError)?.reason, .invalidText)
         }
     }
 
     func testMalformedProtobufIsRefused() {
         for bytes: [UInt8] in [[0x12, 0x05, 0x61], [0xFF], [0x0A, 0xFF, 0xFF, 0xFF, 0xFF, 0x0F]] {
-            XCTAssertThrowsError(try Hello(decoding: bytes)) { error in
+            XCTAssertThrowsError(try Wire.Hello(decoding: bytes)) { error in
                 XCTAssertEqual((error as? PhotoLibError)?.code, .invalidArgument)
             }
         }
@@ -66,6 +66,6 @@ final class TextValidationTests: XCTestCase {
     func testUnknownFieldsAreIgnored() throws {
         // field 99 (varint) then a valid token.
         let payload: [UInt8] = [0x98, 0x06, 0x01] + [0x12, 0x01, 0x61]
-        XCTAssertEqual(try Hello(decoding: payload).token, "a")
+        XCTAssertEqual(try Wire.Hello(decoding: payload).token, "a")
     }
 }
