@@ -7,7 +7,7 @@ import PackageDescription
 
 let package = Package(
     name: "PhotoLib",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],  // Mutex (Synchronization) needs macOS 15
     products: [
         .library(name: "PhotoLibClient", targets: ["PhotoLibClient"]),
         .executable(name: "photolibd", targets: ["photolibd"]),
@@ -86,6 +86,9 @@ let package = Package(
         .testTarget(name: "PhotoLibNetTests", dependencies: ["PhotoLibNet"]),
         .testTarget(name: "PhotoLibImagingTests", dependencies: ["PhotoLibImaging", "PhotoLibTestSupport"]),
         .testTarget(name: "PhotoLibStoreTests", dependencies: ["PhotoLibStore", "PhotoLibCore", "PhotoLibTestSupport"]),
+        .testTarget(
+            name: "PhotoLibServerTests",
+            dependencies: ["PhotoLibServer", "PhotoLibStore", "PhotoLibCore", "PhotoLibTestSupport"]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: ["PhotoLibClient", "PhotoLibCore", "PhotoLibTestSupport", "PhotoLibWire"],

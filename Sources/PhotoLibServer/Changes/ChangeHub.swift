@@ -19,7 +19,8 @@ final class ChangeHub: @unchecked Sendable {
     private let maxQueuedPerSubscriber: Int
     private var timer: (any DispatchSourceTimer)?
     private(set) var lastToken: Int64 = 0
-    private var entries: [AssetQuery: LiveEntry] = [:]
+    /// Live results by query, with how many registrations hold each (dropped at zero).
+    private var entries: [AssetQuery: (entry: LiveEntry, references: Int)] = [:]
     private var subscribers: [UInt64: Subscriber] = [:]
     private var nextSubscriberID: UInt64 = 1
 
@@ -162,19 +163,18 @@ final class ChangeHub: @unchecked Sendable {
 
     private func entry(for query: AssetQuery) throws(PhotoLibError) -> LiveEntry {
         if let existing = entries[query] {
-            existing.references += 1
-            return existing
+            entries[query]?.references += 1
+            return existing.entry
         }
         let albumOrdered = query.sortDescriptors.isEmpty && query.collection.map { !$0.hasPrefix("smart-") } == true
         let entry = try LiveEntry.build(query: query, library: library, albumOrdered: albumOrdered)
-        entry.references = 1
-        entries[query] = entry
+        entries[query] = (entry, 1)
         return entry
     }
 
     private func release(_ entry: LiveEntry) {
-        entry.references -= 1
-        if entry.references <= 0 { entries[entry.query] = nil }
+        guard let held = entries[entry.query], held.entry === entry else { return }
+        if held.references <= 1 { entries[entry.query] = nil } else { entries[entry.query]?.references -= 1 }
     }
 
     // MARK: Catch-up
@@ -242,7 +242,7 @@ final class ChangeHub: @unchecked Sendable {
         // Per changed live result, once: its details, its new version, and the assets at its
         // inserted and changed indexes (every subscriber of the result gets the same ones).
         var results: [ObjectIdentifier: (details: FetchResultChangeDetails, listing: LiveAssetListing, objects: [Asset])] = [:]
-        for entry in entries.values {
+        for (entry, _) in entries.values {
             let candidates = entry.query.identifiers.map { allowed in touched.filter(Set(allowed).contains) } ?? touched
             let matching = try library.matchingIdentifiers(entry.query, among: candidates)
             let albumChanged = entry.query.collection.map(albums.contains) ?? false

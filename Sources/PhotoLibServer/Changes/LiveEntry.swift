@@ -1,14 +1,17 @@
 import Foundation
 import PhotoLibCore
 import PhotoLibStore
+import Synchronization
 
 /// A live fetch result on the server, shared by every subscriber with the same query.
 ///
 /// Ordered fetches keep a ``LiveFetchResult`` (an order-statistic index) so a transaction
 /// touching k assets costs O(k log n); a user album in its own order is re-read and diffed
-/// (its order lives in the album, not in the assets). Mutated on the hub's queue; read by
-/// `FetchResultObjects` on other threads under the lock.
-final class LiveEntry: @unchecked Sendable {
+/// (its order lives in the album, not in the assets). Changed on the hub's queue; read by
+/// `FetchResultObjects` / `FetchResultIndex` on the library I/O pool. The index and the
+/// version that names it live in one ``State`` behind one `Mutex`: a reader holding version
+/// v either reads exactly version v's index or is told the result moved on, never a mix.
+final class LiveEntry: Sendable {
     /// Either index kind, behind one interface.
     enum Index {
         case ordered(LiveFetchResult)
@@ -46,24 +49,28 @@ final class LiveEntry: @unchecked Sendable {
         }
     }
 
+    /// What ``state`` guards: the index and the version naming it, always changed together.
+    struct State {
+        var index: Index
+        /// Bumped with every change of ``index``; snapshots name the version they saw.
+        var version = 0
+    }
+
     let query: AssetQuery
-    private let lock = NSLock()
-    private(set) var index: Index
-    /// Bumped by every change; snapshots name the version they saw.
-    private(set) var version = 0
-    /// Subscriptions holding this entry (the hub drops it at zero).
-    var references = 0
+    /// Guards ``State``. A leaf lock: nothing else is locked and no I/O is done while holding it.
+    private let state: Mutex<State>
 
-    /// Whether this entry is a user album in the album's own order.
-    var isAlbumOrdered: Bool {
-        if case .albumOrder = index { return true }
-        return false
-    }
+    /// Whether this entry is a user album in the album's own order (fixed at build).
+    let isAlbumOrdered: Bool
 
-    init(query: AssetQuery, index: Index) {
+    init(query: AssetQuery, index: sending Index) {
         self.query = query
-        self.index = index
+        if case .albumOrder = index { isAlbumOrdered = true } else { isAlbumOrdered = false }
+        self.state = Mutex(State(index: index))
     }
+
+    /// The current version (for tests and logs).
+    var version: Int { state.withLock { $0.version } }
 
     /// Builds the entry from the library's current state (O(n); once per distinct query).
     static func build(query: AssetQuery, library: PhotoLibrary, albumOrdered: Bool) throws(PhotoLibError) -> LiveEntry {
@@ -71,6 +78,12 @@ final class LiveEntry: @unchecked Sendable {
             let ids = try library.fetchAssetIdentifiers(query)
             return LiveEntry(query: query, index: .albumOrder(ids, positions: Self.positions(ids)))
         }
+        let members = try orderedMembers(query: query, library: library)
+        return LiveEntry(query: query, index: .ordered(orderedIndex(query: query, members: members)))
+    }
+
+    /// Every asset matching `query` with its limit lifted, read in pages (the input of an ordered index).
+    private static func orderedMembers(query: AssetQuery, library: PhotoLibrary) throws(PhotoLibError) -> [Asset] {
         var unlimited = query
         unlimited.fetchLimit = 0
         let ids = try library.fetchAssetIdentifiers(unlimited)
@@ -82,8 +95,11 @@ final class LiveEntry: @unchecked Sendable {
             members += try library.assets(withIdentifiers: Array(ids[start..<end]))
             start = end
         }
-        let live = LiveFetchResult(ordering: AssetOrdering(query.sortDescriptors), fetchLimit: query.fetchLimit, members: members)
-        return LiveEntry(query: query, index: .ordered(live))
+        return members
+    }
+
+    private static func orderedIndex(query: AssetQuery, members: [Asset]) -> LiveFetchResult {
+        LiveFetchResult(ordering: AssetOrdering(query.sortDescriptors), fetchLimit: query.fetchLimit, members: members)
     }
 
     static func positions(_ ids: [String]) -> [String: Int] {
@@ -95,64 +111,72 @@ final class LiveEntry: @unchecked Sendable {
 
     /// The current version as a listing.
     func currentListing() -> LiveAssetListing {
-        lock.withLock { LiveAssetListing(entry: self, version: version, count: index.count) }
+        let (version, count) = state.withLock { ($0.version, $0.index.count) }
+        return LiveAssetListing(entry: self, version: version, count: count)
     }
 
     /// All identifiers of the current version.
     func currentIdentifiers() -> [String] {
-        lock.withLock { index.allIdentifiers }
+        state.withLock { $0.index.allIdentifiers }
     }
 
-    /// Reads the index if `version` is still current.
-    func read<T>(version: Int, _ body: (Index) throws(PhotoLibError) -> T) throws(PhotoLibError) -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        guard version == self.version else {
-            throw PhotoLibError(
-                .failedPrecondition,
-                "this fetch result was replaced by a newer one (a change notification named it in fetch_result_after_id); read that one or fetch again",
-                reason: .fetchResultExpired)
+    /// Reads the index if `version` is still current (checked and read under one lock).
+    func read<T: Sendable>(version: Int, _ body: @Sendable (Index) throws(PhotoLibError) -> T) throws(PhotoLibError) -> T {
+        try state.withLock { (state) throws(PhotoLibError) -> T in
+            guard version == state.version else {
+                throw PhotoLibError(
+                    .failedPrecondition,
+                    "this fetch result was replaced by a newer one (a change notification named it in fetch_result_after_id); read that one or fetch again",
+                    reason: .fetchResultExpired)
+            }
+            return try body(state.index)
         }
-        return try body(index)
     }
 
-    /// Applies one round of touched assets; `nil` when the result did not change.
+    /// Applies one round of touched assets; `nil` when the result did not change. Called on
+    /// the hub's queue only (so the index cannot change between the reads and the update
+    /// below); each update of the index bumps the version under the same lock.
     ///
     /// `matching` are the touched identifiers that belong to the query now; `values` the
     /// touched assets that still exist; `albumChanged` whether the album itself changed.
     func apply(touched: [String], matching: Set<String>, values: [String: Asset], contentChanged: Set<String>, albumChanged: Bool, library: PhotoLibrary) throws(PhotoLibError) -> FetchResultChangeDetails? {
-        switch index {
-        case .ordered(let live) where albumChanged:
-            // Album membership changed: the assets themselves were not touched, so rebuild.
-            let before = lock.withLock { live.materialize() }
-            guard case .ordered(let rebuilt) = try Self.build(query: query, library: library, albumOrdered: false).index else { return nil }
-            let after = rebuilt.materialize()
-            let details = FetchResultChangeDetails.diff(before: before, after: after, changed: Set(touched).intersection(after))
-            guard !details.isEmpty else { return nil }
-            lock.withLock {
-                index = .ordered(rebuilt)
-                version += 1
+        if !isAlbumOrdered && albumChanged {
+            // Album membership changed: the assets themselves were not touched, so rebuild
+            // (store reads outside the lock; the new index is made and installed inside it).
+            let members = try Self.orderedMembers(query: query, library: library)
+            let query = self.query
+            return state.withLock { state -> FetchResultChangeDetails? in
+                let before = state.index.allIdentifiers
+                let rebuilt = Self.orderedIndex(query: query, members: members)
+                let after = rebuilt.materialize()
+                let details = FetchResultChangeDetails.diff(before: before, after: after, changed: Set(touched).intersection(after))
+                guard !details.isEmpty else { return nil }
+                state.index = .ordered(rebuilt)
+                state.version += 1
+                return details
             }
-            return details
-        case .ordered(let live):
+        }
+        if !isAlbumOrdered {
             guard !touched.isEmpty else { return nil }
             let updates = touched.map { id in
                 LiveUpdate(identifier: id, asset: values[id], matches: matching.contains(id), contentChanged: contentChanged.contains(id))
             }
-            let details = lock.withLock { live.apply(updates) }
-            guard !details.isEmpty else { return nil }
-            lock.withLock { version += 1 }
-            return details
-        case .albumOrder(let before, _):
-            guard albumChanged || !touched.isEmpty else { return nil }
-            let after = try library.fetchAssetIdentifiers(query)
-            let changed = Set(touched).intersection(after)
-            let details = FetchResultChangeDetails.diff(before: before, after: after, changed: changed)
-            guard !details.isEmpty else { return nil }
-            lock.withLock {
-                index = .albumOrder(after, positions: Self.positions(after))
-                version += 1
+            return state.withLock { state -> FetchResultChangeDetails? in
+                guard case .ordered(let live) = state.index else { return nil }
+                let details = live.apply(updates)
+                guard !details.isEmpty else { return nil }
+                state.version += 1
+                return details
             }
+        }
+        guard albumChanged || !touched.isEmpty else { return nil }
+        let after = try library.fetchAssetIdentifiers(query)
+        let changed = Set(touched).intersection(after)
+        return state.withLock { state -> FetchResultChangeDetails? in
+            let details = FetchResultChangeDetails.diff(before: state.index.allIdentifiers, after: after, changed: changed)
+            guard !details.isEmpty else { return nil }
+            state.index = .albumOrder(after, positions: Self.positions(after))
+            state.version += 1
             return details
         }
     }
