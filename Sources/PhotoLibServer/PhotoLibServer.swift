@@ -10,6 +10,9 @@ import PhotoLibWire
 ///
 /// Lifecycle as in grpc-swift: ``start()``, then ``serve()`` until
 /// ``beginGracefulShutdown()`` (SIGTERM / SIGINT in `photolibd`).
+///
+/// `@unchecked Sendable`: every `var` below is read and written only on `queue`
+/// (`photolibd.server`, serial: accepting, the connection table, shutdown).
 public final class PhotoLibServer: @unchecked Sendable {
     /// The address the server listens on (the real port when 0 was asked for).
     public var listeningEndpoint: Endpoint { listener.boundEndpoint }

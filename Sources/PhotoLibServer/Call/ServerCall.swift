@@ -13,6 +13,8 @@ final class UntypedServerCall: Sendable {
     /// Request messages, in order; ends at the client's END_STREAM.
     let requests: AsyncThrowingStream<[UInt8], any Error>
     private let connection: ServerConnection
+    /// `nonisolated(unsafe)`: only the handler's one task reads requests (see ``iterator``),
+    /// so it is never touched from two threads at once.
     private nonisolated(unsafe) var iteratorStorage: AsyncThrowingStream<[UInt8], any Error>.AsyncIterator?
 
     /// The one iterator over ``requests`` (a handler reads its requests from one task).

@@ -61,15 +61,23 @@ struct LiveAssetListing: AssetListing {
 
 /// A snapshot answered before it is fully read: the count and first page are known at once;
 /// the rest arrives from ``FetchSnapshotReader/readAll()`` on a background queue, and a
-/// read past the first page waits for it.
+/// read past the first page waits for it — on a thread that may block (the library I/O
+/// pool or the hub's queue), never on the cooperative pool.
+///
+/// `@unchecked Sendable`: ``condition`` guards `full`, `failure` and `reader`; the other
+/// properties are immutable.
 final class PendingAssetListing: AssetListing, @unchecked Sendable {
-    /// One snapshot is read at a time, so a burst of fetches does not hold a burst of
+    /// Serial; reads every pending snapshot's full list and ends its read transaction. One
+    /// snapshot is read at a time, so a burst of fetches does not hold a burst of
     /// half-read lists in memory; a snapshot released before its turn is never read.
     private static let materializer = DispatchQueue(label: "photolibd.snapshots", qos: .utility)
 
     let query: AssetQuery
     let count: Int
     private let first: [String]
+    /// Guards `full`, `failure` and `reader`, and wakes the readers waiting in `complete()`
+    /// (a condition variable, which `Mutex` has not). A leaf lock: the SQLite read runs
+    /// outside it.
     private let condition = NSCondition()
     private var full: StaticAssetListing?
     private var failure: PhotoLibError?
@@ -114,7 +122,9 @@ final class PendingAssetListing: AssetListing, @unchecked Sendable {
         }
         condition.broadcast()
         condition.unlock()
-        pending?.close()
+        // Ending the read transaction is a SQLite call: on the snapshots queue, which owns
+        // the readers' reads (the caller may be a handler on the cooperative pool).
+        if let pending { Self.materializer.async { pending.close() } }
     }
 
     /// The complete listing, waiting for the background read.

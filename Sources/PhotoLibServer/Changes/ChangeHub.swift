@@ -11,7 +11,13 @@ import PhotoLibWire
 /// store's change log; the hub reads the log after each of its own commits and polls the
 /// current token otherwise. All state lives on ``queue``; store reads finish before anything
 /// is sent (no statement is open while waiting on the network).
+///
+/// `@unchecked Sendable`: every `var` below is read and written only on ``queue`` (callers
+/// hop there with `async`, or `sync` from the server's own queue in ``start()``/``stop()``).
 final class ChangeHub: @unchecked Sendable {
+    /// Serial; runs change processing, subscription requests and the poll timer. Blocks on
+    /// the store (the library's lock, SQLite) and on a pending snapshot's background read
+    /// (`registerFetchResult` of a `FetchAssets` snapshot); never on the network.
     let queue = DispatchQueue(label: "photolibd.changes")
     private let library: PhotoLibrary
     private let logger: Logger
@@ -56,13 +62,17 @@ final class ChangeHub: @unchecked Sendable {
 
     // MARK: Subscribers
 
-    func makeSubscriber(session: ConnectionSession) -> Subscriber {
-        queue.sync {
-            let subscriber = Subscriber(id: nextSubscriberID, session: session, maxQueued: maxQueuedPerSubscriber)
-            nextSubscriberID += 1
-            subscriber.token = lastToken
-            subscribers[subscriber.id] = subscriber
-            return subscriber
+    /// A new subscriber at ``lastToken``, made on ``queue`` (awaited, not waited for: the
+    /// queue may be busy reading the store).
+    func makeSubscriber(session: ConnectionSession) async -> Subscriber {
+        await withCheckedContinuation { continuation in
+            queue.async {
+                let subscriber = Subscriber(id: self.nextSubscriberID, session: session, maxQueued: self.maxQueuedPerSubscriber)
+                self.nextSubscriberID += 1
+                subscriber.token = self.lastToken
+                self.subscribers[subscriber.id] = subscriber
+                continuation.resume(returning: subscriber)
+            }
         }
     }
 

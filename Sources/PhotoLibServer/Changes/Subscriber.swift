@@ -1,6 +1,7 @@
 import Foundation
 import PhotoLibCore
 import PhotoLibWire
+import Synchronization
 
 /// One `Subscribe` call: what it observes, and a bounded queue of events waiting for the
 /// client's flow-control credit.
@@ -9,6 +10,10 @@ import PhotoLibWire
 /// more than ``maxQueued`` notifications behind, its queued notifications are replaced by a
 /// single resync (every registered result with `hasIncrementalChanges = false`), so a
 /// stalled client costs bounded memory and delays nobody.
+///
+/// `@unchecked Sendable`: the registrations (``results``, ``objects``, ``token``,
+/// ``started``) are read and written only on the hub's queue (`photolibd.changes`); the
+/// event queue shared with the sending task is in ``outbox``, behind its `Mutex`.
 final class Subscriber: @unchecked Sendable {
     /// A registered fetch result: the shared entry and the client's current snapshot of it.
     struct Registration {
@@ -35,12 +40,21 @@ final class Subscriber: @unchecked Sendable {
     /// Whether the first request has been handled (resume must come first).
     var started = false
 
-    private let lock = NSLock()
-    private var queue: [Wire.SubscriptionEvent.Event] = []
-    private var waiter: CheckedContinuation<Wire.SubscriptionEvent.Event?, Never>?
-    private var finished = false
+    /// What ``outbox`` guards: events waiting for the sender, and the sender waiting for one.
+    private struct Outbox {
+        var queue: [Wire.SubscriptionEvent.Event] = []
+        var waiter: CheckedContinuation<Wire.SubscriptionEvent.Event?, Never>?
+        var finished = false
+        /// Notifications replaced by resyncs (for tests and logs).
+        var resyncCount = 0
+    }
+
+    /// Guards ``Outbox``. The hub's `resync` closure runs under it (it takes the session's
+    /// `FetchResultRegistry` lock); a continuation is resumed only after it is released.
+    private let outbox = Mutex(Outbox())
+
     /// Notifications replaced by resyncs (for tests and logs).
-    private(set) var resyncCount = 0
+    var resyncCount: Int { outbox.withLock { $0.resyncCount } }
 
     init(id: UInt64, session: ConnectionSession, maxQueued: Int) {
         self.id = id
@@ -56,41 +70,42 @@ final class Subscriber: @unchecked Sendable {
             push(event)
             return
         }
-        let replacement: Wire.SubscriptionEvent.Event? = lock.withLock {
-            let waiting = queue.compactMap { event -> Wire.ChangeNotification? in
+        let maxQueued = self.maxQueued
+        let replacement: Wire.SubscriptionEvent.Event? = outbox.withLock { outbox in
+            let waiting = outbox.queue.compactMap { event -> Wire.ChangeNotification? in
                 if case .change(let change) = event { return change } else { return nil }
             }
             guard waiting.count >= maxQueued, let replacement = resync(waiting + [notification]) else { return nil }
-            queue.removeAll { if case .change = $0 { return true } else { return false } }
-            resyncCount += 1
+            outbox.queue.removeAll { if case .change = $0 { return true } else { return false } }
+            outbox.resyncCount += 1
             return replacement
         }
         push(replacement ?? event)
     }
 
     private func push(_ event: Wire.SubscriptionEvent.Event) {
-        let waiting: CheckedContinuation<Wire.SubscriptionEvent.Event?, Never>? = lock.withLock {
-            guard !finished else { return nil }
-            if let waiter {
-                self.waiter = nil
+        let waiting: CheckedContinuation<Wire.SubscriptionEvent.Event?, Never>? = outbox.withLock { outbox in
+            guard !outbox.finished else { return nil }
+            if let waiter = outbox.waiter {
+                outbox.waiter = nil
                 return waiter
             }
-            queue.append(event)
+            outbox.queue.append(event)
             return nil
         }
         waiting?.resume(returning: event)
     }
 
     /// Events queued and not yet sent.
-    var queuedCount: Int { lock.withLock { queue.count } }
+    var queuedCount: Int { outbox.withLock { $0.queue.count } }
 
     /// The next event to send, waiting for one; `nil` once finished.
     func next() async -> Wire.SubscriptionEvent.Event? {
         await withCheckedContinuation { continuation in
-            let ready: Wire.SubscriptionEvent.Event?? = lock.withLock {
-                if finished { return .some(nil) }
-                if !queue.isEmpty { return .some(queue.removeFirst()) }
-                waiter = continuation
+            let ready: Wire.SubscriptionEvent.Event?? = outbox.withLock { outbox in
+                if outbox.finished { return .some(nil) }
+                if !outbox.queue.isEmpty { return .some(outbox.queue.removeFirst()) }
+                outbox.waiter = continuation
                 return nil
             }
             if let ready { continuation.resume(returning: ready) }
@@ -99,11 +114,11 @@ final class Subscriber: @unchecked Sendable {
 
     /// Ends the subscription: the sender stops.
     func finish() {
-        let waiting: CheckedContinuation<Wire.SubscriptionEvent.Event?, Never>? = lock.withLock {
-            finished = true
-            queue.removeAll()
-            defer { waiter = nil }
-            return waiter
+        let waiting: CheckedContinuation<Wire.SubscriptionEvent.Event?, Never>? = outbox.withLock { outbox in
+            outbox.finished = true
+            outbox.queue.removeAll()
+            defer { outbox.waiter = nil }
+            return outbox.waiter
         }
         waiting?.resume(returning: nil)
     }

@@ -2,16 +2,19 @@ import Dispatch
 import Foundation
 import Logging
 import PhotoLibStore
+import Synchronization
 
 /// Periodic clean-up: purges assets past the trash retention, expired staged uploads, and
 /// history past its retention. Runs at start and every `maintenanceInterval`, off the
-/// connection queues.
-final class Maintenance: @unchecked Sendable {
+/// connection queues, on its own queue `photolibd.maintenance` (store writes: it may wait
+/// on the library's lock and SQLite's busy timeout).
+final class Maintenance: Sendable {
     private let service: PhotoLibraryService
     private let configuration: ServerConfiguration
     private let logger: Logger
     private let queue = DispatchQueue(label: "photolibd.maintenance", qos: .utility)
-    private var timer: (any DispatchSourceTimer)?
+    /// Guards the timer between ``start()`` and ``stop()``. A leaf lock.
+    private let timer = Mutex<(any DispatchSourceTimer)?>(nil)
 
     init(service: PhotoLibraryService, configuration: ServerConfiguration, logger: Logger) {
         self.service = service
@@ -20,16 +23,21 @@ final class Maintenance: @unchecked Sendable {
     }
 
     func start() {
-        let timer = DispatchSource.makeTimerSource(queue: queue)
-        timer.schedule(deadline: .now(), repeating: max(1, configuration.maintenanceInterval))
-        timer.setEventHandler { [weak self] in self?.run(now: Date()) }
-        timer.resume()
-        self.timer = timer
+        let queue = self.queue, interval = max(1, configuration.maintenanceInterval)
+        timer.withLock { timer in
+            let source = DispatchSource.makeTimerSource(queue: queue)
+            source.schedule(deadline: .now(), repeating: interval)
+            source.setEventHandler { [weak self] in self?.run(now: Date()) }
+            source.resume()
+            timer = source
+        }
     }
 
     func stop() {
-        timer?.cancel()
-        timer = nil
+        timer.withLock { timer in
+            timer?.cancel()
+            timer = nil
+        }
     }
 
     /// One round of clean-up; failures are logged and retried next round.

@@ -55,7 +55,8 @@ extension PhotoLibraryService {
         guard !requests.isEmpty else {
             throw PhotoLibError(.invalidArgument, "PerformChanges needs at least one request")
         }
-        let result = try library.performChanges(requests, author: "performChanges")
+        let library = self.library
+        let result = try await libraryIO.run { () throws(PhotoLibError) in try library.performChanges(requests, author: "performChanges") }
         for failure in result.fileRemovalFailures {
             logger.warning("purged file not removed", metadata: ["error": "\(failure)"])
         }

@@ -18,10 +18,13 @@ extension PhotoLibraryService {
             options: options, collection: wire.collectionIdentifier.isEmpty ? nil : wire.collectionIdentifier, mediaType: mediaTypes.first)
         if !wire.localIdentifiers.isEmpty { query.identifiers = wire.localIdentifiers }
         let prefetchCount = min(Int(request.prefetchCount), Self.maxPageLength)
-        let reader = try library.beginFetch(query, prefetch: prefetchCount)
-        let listing = PendingAssetListing(reader: reader, query: query)
+        let library = self.library, scoped = query
+        let (listing, prefetch) = try await libraryIO.run { () throws(PhotoLibError) in
+            let reader = try library.beginFetch(scoped, prefetch: prefetchCount)
+            let listing = PendingAssetListing(reader: reader, query: scoped)
+            return (listing, try library.assets(withIdentifiers: reader.firstIdentifiers))
+        }
         let (id, expiresAt) = call.session.fetchResults.add(.assets(listing))
-        let prefetch = try library.assets(withIdentifiers: reader.firstIdentifiers)
         try await call.send(Self.fitting(prefetch, within: call.session.maxResponseSize) { objects in
             Wire.FetchResultSnapshot(
                 fetchResultID: id, objectType: .asset, count: UInt64(listing.count), expiresAtMs: Wire.milliseconds(expiresAt),
@@ -33,16 +36,15 @@ extension PhotoLibraryService {
         let request = try await call.singleRequest()
         let type: AssetCollectionType? = request.type == .any ? nil : try request.type.domain(field: "FetchAssetCollectionsRequest.type")
         let subtype: AssetCollectionSubtype? = request.subtype == .any ? nil : try request.subtype.domain(field: "FetchAssetCollectionsRequest.subtype")
-        var collections: [AssetCollection]
-        if !request.containingAssetIdentifier.isEmpty {
-            let asset = request.containingAssetIdentifier
-            try LocalIdentifier.validate(asset)
-            guard try library.asset(withIdentifier: asset) != nil else {
-                throw PhotoLibError(.notFound, "no asset has the identifier \(asset)")
+        let containing = request.containingAssetIdentifier
+        if !containing.isEmpty { try LocalIdentifier.validate(containing) }
+        let library = self.library
+        var collections = try await libraryIO.run { () throws(PhotoLibError) -> [AssetCollection] in
+            guard !containing.isEmpty else { return try library.assetCollections() }
+            guard try library.asset(withIdentifier: containing) != nil else {
+                throw PhotoLibError(.notFound, "no asset has the identifier \(containing)")
             }
-            collections = try library.fetchAssetCollectionsContaining(asset: asset)
-        } else {
-            collections = try library.assetCollections()
+            return try library.fetchAssetCollectionsContaining(asset: containing)
         }
         if let type { collections = collections.filter { $0.type == type } }
         if let subtype { collections = collections.filter { $0.subtype == subtype } }
@@ -64,7 +66,18 @@ extension PhotoLibraryService {
 
     func fetchCollectionLists(_ call: ServerCall<Wire.FetchCollectionListsRequest, Wire.FetchResultSnapshot>) async throws {
         let request = try await call.singleRequest()
-        var lists = try library.collectionLists()
+        let child = request.containingCollectionIdentifier
+        if !child.isEmpty { try LocalIdentifier.validate(child) }
+        let library = self.library
+        // The folders, and the parent of `child` (`.some(nil)`: it has none) when asked for.
+        let (allLists, parent) = try await libraryIO.run { () throws(PhotoLibError) -> ([CollectionList], String??) in
+            let lists = try library.collectionLists()
+            guard !child.isEmpty else { return (lists, nil) }
+            if let album = try library.assetCollection(withIdentifier: child) { return (lists, .some(album.parentFolderIdentifier)) }
+            if let folder = try library.collectionList(withIdentifier: child) { return (lists, .some(folder.parentFolderIdentifier)) }
+            throw PhotoLibError(.notFound, "no album or folder has the identifier \(child)")
+        }
+        var lists = allLists
         if !request.localIdentifiers.isEmpty {
             let wanted = Set(request.localIdentifiers)
             lists = lists.filter { wanted.contains($0.localIdentifier) }
@@ -72,17 +85,7 @@ extension PhotoLibraryService {
         if !request.parentFolderIdentifier.isEmpty {
             lists = lists.filter { $0.parentFolderIdentifier == request.parentFolderIdentifier }
         }
-        if !request.containingCollectionIdentifier.isEmpty {
-            let child = request.containingCollectionIdentifier
-            try LocalIdentifier.validate(child)
-            let parent: String?
-            if let album = try library.assetCollection(withIdentifier: child) {
-                parent = album.parentFolderIdentifier
-            } else if let folder = try library.collectionList(withIdentifier: child) {
-                parent = folder.parentFolderIdentifier
-            } else {
-                throw PhotoLibError(.notFound, "no album or folder has the identifier \(child)")
-            }
+        if case .some(let parent) = parent {
             lists = lists.filter { $0.localIdentifier == parent }
         }
         let (id, expiresAt) = call.session.fetchResults.add(.collectionLists(lists))
@@ -106,8 +109,13 @@ extension PhotoLibraryService {
         let range = offset..<(offset + length)
         switch contents {
         case .assets(let listing):
-            let slice = try listing.identifiers(in: range)
-            let objects = request.identifiersOnly ? [] : try library.assets(withIdentifiers: slice)
+            // A pending snapshot's page may wait for its background read, and assets are read
+            // from the store: both on the library I/O pool.
+            let library = self.library, identifiersOnly = request.identifiersOnly
+            let (slice, objects) = try await libraryIO.run { () throws(PhotoLibError) -> ([String], [Asset]) in
+                let slice = try listing.identifiers(in: range)
+                return (slice, identifiersOnly ? [] : try library.assets(withIdentifiers: slice))
+            }
             let byIdentifier = Dictionary(objects.map { ($0.localIdentifier, $0) }, uniquingKeysWith: { first, _ in first })
             try await call.send(Self.fitting(slice, within: call.session.maxResponseSize) { part in
                 Wire.FetchResultObjectsResponse(
@@ -147,7 +155,10 @@ extension PhotoLibraryService {
         let request = try await call.singleRequest()
         let index: Int?
         switch try call.session.fetchResults.use(request.fetchResultID) {
-        case .assets(let listing): index = try listing.index(of: request.localIdentifier)
+        case .assets(let listing):
+            // May wait for a pending snapshot's background read: on the library I/O pool.
+            let identifier = request.localIdentifier
+            index = try await libraryIO.run { () throws(PhotoLibError) in try listing.index(of: identifier) }
         case .collections(let collections): index = collections.firstIndex { $0.localIdentifier == request.localIdentifier }
         case .collectionLists(let lists): index = lists.firstIndex { $0.localIdentifier == request.localIdentifier }
         }

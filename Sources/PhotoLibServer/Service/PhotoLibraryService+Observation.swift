@@ -12,7 +12,7 @@ extension PhotoLibraryService {
 
     /// Bidirectional: requests (resume, register…) in, notifications out, until the client cancels.
     func subscribe(_ call: ServerCall<Wire.SubscriptionRequest, Wire.SubscriptionEvent>) async throws {
-        let subscriber = hub.makeSubscriber(session: call.session)
+        let subscriber = await hub.makeSubscriber(session: call.session)
         defer { hub.remove(subscriber) }
         enum Side { case sender, requests }
         try await withThrowingTaskGroup(of: Side.self) { group in
@@ -51,7 +51,8 @@ extension PhotoLibraryService {
         let request = try await call.singleRequest()
         let since = try ChangeHub.token(request.sinceToken)
         let limit = request.limit == 0 ? 500 : min(Int(request.limit), 10_000)
-        let page = try library.persistentChanges(since: since, limit: limit)
+        let library = self.library
+        let page = try await libraryIO.run { () throws(PhotoLibError) in try library.persistentChanges(since: since, limit: limit) }
         let changes = page.changes.map(Wire.PersistentChange.init)
         let response = Self.fitting(changes, within: call.session.maxResponseSize) { part in
             Wire.PersistentChangesResponse(changes: part, hasMore: page.hasMore || part.count < changes.count, currentToken: String(page.currentToken))

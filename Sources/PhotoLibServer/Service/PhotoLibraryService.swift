@@ -13,16 +13,23 @@ final class PhotoLibraryService: Sendable {
     let configuration: ServerConfiguration
     let logger: Logger
     let renderer: RenderPool
+    /// Where handlers run their store reads and writes and library file reads (SQLite and
+    /// file I/O block, so never on the cooperative pool): see ``BlockingPool``.
+    let libraryIO: BlockingPool
     let hub: ChangeHub
 
     /// Objects returned with a snapshot or per page, at most.
     static let maxPageLength = 1000
+    /// Threads of ``libraryIO``: the store serializes its own connection, so more would only
+    /// wait on its lock; these also read files and snapshots, which run beside it.
+    static let libraryIOConcurrency = 4
 
     init(library: PhotoLibrary, configuration: ServerConfiguration, logger: Logger) {
         self.library = library
         self.configuration = configuration
         self.logger = logger
         self.renderer = RenderPool(concurrency: configuration.renderConcurrency)
+        self.libraryIO = BlockingPool(name: "photolibd.library-io", concurrency: Self.libraryIOConcurrency)
         self.hub = ChangeHub(library: library, logger: logger, pollInterval: configuration.changePollInterval, maxQueuedPerSubscriber: configuration.maxQueuedNotifications)
     }
 
@@ -41,10 +48,12 @@ final class PhotoLibraryService: Sendable {
 
     private func getLibraryInfo(_ call: ServerCall<Wire.Empty, Wire.LibraryInfo>) async throws {
         _ = try await call.singleRequest()
-        let assets = try library.countAssets(AssetQuery())
-        let albums = try library.userAlbumCount()
+        let library = self.library
+        let (assets, albums, token) = try await libraryIO.run { () throws(PhotoLibError) in
+            (try library.countAssets(AssetQuery()), try library.userAlbumCount(), try library.currentChangeToken())
+        }
         try await call.send(Wire.LibraryInfo(
             libraryIdentifier: library.libraryIdentifier, serverName: configuration.serverName,
-            assetCount: UInt64(assets), albumCount: UInt64(albums), currentChangeToken: String(try library.currentChangeToken())))
+            assetCount: UInt64(assets), albumCount: UInt64(albums), currentChangeToken: String(token)))
     }
 }
