@@ -192,7 +192,10 @@ struct SHA256Digest {
 }
 
 /// The chunks of one `requestData` transfer, checked to continue it: ascending, contiguous,
-/// within the chunk size and the total. Used by one consumer at a time (the stream's).
+/// within the chunk size and the total.
+///
+/// `@unchecked Sendable`: its iterator and `expected` are used only by the one task that
+/// iterates the transfer's stream (an `AsyncThrowingStream` calls its closure once at a time).
 private final class ResourceChunkReader: @unchecked Sendable {
     private var chunks: ServerStreamResponses<Wire.ResourceDataChunk>.AsyncIterator
     private var expected: Int

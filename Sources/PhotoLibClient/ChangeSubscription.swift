@@ -1,5 +1,6 @@
 import Foundation
 import PhotoLibWire
+import Synchronization
 
 /// PhotoKit's `PHFetchResultChangeDetails` for one registered fetch result.
 ///
@@ -86,7 +87,7 @@ public struct PhotoLibraryChange: Sendable {
 /// objects, then iterate ``changes``. The subscription follows each registered fetch
 /// result: after a change, ``FetchResultChanges/fetchResultAfterChanges`` is what later
 /// changes are relative to.
-public final class ChangeSubscription: @unchecked Sendable {
+public final class ChangeSubscription: Sendable {
     /// The changes, in token order. Iterating slowly slows the server's sending down
     /// (flow control); a subscriber far behind receives a resync instead of a backlog.
     public let changes: AsyncThrowingStream<PhotoLibraryChange, any Error>
@@ -94,10 +95,18 @@ public final class ChangeSubscription: @unchecked Sendable {
     private let connection: ClientConnection
     private let call: BidirectionalCall<Wire.SubscriptionRequest, Wire.SubscriptionEvent>
     private var streamID: UInt32 { call.id }
-    private let lock = NSLock()
-    private var pending: [CheckedContinuation<Wire.SubscriptionEvent.Event, any Error>] = []
-    private var current: [String: FetchResult<Asset>] = [:]
-    private var pump: Task<Void, Never>?
+    /// What ``state`` guards.
+    private struct State {
+        /// Requests waiting for their acknowledgement, oldest first.
+        var pending: [CheckedContinuation<Wire.SubscriptionEvent.Event, any Error>] = []
+        /// The latest snapshot of each followed fetch result, by its id.
+        var current: [String: FetchResult<Asset>] = [:]
+        /// The task reading the call's events.
+        var pump: Task<Void, Never>?
+    }
+
+    /// Guards ``State``. A leaf lock: continuations are resumed after it is released.
+    private let state = Mutex(State())
     /// Ends ``changes`` when the subscription is cancelled.
     private let backlogContinuation: AsyncThrowingStream<(PhotoLibraryChange, Int), any Error>.Continuation
 
@@ -113,7 +122,7 @@ public final class ChangeSubscription: @unchecked Sendable {
         self.backlogContinuation = backlogContinuation
         let reader = ChangeBacklogReader(backlog.makeAsyncIterator(), connection: connection, streamID: streamID)
         self.changes = AsyncThrowingStream { try await reader.next() }
-        pump = Task { [weak self] in
+        let pump = Task { [weak self] in
             do {
                 for try await payload in events {
                     guard let self else { return }
@@ -123,7 +132,7 @@ public final class ChangeSubscription: @unchecked Sendable {
                     switch event {
                     case .registeredAtToken, .registeredFetchResult:
                         self.connection.consumed(payload.count, stream: streamID)
-                        let waiter = self.lock.withLock { self.pending.isEmpty ? nil : self.pending.removeFirst() }
+                        let waiter = self.state.withLock { $0.pending.isEmpty ? nil : $0.pending.removeFirst() }
                         waiter?.resume(returning: event)
                     case .change(let notification):
                         backlogContinuation.yield((try self.change(from: notification), payload.count))
@@ -136,12 +145,13 @@ public final class ChangeSubscription: @unchecked Sendable {
                 self?.failPending(error as? PhotoLibError ?? PhotoLibError(.cancelled, "the subscription ended: \(error)"))
             }
         }
+        state.withLock { $0.pump = pump }
         reader.subscription = self
     }
 
     /// Registers a fetch result obtained on this library connection.
     public func register(_ fetchResult: FetchResult<Asset>) async throws {
-        lock.withLock { current[fetchResult.fetchResultID] = fetchResult }
+        state.withLock { $0.current[fetchResult.fetchResultID] = fetchResult }
         _ = try await request(.registerFetchResult(Wire.RegisterFetchResult(fetchResultID: fetchResult.fetchResultID)))
     }
 
@@ -153,7 +163,7 @@ public final class ChangeSubscription: @unchecked Sendable {
             throw PhotoLibError(.internalError, "the server acknowledged registerFetch without a snapshot", reason: .protocolViolation)
         }
         let result = try FetchResult<Asset>(snapshot: snapshot, connection: connection)
-        lock.withLock { current[result.fetchResultID] = result }
+        state.withLock { $0.current[result.fetchResultID] = result }
         return result
     }
 
@@ -175,7 +185,7 @@ public final class ChangeSubscription: @unchecked Sendable {
     /// Ends the subscription.
     public func cancel() {
         connection.cancel(streamID)
-        pump?.cancel()
+        state.withLock { $0.pump }?.cancel()
         backlogContinuation.finish()
     }
 
@@ -185,14 +195,14 @@ public final class ChangeSubscription: @unchecked Sendable {
 
     private func request(_ request: Wire.SubscriptionRequest.Request) async throws -> Wire.SubscriptionEvent.Event {
         try await withCheckedThrowingContinuation { continuation in
-            lock.withLock { pending.append(continuation) }
+            state.withLock { $0.pending.append(continuation) }
             Task {
                 do {
                     try await call.send(Wire.SubscriptionRequest(request: request))
                 } catch {
-                    let waiter: CheckedContinuation<Wire.SubscriptionEvent.Event, any Error>? = lock.withLock {
-                        guard let index = pending.firstIndex(where: { _ in true }) else { return nil }
-                        return pending.remove(at: index)
+                    let waiter: CheckedContinuation<Wire.SubscriptionEvent.Event, any Error>? = state.withLock { state in
+                        guard let index = state.pending.firstIndex(where: { _ in true }) else { return nil }
+                        return state.pending.remove(at: index)
                     }
                     waiter?.resume(throwing: error)
                 }
@@ -201,9 +211,9 @@ public final class ChangeSubscription: @unchecked Sendable {
     }
 
     private func failPending(_ error: PhotoLibError) {
-        let waiting = lock.withLock { () -> [CheckedContinuation<Wire.SubscriptionEvent.Event, any Error>] in
-            defer { pending = [] }
-            return pending
+        let waiting = state.withLock { state -> [CheckedContinuation<Wire.SubscriptionEvent.Event, any Error>] in
+            defer { state.pending = [] }
+            return state.pending
         }
         for waiter in waiting { waiter.resume(throwing: error) }
     }
@@ -212,7 +222,7 @@ public final class ChangeSubscription: @unchecked Sendable {
         var results: [String: FetchResultChanges] = [:]
         for message in notification.fetchResultChanges {
             let details = message.details
-            let before: FetchResult<Asset> = lock.withLock { current[message.fetchResultID] }
+            let before: FetchResult<Asset> = state.withLock { $0.current[message.fetchResultID] }
                 ?? FetchResult(id: message.fetchResultID, count: details.countBefore, connection: connection)
             let objects = message.insertedAndChangedAssets.map(Asset.init)
             let inserted = Array(objects.prefix(details.insertedIndexes.count))
@@ -222,9 +232,9 @@ public final class ChangeSubscription: @unchecked Sendable {
                 seededFrom: details.hasIncrementalChanges ? before : nil, removed: details.removedIndexes,
                 inserted: zip(details.insertedIndexes, inserted).map { $0 }, changed: zip(details.changedIndexes, changed).map { $0 },
                 moves: details.moves)
-            lock.withLock {
-                current[message.fetchResultID] = nil
-                current[after.fetchResultID] = after
+            state.withLock { state in
+                state.current[message.fetchResultID] = nil
+                state.current[after.fetchResultID] = after
             }
             results[message.fetchResultID] = FetchResultChanges(
                 fetchResultBeforeChanges: before, fetchResultAfterChanges: after, details: details,
@@ -275,7 +285,11 @@ extension PhotoLibrary {
 
 /// What ``ChangeSubscription/changes`` pulls: the next notification from the backlog, whose
 /// credit goes back to the server as the application takes it. Cancelling the task that
-/// iterates ends the subscription. Used by one consumer at a time.
+/// iterates ends the subscription.
+///
+/// `@unchecked Sendable`: `backlog` (an iterator) is advanced only by the one task that
+/// iterates ``ChangeSubscription/changes`` (an `AsyncThrowingStream` calls its closure
+/// once at a time); `subscription` is set once, before the stream can be iterated.
 private final class ChangeBacklogReader: @unchecked Sendable {
     private var backlog: AsyncThrowingStream<(PhotoLibraryChange, Int), any Error>.AsyncIterator
     private let connection: ClientConnection

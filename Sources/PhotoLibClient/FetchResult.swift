@@ -1,5 +1,6 @@
 import Foundation
 import PhotoLibWire
+import Synchronization
 
 /// An object a fetch result can hold: an asset or an asset collection.
 public protocol FetchableObject: Sendable {
@@ -15,7 +16,7 @@ extension CollectionList: FetchableObject {}
 ///
 /// Only ``count`` and the first page arrive with the fetch; other objects are fetched by
 /// index range on demand (and cached), so counting a million assets ships no list.
-public final class FetchResult<Object: FetchableObject>: @unchecked Sendable {
+public final class FetchResult<Object: FetchableObject>: Sendable {
     /// Objects fetched per request.
     public static var pageSize: Int { 200 }
 
@@ -24,16 +25,24 @@ public final class FetchResult<Object: FetchableObject>: @unchecked Sendable {
     /// The server's id of the snapshot.
     public let fetchResultID: String
     private let connection: ClientConnection
-    private let lock = NSLock()
-    private var cache: [Int: Object] = [:]
-    private var missing: Set<Int> = []
+    /// What ``loaded`` guards: the objects fetched so far, by index.
+    private struct Loaded {
+        var cache: [Int: Object] = [:]
+        /// Indexes the server answered without an object (deleted since the fetch).
+        var missing: Set<Int> = []
+    }
+
+    /// Guards ``Loaded``; pages are fetched outside it. A leaf lock.
+    private let loaded: Mutex<Loaded>
 
     init(snapshot: Wire.FetchResultSnapshot, connection: ClientConnection) throws {
         self.count = Int(clamping: snapshot.count)
         self.fetchResultID = snapshot.fetchResultID
         self.connection = connection
         let first = try Self.objects(snapshot.assets, snapshot.assetCollections, snapshot.collectionLists)
+        var cache: [Int: Object] = [:]
         for (index, object) in first.enumerated() { cache[index] = object }
+        self.loaded = Mutex(Loaded(cache: cache))
     }
 
     /// A result known only by its server id and count (objects are fetched on demand).
@@ -41,6 +50,7 @@ public final class FetchResult<Object: FetchableObject>: @unchecked Sendable {
         self.count = count
         self.fetchResultID = id
         self.connection = connection
+        self.loaded = Mutex(Loaded())
     }
 
     /// The result after a change: the objects `before` had cached move to their new indexes
@@ -50,8 +60,9 @@ public final class FetchResult<Object: FetchableObject>: @unchecked Sendable {
         self.count = count
         self.fetchResultID = id
         self.connection = connection
+        var cache: [Int: Object] = [:]
         if let before {
-            let cached = before.lock.withLock { before.cache }
+            let cached = before.loaded.withLock { $0.cache }
             let gone = (removed + moves.map(\.from)).sorted()
             let targets = (inserted.map(\.0) + moves.map(\.to)).sorted()
             for (index, object) in cached {
@@ -68,6 +79,7 @@ public final class FetchResult<Object: FetchableObject>: @unchecked Sendable {
             }
         }
         for (index, object) in inserted + changed where index < count { cache[index] = object }
+        self.loaded = Mutex(Loaded(cache: cache))
     }
 
     private static func countBelow(_ sorted: [Int], _ value: Int) -> Int {
@@ -92,9 +104,9 @@ public final class FetchResult<Object: FetchableObject>: @unchecked Sendable {
         guard index >= 0, index < count else {
             throw PhotoLibError(.outOfRange, "index \(index) is outside a fetch result of \(count) objects")
         }
-        if let cached = lock.withLock({ cache[index] }) { return cached }
+        if let cached = loaded.withLock({ $0.cache[index] }) { return cached }
         try await load(index..<min(count, index + Self.pageSize))
-        guard let object = lock.withLock({ cache[index] }) else {
+        guard let object = loaded.withLock({ $0.cache[index] }) else {
             throw PhotoLibError(.notFound, "the object at index \(index) was deleted after the fetch")
         }
         return object
@@ -108,11 +120,11 @@ public final class FetchResult<Object: FetchableObject>: @unchecked Sendable {
         var start = range.lowerBound
         while start < range.upperBound {
             let end = min(range.upperBound, start + Self.pageSize)
-            let known = lock.withLock { (start..<end).allSatisfy { cache[$0] != nil || missing.contains($0) } }
+            let known = loaded.withLock { loaded in (start..<end).allSatisfy { loaded.cache[$0] != nil || loaded.missing.contains($0) } }
             if !known { try await load(start..<end) }
             start = end
         }
-        return lock.withLock { range.compactMap { cache[$0] } }
+        return loaded.withLock { loaded in range.compactMap { loaded.cache[$0] } }
     }
 
     /// Every object, fetched page by page.
@@ -132,7 +144,7 @@ public final class FetchResult<Object: FetchableObject>: @unchecked Sendable {
 
     /// `index(of:)`: the object's index, or `nil` when not in the snapshot.
     public func index(of localIdentifier: String) async throws -> Int? {
-        if let hit = lock.withLock({ cache.first { $0.value.localIdentifier == localIdentifier }?.key }) { return hit }
+        if let hit = loaded.withLock({ $0.cache.first { $0.value.localIdentifier == localIdentifier }?.key }) { return hit }
         let response = try await connection.unary(
             PhotoLibraryMethods.fetchResultIndex, Wire.FetchResultIndexRequest(fetchResultID: fetchResultID, localIdentifier: localIdentifier))
         return response.found ? Int(clamping: response.index) : nil
@@ -162,10 +174,11 @@ public final class FetchResult<Object: FetchableObject>: @unchecked Sendable {
             }
             let objects = try Self.objects(response.assets, response.assetCollections, response.collectionLists)
             let byIdentifier = Dictionary(objects.map { ($0.localIdentifier, $0) }, uniquingKeysWith: { first, _ in first })
-            lock.withLock {
-                for (offset, identifier) in response.localIdentifiers.enumerated() {
-                    let index = start + offset
-                    if let object = byIdentifier[identifier] { cache[index] = object } else { missing.insert(index) }
+            let identifiers = response.localIdentifiers, first = start
+            loaded.withLock { loaded in
+                for (offset, identifier) in identifiers.enumerated() {
+                    let index = first + offset
+                    if let object = byIdentifier[identifier] { loaded.cache[index] = object } else { loaded.missing.insert(index) }
                 }
             }
             start += response.localIdentifiers.count

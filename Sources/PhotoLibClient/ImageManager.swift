@@ -1,5 +1,6 @@
 import Foundation
 import PhotoLibWire
+import Synchronization
 
 /// One image delivered by ``ImageManager``.
 public struct DeliveredImage: Sendable, Hashable {
@@ -185,11 +186,11 @@ public struct ImageManager: Sendable {
 }
 
 /// Client-chosen image request ids, unique per process.
-final class RequestIDs: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: UInt64 = 0
+final class RequestIDs: Sendable {
+    /// Guards the last id handed out. A leaf lock.
+    private let value = Mutex<UInt64>(0)
     func next() -> UInt64 {
-        lock.withLock {
+        value.withLock { value in
             value += 1
             return value
         }

@@ -14,6 +14,10 @@ public final class FetchSnapshotReader: @unchecked Sendable {
     public let count: Int
     /// The first identifiers, in order (as many as asked for).
     public let firstIdentifiers: [String]
+    /// Guards ``database`` until ``readAll()`` or ``close()`` takes it (at most once); the
+    /// connection is used after the lock is released. A leaf lock. Not a `Mutex`: `Database`
+    /// and `QueryPlan` are not `Sendable`, hence `@unchecked Sendable` on the class (the
+    /// connection is used by one thread at a time, after being taken under the lock).
     private let lock = NSLock()
     private var database: Database?
     private let plan: QueryPlan

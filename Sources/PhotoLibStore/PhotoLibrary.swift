@@ -22,7 +22,11 @@ public final class PhotoLibrary: @unchecked Sendable {
 
     /// The connection; use only inside ``withDatabase(_:)``.
     private let database: Database
-    /// Serializes access to ``database``.
+    /// Serializes access to ``database`` and to the caches used with it (``imageSources``,
+    /// ``fileIdentities``): held for the whole of each store call, so it may be held while
+    /// SQLite waits on its busy timeout or the disk. Taken with no other PhotoLib lock held
+    /// (callers read the store before locking their own state). Not a `Mutex` because the
+    /// connection and caches are not `Sendable`; hence `@unchecked Sendable` on the class.
     private let lock = NSLock()
     /// The library's files.
     let files: FileStore

@@ -4,6 +4,9 @@ import PhotoLibWire
 /// Takes a RequestImage call's responses on the connection's queue: decodes each part,
 /// reassembles the images (``ImageAssembly``) and delivers them, so that no task wakes up
 /// per part. Progress is reported from the connection's queue.
+///
+/// `@unchecked Sendable`: its mutable state is touched only on the connection's queue
+/// (see ``ResponseConsumer``).
 final class ImageAssembler: ResponseConsumer, @unchecked Sendable {
     /// Where the images go.
     enum Delivery {

@@ -3,6 +3,9 @@ import PhotoLibWire
 
 /// Takes the single response message of a unary call on the connection's queue and hands it
 /// to the waiting caller when the call ends.
+///
+/// `@unchecked Sendable`: `response` is touched only on the connection's queue (see
+/// ``ResponseConsumer``).
 final class UnaryResponseConsumer: ResponseConsumer, @unchecked Sendable {
     private let method: MethodInfo
     private let continuation: CheckedContinuation<[UInt8], any Error>
