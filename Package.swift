@@ -45,7 +45,7 @@ let package = Package(
         .target(name: "PhotoLibNet"),
         .target(
             name: "PhotoLibImaging",
-            dependencies: ["CPhotoLibJPEG", "CPhotoLibExif"]),
+            dependencies: ["PhotoLibCore", "CPhotoLibJPEG", "CPhotoLibExif"]),
         .target(
             name: "PhotoLibStore",
             dependencies: [
@@ -84,7 +84,7 @@ let package = Package(
         .testTarget(name: "PhotoLibCoreTests", dependencies: ["PhotoLibCore", "PhotoLibTestSupport"]),
         .testTarget(name: "PhotoLibWireTests", dependencies: ["PhotoLibWire", "PhotoLibCore"]),
         .testTarget(name: "PhotoLibNetTests", dependencies: ["PhotoLibNet"]),
-        .testTarget(name: "PhotoLibImagingTests", dependencies: ["PhotoLibImaging", "PhotoLibTestSupport"]),
+        .testTarget(name: "PhotoLibImagingTests", dependencies: ["PhotoLibImaging", "PhotoLibCore", "PhotoLibTestSupport"]),
         .testTarget(name: "PhotoLibStoreTests", dependencies: ["PhotoLibStore", "PhotoLibCore", "PhotoLibTestSupport"]),
         .testTarget(
             name: "PhotoLibServerTests",

@@ -57,6 +57,24 @@ public struct NormalizedRect: Sendable, Hashable {
         self.width = width
         self.height = height
     }
+
+    /// The whole image.
+    public static let unit = NormalizedRect(x: 0, y: 0, width: 1, height: 1)
+
+    /// Returns `self` when every value is finite, the origin is in 0…1, the size is positive
+    /// and the rectangle ends inside the unit square (a tolerance of 1e-9 absorbs rounding in
+    /// clients); otherwise throws `invalidArgument`.
+    public func validated() throws(PhotoLibError) -> NormalizedRect {
+        let values = [x, y, width, height]
+        guard values.allSatisfy(\.isFinite), x >= 0, y >= 0, x <= 1, y <= 1, width > 0, height > 0,
+            x + width <= 1 + 1e-9, y + height <= 1 + 1e-9
+        else {
+            throw PhotoLibError(
+                .invalidArgument,
+                "crop rectangle (x \(x), y \(y), width \(width), height \(height)) must lie inside the unit square with a positive size")
+        }
+        return self
+    }
 }
 
 /// The options of an image request: PhotoKit's `PHImageRequestOptions`.

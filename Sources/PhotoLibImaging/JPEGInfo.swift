@@ -1,4 +1,5 @@
 import Foundation
+import PhotoLibCore
 
 /// What a JPEG's headers and EXIF say about it, without decoding pixels.
 public struct JPEGInfo: Sendable, Hashable {
@@ -20,12 +21,12 @@ public struct JPEGInfo: Sendable, Hashable {
     /// wall-clock time is interpreted as UTC. `nil` when absent or not a valid date.
     public var creationDate: Date?
     /// EXIF GPS position, when latitude and longitude (and their refs) are all valid.
-    public var location: GeoLocation?
+    public var location: Location?
 
     /// Creates an info value; `pixelWidth`/`pixelHeight` are derived from the orientation.
     public init(
         storedWidth: Int, storedHeight: Int, orientation: Int, isProgressive: Bool,
-        components: Int, creationDate: Date?, location: GeoLocation?
+        components: Int, creationDate: Date?, location: Location?
     ) {
         self.storedWidth = storedWidth
         self.storedHeight = storedHeight

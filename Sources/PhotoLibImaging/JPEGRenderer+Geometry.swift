@@ -1,8 +1,10 @@
+import PhotoLibCore
+
 extension JPEGRenderer {
     /// The largest target side accepted (and the largest JPEG side libjpeg writes).
     public static let maxTargetDimension = 65535
 
-    /// The size ``render(_:targetWidth:targetHeight:contentMode:quality:limits:)`` produces
+    /// The size ``render(_:request:limits:control:)`` (resize mode `exact`) produces
     /// for an upright image of `uprightWidth` × `uprightHeight` (PhotoKit semantics).
     ///
     /// With s = min(tw/W, th/H) for aspectFit or max(tw/W, th/H) for aspectFill: when
@@ -14,7 +16,7 @@ extension JPEGRenderer {
     /// 1...``maxTargetDimension`` or an image side is not positive.
     public static func outputSize(
         uprightWidth: Int, uprightHeight: Int, targetWidth: Int, targetHeight: Int,
-        contentMode: ImageContentMode
+        contentMode: ContentMode
     ) throws(ImagingError) -> (width: Int, height: Int) {
         try checkTarget(width: targetWidth, height: targetHeight)
         guard uprightWidth > 0, uprightHeight > 0 else {

@@ -1,4 +1,6 @@
 internal import CPhotoLibExif
+import PhotoLibCore
+
 
 /// Where a degraded image came from (cheapest first).
 public enum DegradedSource: String, Sendable, Hashable {
@@ -35,7 +37,7 @@ public struct RenderPlan: Sendable, Hashable {
     /// The DCT scale N (decode at N/8) the final render uses.
     public var dctScale: Int
     /// The crop in the stored image, in unit coordinates.
-    var storedCrop: UnitRect
+    var storedCrop: NormalizedRect
     var storedWidth: Int
     var storedHeight: Int
 }
@@ -52,10 +54,12 @@ extension JPEGRenderer {
             throw ImagingError(code: .invalidArgument, message: "JPEG quality \(request.quality) is out of range (1...100)")
         }
         if !request.isMaximumSize {
-            try checkTarget(width: request.targetWidth, height: request.targetHeight)
+            try checkTarget(width: request.targetSize.width, height: request.targetSize.height)
         }
         let crop = request.crop ?? .unit
-        try crop.validate()
+        do throws(PhotoLibError) { _ = try crop.validated() } catch {
+            throw ImagingError(code: .invalidArgument, message: error.message)
+        }
         let header = try LibJPEG.readHeader(data, limits: limits)
         let info = JPEGInspector.info(header: header, data: data)
         let storedCrop = crop.stored(orientation: info.orientation)
@@ -67,7 +71,7 @@ extension JPEGRenderer {
         if !request.isMaximumSize && request.resizeMode != .none {
             output = try outputSize(
                 uprightWidth: cropUprightWidth, uprightHeight: cropUprightHeight,
-                targetWidth: request.targetWidth, targetHeight: request.targetHeight, contentMode: request.contentMode)
+                targetWidth: request.targetSize.width, targetHeight: request.targetSize.height, contentMode: request.contentMode)
         }
         let storedOutWidth = swaps ? output.height : output.width
         let storedOutHeight = swaps ? output.width : output.height
@@ -86,7 +90,7 @@ extension JPEGRenderer {
     }
 
     /// The crop rectangle in the output of a decode at `scale`/8.
-    static func scaledCrop(_ crop: UnitRect, storedWidth: Int, storedHeight: Int, scale: Int) -> PixelRect {
+    static func scaledCrop(_ crop: NormalizedRect, storedWidth: Int, storedHeight: Int, scale: Int) -> PixelRect {
         crop.pixels(
             width: LibJPEG.scaledDimension(storedWidth, scale: scale),
             height: LibJPEG.scaledDimension(storedHeight, scale: scale))
@@ -97,7 +101,7 @@ extension JPEGRenderer {
     ///
     /// Pipeline: DCT-scaled decode at the smallest N/8 whose crop still covers the output,
     /// keeping only the crop's rows and columns; Lanczos-3 resample to the exact size
-    /// (skipped in ``RenderResizeMode/fast`` when the decode is at most 2× the exact size);
+    /// (skipped in ``ResizeMode/fast`` when the decode is at most 2× the exact size);
     /// orientation; encode. `control` (optional) cancels the work between scanline batches
     /// and reports decode progress.
     ///

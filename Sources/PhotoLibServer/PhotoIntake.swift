@@ -18,7 +18,7 @@ public enum PhotoIntake {
             let code: StatusCode = error.code == .tooLarge ? .resourceExhausted : .invalidArgument
             throw PhotoLibError(code, error.message, reason: .invalidImage)
         }
-        let location = info.location.flatMap { try? Location(latitude: $0.latitude, longitude: $0.longitude, altitude: $0.altitude).validated() }
+        let location = info.location
         return ImportMetadata(
             originalFilename: filename.isEmpty ? "photo.jpg" : filename, pixelWidth: info.pixelWidth, pixelHeight: info.pixelHeight,
             creationDate: info.creationDate ?? fallbackDate, location: location, orientation: info.orientation)

@@ -3,6 +3,7 @@ import PhotoLibTestSupport
 import Testing
 
 @testable import PhotoLibImaging
+import PhotoLibCore
 
 @Suite("EXIF metadata")
 struct ExifTests {
@@ -70,7 +71,7 @@ struct ExifTests {
         let info = try JPEGInspector.inspect(second)
         #expect(info.orientation == 8)
         #expect(info.creationDate == Self.julyFourth)
-        #expect(info.location == GeoLocation(latitude: 45.5, longitude: -73.5, altitude: 100))
+        #expect(info.location == Location(latitude: 45.5, longitude: -73.5, altitude: 100))
         #expect(ExifFixture.withoutExif(second) == ExifFixture.withoutExif(Photos.small))
     }
 
@@ -111,8 +112,8 @@ struct ExifTests {
         }
         // And it still renders.
         let rendered = try JPEGRenderer.render(
-            ExifFixture.jpegWithAPP1(Photos.small, payload: payloads[1]), targetWidth: 32, targetHeight: 32,
-            contentMode: .aspectFit)
+            ExifFixture.jpegWithAPP1(Photos.small, payload: payloads[1]), request: RenderRequest(targetSize: PixelSize(width: 32, height: 32),
+            contentMode: .aspectFit))
         #expect(rendered.width == 21 && rendered.height == 32)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import PhotoLibTestSupport
+import PhotoLibCore
 import Testing
 
 @testable import PhotoLibImaging
@@ -12,7 +13,7 @@ struct HostileInputTests {
         let inspect = imagingError({ () throws(ImagingError) in try JPEGInspector.inspect(bytes, limits: limits) }, sourceLocation: sourceLocation)
         let validate = imagingError({ () throws(ImagingError) in try JPEGInspector.validate(bytes, limits: limits) }, sourceLocation: sourceLocation)
         let render = imagingError({ () throws(ImagingError) in
-            try JPEGRenderer.render(bytes, targetWidth: 64, targetHeight: 64, contentMode: .aspectFit, limits: limits)
+            try JPEGRenderer.render(bytes, request: RenderRequest(targetSize: PixelSize(width: 64, height: 64), contentMode: .aspectFit), limits: limits)
         }, sourceLocation: sourceLocation)
         for error in [inspect, validate, render] {
             guard let error else { continue }
@@ -60,7 +61,7 @@ struct HostileInputTests {
         }
         // Rendering a cut file fails too (smallest scale, so it is quick).
         let renderError = imagingError { () throws(ImagingError) in
-            try JPEGRenderer.render(Array(bytes.prefix(count / 2)), targetWidth: 64, targetHeight: 64, contentMode: .aspectFit)
+            try JPEGRenderer.render(Array(bytes.prefix(count / 2)), request: RenderRequest(targetSize: PixelSize(width: 64, height: 64), contentMode: .aspectFit))
         }
         #expect(renderError?.code == .truncated)
     }

@@ -3,6 +3,7 @@ import PhotoLibTestSupport
 import Testing
 
 @testable import PhotoLibImaging
+import PhotoLibCore
 
 /// Every kind of JPEG renders with the colours of an independent reference decoder
 /// (Pillow): baseline, progressive, 4:4:4 / 4:2:2 / 4:2:0, restart markers, grayscale,
@@ -13,7 +14,7 @@ struct JPEGKindsTests {
     /// A 320×480 colour photo (the portrait fitted), the source of every variant.
     static let source: [UInt8] = {
         do {
-            return try JPEGRenderer.render(Photos.portrait, targetWidth: 320, targetHeight: 480, contentMode: .aspectFit, quality: 95).jpeg
+            return try JPEGRenderer.render(Photos.portrait, request: RenderRequest(targetSize: PixelSize(width: 320, height: 480), contentMode: .aspectFit, quality: 95)).jpeg
         } catch {
             fatalError("cannot make the test source: \(error)")
         }
@@ -22,7 +23,7 @@ struct JPEGKindsTests {
     /// Renders at full size (our pipeline: decode, orient, encode at q85) and compares with
     /// Pillow's decode of the same bytes.
     func expectMatchesReference(_ jpeg: [UInt8], minimumPSNR: Double = 30, _ comment: Comment) throws {
-        let rendered = try JPEGRenderer.render(jpeg, request: RenderRequest(targetWidth: 0, targetHeight: 0, resizeMode: .none))
+        let rendered = try JPEGRenderer.render(jpeg, request: RenderRequest(targetSize: PixelSize(width: 0, height: 0), resizeMode: .none))
         let ours = try DecodedPixels(jpeg: rendered.jpeg).rgb
         let reference = try ReferenceDecoder.decode(jpeg)
         #expect(ours.width == reference.width && ours.height == reference.height, "\(comment): size \(ours.width)x\(ours.height) vs reference \(reference.width)x\(reference.height)")
@@ -58,7 +59,7 @@ struct JPEGKindsTests {
         let pixels = try PixelBuffer.make(width: rgb.width, height: rgb.height, components: 1, bytes: gray)
         let jpeg = try LibJPEG.encode(pixels, options: JPEGEncodeOptions(quality: 90), control: nil)
         #expect(try JPEGInspector.inspect(jpeg).components == 1)
-        let rendered = try JPEGRenderer.render(jpeg, request: RenderRequest(targetWidth: 0, targetHeight: 0, resizeMode: .none))
+        let rendered = try JPEGRenderer.render(jpeg, request: RenderRequest(targetSize: PixelSize(width: 0, height: 0), resizeMode: .none))
         #expect(try DecodedPixels(jpeg: rendered.jpeg).components == 1, "a grayscale photo renders as grayscale")
         try expectMatchesReference(jpeg, "grayscale")
     }
@@ -85,7 +86,7 @@ struct JPEGKindsTests {
         #expect(info.components == 4)
         try expectMatchesReference(jpeg, plain ? "CMYK" : "YCCK")
         // And the colours are the photo's own (not inverted, not shifted).
-        let rendered = try DecodedPixels(jpeg: try JPEGRenderer.render(jpeg, request: RenderRequest(targetWidth: 0, targetHeight: 0, resizeMode: .none)).jpeg)
+        let rendered = try DecodedPixels(jpeg: try JPEGRenderer.render(jpeg, request: RenderRequest(targetSize: PixelSize(width: 0, height: 0), resizeMode: .none)).jpeg)
         let original = try DecodedPixels(jpeg: Self.source)
         #expect(rendered.psnr(original) >= 28, "\(plain ? "CMYK" : "YCCK") keeps the colours: \(rendered.psnr(original)) dB")
     }

@@ -1,4 +1,5 @@
 import PhotoLibTestSupport
+import PhotoLibCore
 import Testing
 
 @testable import PhotoLibImaging
@@ -9,7 +10,7 @@ struct OrientationTests {
     static let reference: DecodedPixels = {
         do {
             let rendered = try JPEGRenderer.render(
-                Photos.landscape, targetWidth: 256, targetHeight: 256, contentMode: .aspectFit, quality: 95)
+                Photos.landscape, request: RenderRequest(targetSize: PixelSize(width: 256, height: 256), contentMode: .aspectFit, quality: 95))
             return try DecodedPixels(jpeg: rendered.jpeg)
         } catch {
             fatalError("reference render failed: \(error)")
@@ -20,7 +21,7 @@ struct OrientationTests {
     func matchesSwiftTransform(orientation: Int) throws {
         let jpeg = ExifFixture.jpegWithExif(Photos.landscape, orientation: orientation)
         let rendered = try JPEGRenderer.render(
-            jpeg, targetWidth: 256, targetHeight: 256, contentMode: .aspectFit, quality: 95)
+            jpeg, request: RenderRequest(targetSize: PixelSize(width: 256, height: 256), contentMode: .aspectFit, quality: 95))
         let pixels = try DecodedPixels(jpeg: rendered.jpeg)
         let expected = Self.reference.oriented(orientation)
         #expect(pixels.width == expected.width && pixels.height == expected.height)

@@ -1,10 +1,11 @@
 import Testing
 
 @testable import PhotoLibImaging
+import PhotoLibCore
 
 @Suite("Output size (PhotoKit semantics)")
 struct OutputSizeTests {
-    typealias Case = (w: Int, h: Int, tw: Int, th: Int, mode: ImageContentMode, ow: Int, oh: Int)
+    typealias Case = (w: Int, h: Int, tw: Int, th: Int, mode: ContentMode, ow: Int, oh: Int)
 
     static let cases: [Case] = [
         (5312, 2988, 256, 256, .aspectFit, 256, 144),

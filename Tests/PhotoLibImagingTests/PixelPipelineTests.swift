@@ -1,3 +1,4 @@
+import PhotoLibCore
 import Testing
 
 @testable import PhotoLibImaging
@@ -63,7 +64,7 @@ struct PixelPipelineTests {
             try PixelBuffer.make(width: width, height: height, components: 1, bytes: bytes), quality: 90)
         let info = try JPEGInspector.validate(jpeg)
         #expect(info.components == 1)
-        let rendered = try JPEGRenderer.render(jpeg, targetWidth: 60, targetHeight: 60, contentMode: .aspectFit)
+        let rendered = try JPEGRenderer.render(jpeg, request: RenderRequest(targetSize: PixelSize(width: 60, height: 60), contentMode: .aspectFit))
         #expect(rendered.width == 60 && rendered.height == 40)
         let pixels = try DecodedPixels(jpeg: rendered.jpeg)
         #expect(pixels.components == 1)
@@ -85,7 +86,7 @@ struct PixelPipelineTests {
             try PixelBuffer.make(width: width, height: height, components: 4, bytes: bytes), quality: 95)
         let info = try JPEGInspector.validate(jpeg)
         #expect(info.components == 4)
-        let rendered = try JPEGRenderer.render(jpeg, targetWidth: 32, targetHeight: 32, contentMode: .aspectFit)
+        let rendered = try JPEGRenderer.render(jpeg, request: RenderRequest(targetSize: PixelSize(width: 32, height: 32), contentMode: .aspectFit))
         let pixels = try DecodedPixels(jpeg: rendered.jpeg)
         #expect(pixels.components == 3)
         let red = (0..<3).map { Int(pixels.sample(4, 8, $0)) }

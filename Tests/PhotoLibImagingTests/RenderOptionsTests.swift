@@ -3,6 +3,7 @@ import PhotoLibTestSupport
 import Testing
 
 @testable import PhotoLibImaging
+import PhotoLibCore
 
 /// The effect of each request option on the rendered image.
 @Suite("render options")
@@ -32,31 +33,31 @@ struct RenderOptionsTests {
 
     @Test("maximum size and resize none give the stored (upright) size")
     func maximumAndNone() throws {
-        #expect(try size(Self.card, RenderRequest(targetWidth: 0, targetHeight: 0)) == (400, 300))
-        #expect(try size(Self.card, RenderRequest(targetWidth: 50, targetHeight: 50, resizeMode: .none)) == (400, 300))
+        #expect(try size(Self.card, RenderRequest(targetSize: PixelSize(width: 0, height: 0))) == (400, 300))
+        #expect(try size(Self.card, RenderRequest(targetSize: PixelSize(width: 50, height: 50), resizeMode: .none)) == (400, 300))
         let rotated = ExifFixture.jpegWithExif(Self.card, orientation: 6)
-        #expect(try size(rotated, RenderRequest(targetWidth: 0, targetHeight: 0)) == (300, 400))
+        #expect(try size(rotated, RenderRequest(targetSize: PixelSize(width: 0, height: 0))) == (300, 400))
     }
 
     @Test("exact gives the fit and fill sizes exactly")
     func exact() throws {
-        #expect(try size(Self.card, RenderRequest(targetWidth: 100, targetHeight: 100, contentMode: .aspectFit)) == (100, 75))
-        #expect(try size(Self.card, RenderRequest(targetWidth: 100, targetHeight: 100, contentMode: .aspectFill)) == (133, 100))
+        #expect(try size(Self.card, RenderRequest(targetSize: PixelSize(width: 100, height: 100), contentMode: .aspectFit)) == (100, 75))
+        #expect(try size(Self.card, RenderRequest(targetSize: PixelSize(width: 100, height: 100), contentMode: .aspectFill)) == (133, 100))
     }
 
     @Test("fast returns the DCT-scaled decode when within 2x of the exact size")
     func fast() throws {
         // 400x300 into 100x100 fit: exact 100x75; DCT 2/8 gives exactly 100x75.
-        #expect(try size(Self.card, RenderRequest(targetWidth: 100, targetHeight: 100, resizeMode: .fast)) == (100, 75))
+        #expect(try size(Self.card, RenderRequest(targetSize: PixelSize(width: 100, height: 100), resizeMode: .fast)) == (100, 75))
         // Into 90x90 fit: exact 90x68; the 2/8 decode (100x75) is within 2x, so fast returns it.
-        #expect(try size(Self.card, RenderRequest(targetWidth: 90, targetHeight: 90, resizeMode: .fast)) == (100, 75))
-        #expect(try size(Self.card, RenderRequest(targetWidth: 90, targetHeight: 90, resizeMode: .exact)) == (90, 68))
+        #expect(try size(Self.card, RenderRequest(targetSize: PixelSize(width: 90, height: 90), resizeMode: .fast)) == (100, 75))
+        #expect(try size(Self.card, RenderRequest(targetSize: PixelSize(width: 90, height: 90), resizeMode: .exact)) == (90, 68))
     }
 
     @Test("a crop selects that region of the upright image, then fits")
     func crop() throws {
         // The top-right quadrant is green.
-        let request = RenderRequest(targetWidth: 100, targetHeight: 100, crop: UnitRect(x: 0.5, y: 0, width: 0.5, height: 0.5))
+        let request = RenderRequest(targetSize: PixelSize(width: 100, height: 100), crop: NormalizedRect(x: 0.5, y: 0, width: 0.5, height: 0.5))
         let image = try JPEGRenderer.render(Self.card, request: request)
         #expect((image.width, image.height) == (100, 75))
         let pixels = try DecodedPixels(jpeg: image.jpeg)
@@ -71,29 +72,29 @@ struct RenderOptionsTests {
         // With orientation 6 the upright image is 300x400: the top-right quadrant (150x200)
         // is the stored top-left (red) quadrant.
         let six = ExifFixture.jpegWithExif(Self.card, orientation: 6)
-        let sixImage = try JPEGRenderer.render(six, request: RenderRequest(targetWidth: 0, targetHeight: 0, crop: UnitRect(x: 0.5, y: 0, width: 0.5, height: 0.5)))
+        let sixImage = try JPEGRenderer.render(six, request: RenderRequest(targetSize: PixelSize(width: 0, height: 0), crop: NormalizedRect(x: 0.5, y: 0, width: 0.5, height: 0.5)))
         #expect((sixImage.width, sixImage.height) == (150, 200))
         let sixMean = try DecodedPixels(jpeg: sixImage.jpeg).mean(x: 20, y: 20, width: 110, height: 160)
         #expect(sixMean[0] > 180 && sixMean[1] < 60, "orientation 6: upright top-right is stored top-left (red): \(sixMean)")
     }
 
     @Test("invalid crops are refused", arguments: [
-        UnitRect(x: -0.1, y: 0, width: 0.5, height: 0.5), UnitRect(x: 0.6, y: 0, width: 0.5, height: 0.5),
-        UnitRect(x: 0, y: 0, width: 0, height: 0.5), UnitRect(x: 0, y: 0, width: .nan, height: 0.5),
+        NormalizedRect(x: -0.1, y: 0, width: 0.5, height: 0.5), NormalizedRect(x: 0.6, y: 0, width: 0.5, height: 0.5),
+        NormalizedRect(x: 0, y: 0, width: 0, height: 0.5), NormalizedRect(x: 0, y: 0, width: .nan, height: 0.5),
     ])
-    func invalidCrop(_ rect: UnitRect) {
-        let error = imagingError { () throws(ImagingError) in try JPEGRenderer.render(Self.card, request: RenderRequest(targetWidth: 64, targetHeight: 64, crop: rect)) }
+    func invalidCrop(_ rect: NormalizedRect) {
+        let error = imagingError { () throws(ImagingError) in try JPEGRenderer.render(Self.card, request: RenderRequest(targetSize: PixelSize(width: 64, height: 64), crop: rect)) }
         #expect(error?.code == .invalidArgument)
     }
 
     @Test("degraded: early scan of a progressive JPEG, smaller and cheaper than the final image")
     func degradedProgressive() throws {
-        let request = RenderRequest(targetWidth: 1024, targetHeight: 1024)
+        let request = RenderRequest(targetSize: PixelSize(width: 1024, height: 1024))
         let degraded = try #require(try JPEGRenderer.renderDegraded(Photos.progressive, request: request))
         #expect(degraded.source == .progressiveEarlyScan)
         #expect((degraded.image.width, degraded.image.height) == (664, 374), "1/8 of 5312x2988, never upscaled")
         // It looks like the final image, at lower quality.
-        let final = try JPEGRenderer.render(Photos.progressive, request: RenderRequest(targetWidth: 664, targetHeight: 664))
+        let final = try JPEGRenderer.render(Photos.progressive, request: RenderRequest(targetSize: PixelSize(width: 664, height: 664)))
         let psnr = try DecodedPixels(jpeg: degraded.image.jpeg).psnr(DecodedPixels(jpeg: final.jpeg))
         #expect(psnr > 22, "the degraded image resembles the final one: \(psnr) dB")
         let clock = ContinuousClock()
@@ -104,22 +105,22 @@ struct RenderOptionsTests {
 
     @Test("degraded: a 1/8 decode for baseline when the final needs more; none when the final is as cheap")
     func degradedBaseline() throws {
-        let large = try #require(try JPEGRenderer.renderDegraded(Photos.baseline, request: RenderRequest(targetWidth: 1024, targetHeight: 1024)))
+        let large = try #require(try JPEGRenderer.renderDegraded(Photos.baseline, request: RenderRequest(targetSize: PixelSize(width: 1024, height: 1024))))
         #expect(large.source == .eighthScaleDecode)
-        #expect(try JPEGRenderer.renderDegraded(Photos.baseline, request: RenderRequest(targetWidth: 256, targetHeight: 256)) == nil)
+        #expect(try JPEGRenderer.renderDegraded(Photos.baseline, request: RenderRequest(targetSize: PixelSize(width: 256, height: 256))) == nil)
     }
 
     @Test("degraded: the EXIF thumbnail when it is large enough")
     func exifThumbnail() throws {
-        let thumbnail = try JPEGRenderer.render(Self.card, request: RenderRequest(targetWidth: 160, targetHeight: 160))
+        let thumbnail = try JPEGRenderer.render(Self.card, request: RenderRequest(targetSize: PixelSize(width: 160, height: 160)))
         let photo = try JPEGRenderer.reencode(Photos.landscape, options: JPEGEncodeOptions(quality: 80))
         // An APP1 Exif segment holding IFD0 + IFD1 pointing at the thumbnail.
         let jpeg = ExifFixture.jpegWithAPP1(photo, payload: Self.exifWithThumbnail(thumbnail.jpeg))
         // The thumbnail's aspect (4:3) differs from the photo's (16:9): refused.
-        #expect(try JPEGRenderer.renderDegraded(jpeg, request: RenderRequest(targetWidth: 256, targetHeight: 256))?.source != .exifThumbnail)
+        #expect(try JPEGRenderer.renderDegraded(jpeg, request: RenderRequest(targetSize: PixelSize(width: 256, height: 256)))?.source != .exifThumbnail)
         let matching = try JPEGRenderer.reencode(Self.card, options: JPEGEncodeOptions(quality: 80))
         let withThumb = ExifFixture.jpegWithAPP1(matching, payload: Self.exifWithThumbnail(thumbnail.jpeg))
-        let degraded = try #require(try JPEGRenderer.renderDegraded(withThumb, request: RenderRequest(targetWidth: 200, targetHeight: 200)))
+        let degraded = try #require(try JPEGRenderer.renderDegraded(withThumb, request: RenderRequest(targetSize: PixelSize(width: 200, height: 200))))
         #expect(degraded.source == .exifThumbnail)
         #expect((degraded.image.width, degraded.image.height) == (160, 120))
     }
@@ -149,7 +150,7 @@ struct RenderOptionsTests {
         // A plain thread, not a task: other tests may be holding the cooperative threads.
         let thread = Thread {
             do throws(ImagingError) {
-                _ = try JPEGRenderer.render(data, request: RenderRequest(targetWidth: 0, targetHeight: 0), control: control)
+                _ = try JPEGRenderer.render(data, request: RenderRequest(targetSize: PixelSize(width: 0, height: 0)), control: control)
             } catch {
                 outcome.set(error)
             }
@@ -194,13 +195,13 @@ struct RenderOptionsTests {
         let clock = ContinuousClock()
         var error: ImagingError?
         let elapsed = clock.measure {
-            error = imagingError { () throws(ImagingError) in try JPEGRenderer.render(bomb, request: RenderRequest(targetWidth: 64, targetHeight: 64)) }
+            error = imagingError { () throws(ImagingError) in try JPEGRenderer.render(bomb, request: RenderRequest(targetSize: PixelSize(width: 64, height: 64))) }
         }
         #expect(error?.code == .tooLarge || error?.code == .corrupt, "\(String(describing: error))")
         #expect(elapsed < .seconds(2), "refused in \(elapsed)")
         // The early-scan path reads only the first scans: it answers (or refuses) quickly too.
         let earlyElapsed = clock.measure {
-            _ = try? JPEGRenderer.renderDegraded(bomb, request: RenderRequest(targetWidth: 64, targetHeight: 64))
+            _ = try? JPEGRenderer.renderDegraded(bomb, request: RenderRequest(targetSize: PixelSize(width: 64, height: 64)))
         }
         #expect(earlyElapsed < .seconds(2), "early scan took \(earlyElapsed)")
     }
@@ -217,7 +218,7 @@ struct RenderOptionsTests {
 
     @Test("contact sheets lay thumbnails out in a grid")
     func contactSheet() throws {
-        let thumb = try JPEGRenderer.render(Self.card, request: RenderRequest(targetWidth: 64, targetHeight: 64)).jpeg
+        let thumb = try JPEGRenderer.render(Self.card, request: RenderRequest(targetSize: PixelSize(width: 64, height: 64))).jpeg
         let sheet = try ContactSheet.compose([thumb, thumb, thumb], columns: 2, cell: 64, spacing: 4)
         #expect((sheet.width, sheet.height) == (2 * 64 + 3 * 4, 2 * 64 + 3 * 4))
         let pixels = try DecodedPixels(jpeg: sheet.jpeg)

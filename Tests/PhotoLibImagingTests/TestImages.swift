@@ -1,4 +1,5 @@
 import PhotoLibTestSupport
+import PhotoLibCore
 import Testing
 
 @testable import PhotoLibImaging
@@ -90,7 +91,7 @@ enum Photos {
     /// A small real JPEG (the portrait rendered to fit 96×96), for quick tests.
     static let small: [UInt8] = {
         do {
-            return try JPEGRenderer.render(portrait, targetWidth: 96, targetHeight: 96, contentMode: .aspectFit).jpeg
+            return try JPEGRenderer.render(portrait, request: RenderRequest(targetSize: PixelSize(width: 96, height: 96), contentMode: .aspectFit)).jpeg
         } catch {
             fatalError("cannot render the small test JPEG: \(error)")
         }

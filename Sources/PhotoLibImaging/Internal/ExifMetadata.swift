@@ -1,5 +1,6 @@
 internal import CPhotoLibExif
 import Foundation
+import PhotoLibCore
 
 /// The EXIF fields PhotoLib uses, read through the CPhotoLibExif shim (libexif).
 struct ExifMetadata: Sendable, Hashable {
@@ -8,7 +9,7 @@ struct ExifMetadata: Sendable, Hashable {
     /// DateTimeOriginal (+ OffsetTimeOriginal, else UTC).
     var creationDate: Date?
     /// GPS position.
-    var location: GeoLocation?
+    var location: Location?
 
     /// Reads EXIF from JPEG bytes. Malformed or absent EXIF gives the defaults.
     init(jpeg data: [UInt8]) {
@@ -27,9 +28,11 @@ struct ExifMetadata: Sendable, Hashable {
             creationDate = ExifDate.date(dateTime: text, offset: offset)
         }
         if info.has_location != 0 {
-            location = GeoLocation(
+            // Out-of-range coordinates (a broken GPS block) are dropped, not stored.
+            location = try? Location(
                 latitude: info.latitude, longitude: info.longitude,
-                altitude: info.has_altitude != 0 ? info.altitude : nil)
+                altitude: info.has_altitude != 0 ? info.altitude : nil
+            ).validated()
         }
     }
 

@@ -16,12 +16,16 @@ final class ImageCache: @unchecked Sendable {
         prefetch = ImageCachePrefetch(limitPerConnection: configuration.maxCachingRequestsPerConnection)
     }
 
-    /// A cached image: memory first, then disk (promoted to memory).
-    func lookup(_ key: ImageCacheKey) -> CachedImage? {
-        if let image = memory.get(key) {
-            counters.add(\.memoryHits)
-            return image
-        }
+    /// The memory cache's image for `key`, counted as a memory hit; never blocks.
+    func lookupInMemory(_ key: ImageCacheKey) -> CachedImage? {
+        guard let image = memory.get(key) else { return nil }
+        counters.add(\.memoryHits)
+        return image
+    }
+
+    /// The disk cache's image for `key` (promoted to memory), counted as a disk hit or a
+    /// miss. Reads a file: call it on a thread that may block, after ``lookupInMemory(_:)``.
+    func lookupOnDisk(_ key: ImageCacheKey) -> CachedImage? {
         if let image = disk.get(key) {
             counters.add(\.diskHits)
             memory.put(key, image)
@@ -70,8 +74,7 @@ final class ImageCachePrefetch: @unchecked Sendable {
     /// One caching registration: an asset at a size.
     struct Entry: Hashable, Sendable {
         var assetIdentifier: String
-        var targetWidth: Int
-        var targetHeight: Int
+        var targetSize: PixelSize
         var contentMode: ContentMode
         var resizeMode: ResizeMode
         var version: ImageVersion

@@ -15,8 +15,7 @@ struct ImageCacheKey: Hashable, Sendable {
 
     var assetIdentifier: String
     var contentVersion: String
-    var targetWidth: Int
-    var targetHeight: Int
+    var targetSize: PixelSize
     var contentMode: ContentMode
     var resizeMode: ResizeMode
     var version: ImageVersion
@@ -36,7 +35,7 @@ struct ImageCacheKey: Hashable, Sendable {
     /// A canonical text form (every field, fixed order).
     var canonical: String {
         let cropText = crop.map { "\($0.x),\($0.y),\($0.width),\($0.height)" } ?? "-"
-        return "v1|\(assetIdentifier)|\(contentVersion)|\(targetWidth)x\(targetHeight)|m\(contentMode.rawValue)|r\(resizeMode.rawValue)|v\(version.rawValue)|c\(cropText)|\(variant.rawValue)"
+        return "v1|\(assetIdentifier)|\(contentVersion)|\(targetSize.width)x\(targetSize.height)|m\(contentMode.rawValue)|r\(resizeMode.rawValue)|v\(version.rawValue)|c\(cropText)|\(variant.rawValue)"
     }
 
     /// The lowercase hex SHA-256 of ``canonical``: the disk cache's file name.

@@ -25,7 +25,7 @@ extension PhotoLibraryService {
         for identifier in request.assetIdentifiers { try LocalIdentifier.validate(identifier) }
         return request.assetIdentifiers.map {
             ImageCachePrefetch.Entry(
-                assetIdentifier: $0, targetWidth: size.width, targetHeight: size.height, contentMode: contentMode,
+                assetIdentifier: $0, targetSize: size, contentMode: contentMode,
                 resizeMode: resizeMode, version: version)
         }
     }
@@ -61,7 +61,7 @@ extension PhotoLibraryService {
         let job: ImageJob
         do {
             job = try imageJob(
-                assetIdentifier: entry.assetIdentifier, targetSize: PixelSize(width: entry.targetWidth, height: entry.targetHeight),
+                assetIdentifier: entry.assetIdentifier, targetSize: entry.targetSize,
                 contentMode: entry.contentMode, resizeMode: entry.resizeMode, version: entry.version, crop: nil)
         } catch {
             logger.debug("pre-render skipped", metadata: ["asset.id": "\(entry.assetIdentifier)", "error": "\(error.message)"])

@@ -53,30 +53,17 @@ extension PhotoLibraryService {
         else {
             throw PhotoLibError(.invalidArgument, "target size \(targetSize.width)x\(targetSize.height) is invalid: both sides 1…\(maxSide), or 0x0 for the maximum size")
         }
-        var unitCrop: UnitRect?
-        if let crop {
-            let rect = UnitRect(x: crop.x, y: crop.y, width: crop.width, height: crop.height)
-            do throws(ImagingError) { try rect.validate() } catch { throw PhotoLibError(.invalidArgument, "normalizedCropRect: \(error.message)") }
-            unitCrop = rect == .unit ? nil : rect
-        }
+        // The whole image as a crop is no crop (one cache entry for both).
+        let crop = try crop.map { rect throws(PhotoLibError) in try rect.validated() }.flatMap { $0 == .unit ? nil : $0 }
         let source = try library.imageSource(forAsset: assetIdentifier, receivedAt: receivedAt)
         let render = RenderRequest(
-            targetWidth: targetSize.width, targetHeight: targetSize.height,
-            contentMode: contentMode == .aspectFill ? .aspectFill : .aspectFit,
-            resizeMode: {
-                switch resizeMode {
-                case .none: RenderResizeMode.none
-                case .fast: .fast
-                case .exact: .exact
-                }
-            }(), crop: unitCrop, quality: Self.renderQuality)
+            targetSize: targetSize, contentMode: contentMode, resizeMode: resizeMode, crop: crop, quality: Self.renderQuality)
         // No edits exist yet: current, unadjusted and original render the same file unless
         // the asset has a fullSizePhoto; the key keeps them apart anyway.
         let contentVersion = version == .current ? source.contentVersion : source.original.sha256 + "|" + source.contentVersion
         let key = ImageCacheKey(
-            assetIdentifier: assetIdentifier, contentVersion: contentVersion, targetWidth: targetSize.width,
-            targetHeight: targetSize.height, contentMode: contentMode, resizeMode: resizeMode, version: version,
-            crop: unitCrop.map { NormalizedRect(x: $0.x, y: $0.y, width: $0.width, height: $0.height) }, variant: .final)
+            assetIdentifier: assetIdentifier, contentVersion: contentVersion, targetSize: targetSize,
+            contentMode: contentMode, resizeMode: resizeMode, version: version, crop: crop, variant: .final)
         return ImageJob(assetIdentifier: assetIdentifier, source: source, render: render, key: key, version: version)
     }
 
@@ -113,9 +100,12 @@ extension PhotoLibraryService {
         if request.bypassCache && !call.session.isOwner {
             throw PhotoLibError(.permissionDenied, "bypassCache is for the library owner only")
         }
-        let job = try imageJob(
-            assetIdentifier: request.assetIdentifier, targetSize: request.targetSize, contentMode: contentMode,
-            resizeMode: options.resizeMode, version: options.version, crop: options.normalizedCropRect)
+        // Finding the asset's files may read SQLite and stat files: on the library's pool.
+        let job = try await libraryIO.run { [self] () throws(PhotoLibError) in
+            try imageJob(
+                assetIdentifier: request.assetIdentifier, targetSize: request.targetSize, contentMode: contentMode,
+                resizeMode: options.resizeMode, version: options.version, crop: options.normalizedCropRect)
+        }
         cache.memory.noteContentVersion(asset: job.assetIdentifier, version: job.key.contentVersion)
         let control = RenderControl()
         if request.requestID != 0 {
@@ -150,7 +140,8 @@ extension PhotoLibraryService {
         }
 
         let useCache = !request.bypassCache
-        if useCache, let hit = cache.lookup(job.key) {
+        // A memory miss reads the disk cache: file I/O, so on the library's pool.
+        if useCache, let hit = try await cachedImage(job.key, cache: cache) {
             try await sender.deliver(hit, index: 0, isFinal: true)
             return
         }
@@ -185,9 +176,9 @@ extension PhotoLibraryService {
     ) async throws -> CachedImage? {
         let key = job.key.with(.degraded)
         if useCache {
-            if let hit = cache.lookup(key) { return hit }
+            if let hit = try await cachedImage(key, cache: cache) { return hit }
             if minimumFraction == 0 {
-                let bound = job.render.isMaximumSize ? Int.max : max(job.render.targetWidth, job.render.targetHeight)
+                let bound = job.render.isMaximumSize ? Int.max : max(job.render.targetSize.width, job.render.targetSize.height)
                 if let smaller = cache.memory.smallerRender(like: job.key, width: bound, height: bound) {
                     return CachedImage(jpeg: smaller.jpeg, width: smaller.width, height: smaller.height, degraded: true)
                 }
@@ -198,6 +189,13 @@ extension PhotoLibraryService {
         guard let degraded = result ?? nil else { return nil }
         if useCache { cache.store(key, degraded) }
         return degraded
+    }
+
+    /// The cached image for `key`: from memory on the calling task, else from the disk cache
+    /// on ``libraryIO`` (a file read must not block a cooperative thread).
+    private func cachedImage(_ key: ImageCacheKey, cache: ImageCache) async throws -> CachedImage? {
+        if let hit = cache.lookupInMemory(key) { return hit }
+        return try await libraryIO.run { cache.lookupOnDisk(key) }
     }
 
     private func render(
