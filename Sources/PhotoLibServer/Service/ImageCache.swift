@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Logging
 import PhotoLibCore
 
@@ -43,7 +44,7 @@ final class ImageCache: @unchecked Sendable {
 }
 
 /// Counts of what the image service did (logged at debug level with each render).
-final class ImageCounters: @unchecked Sendable {
+final class ImageCounters: Sendable {
     struct Values: Sendable {
         var rendersStarted = 0
         var rendersFinished = 0
@@ -55,91 +56,12 @@ final class ImageCounters: @unchecked Sendable {
         var prerenders = 0
     }
 
-    private let lock = NSLock()
-    private var values = Values()
+    /// The counts, incremented from any thread.
+    private let values = Mutex(Values())
 
     func add(_ field: WritableKeyPath<Values, Int>) {
-        lock.withLock { values[keyPath: field] += 1 }
+        values.withLock { $0[keyPath: field] += 1 }
     }
 
-    var snapshot: Values { lock.withLock { values } }
-}
-
-/// Per-connection registrations of `StartCachingImages`, bounded per connection.
-///
-/// Entries are keyed by the connection's id and hold the session weakly: once a connection
-/// is gone (its session freed) its registrations are dropped at the next use and its
-/// queued pre-renders are skipped.
-final class ImageCachePrefetch: @unchecked Sendable {
-    /// One caching registration: an asset at a size.
-    struct Entry: Hashable, Sendable {
-        var assetIdentifier: String
-        var targetSize: PixelSize
-        var contentMode: ContentMode
-        var resizeMode: ResizeMode
-        var version: ImageVersion
-    }
-
-    private final class Registrations {
-        weak var session: ConnectionSession?
-        var entries: Set<Entry> = []
-        init(session: ConnectionSession) { self.session = session }
-    }
-
-    let limitPerConnection: Int
-    private let lock = NSLock()
-    private var connections: [UInt64: Registrations] = [:]
-
-    init(limitPerConnection: Int) {
-        self.limitPerConnection = max(1, limitPerConnection)
-    }
-
-    /// Adds entries for `session`; returns the ones that were new. Throws
-    /// `resourceExhausted` when the connection would hold more than the limit.
-    func add(_ entries: [Entry], session: ConnectionSession) throws(PhotoLibError) -> [Entry] {
-        lock.lock()
-        defer { lock.unlock() }
-        purge()
-        let registrations = connections[session.connectionID] ?? Registrations(session: session)
-        connections[session.connectionID] = registrations
-        let new = Array(Set(entries.filter { !registrations.entries.contains($0) }))
-        guard registrations.entries.count + new.count <= limitPerConnection else {
-            throw PhotoLibError(.resourceExhausted, "this connection already caches \(registrations.entries.count) images; at most \(limitPerConnection) at once: stopCaching the ones that scrolled away first")
-        }
-        registrations.entries.formUnion(new)
-        return new
-    }
-
-    /// Removes entries of `session`.
-    func remove(_ entries: [Entry], session: ConnectionSession) {
-        lock.withLock {
-            connections[session.connectionID]?.entries.subtract(entries)
-            purge()
-        }
-    }
-
-    /// Removes every entry of `session`.
-    func removeAll(session: ConnectionSession) {
-        lock.withLock {
-            connections[session.connectionID] = nil
-            purge()
-        }
-    }
-
-    /// Whether `entry` is still wanted by a live connection `connectionID`.
-    func isWanted(_ entry: Entry, connectionID: UInt64) -> Bool {
-        lock.withLock {
-            guard let registrations = connections[connectionID], registrations.session != nil else { return false }
-            return registrations.entries.contains(entry)
-        }
-    }
-
-    /// Registrations held for a connection.
-    func count(connectionID: UInt64) -> Int {
-        lock.withLock { connections[connectionID]?.entries.count ?? 0 }
-    }
-
-    private func purge() {
-        connections = connections.filter { $0.value.session != nil && !$0.value.entries.isEmpty }
-    }
+    var snapshot: Values { values.withLock { $0 } }
 }
