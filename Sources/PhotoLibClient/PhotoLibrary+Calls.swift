@@ -11,7 +11,7 @@ extension PhotoLibrary {
     /// print(snapshot.count)
     /// ```
     ///
-    /// A non-OK STATUS is thrown as ``PhotoLibError``; `timeout` defaults to the
+    /// A non-OK STATUS is thrown as `PhotoLibError`; `timeout` defaults to the
     /// configuration's call timeout.
     public func call<Request, Response>(
         _ method: MethodDescriptor<Request, Response, CallKinds.Unary>, _ request: Request, timeout: Double? = nil

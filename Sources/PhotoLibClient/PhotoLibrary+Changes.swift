@@ -1,7 +1,7 @@
 import Foundation
 import PhotoLibWire
 
-/// The outcome of ``PhotoLibrary/performChanges(_:)``.
+/// The outcome of `PhotoLibrary.performChanges(_:)`.
 public struct ChangeBatchResult: Sendable, Hashable {
     /// Placeholder label → identifier of the created (or, for a duplicate upload, existing) object.
     public var placeholders: [String: String]
@@ -95,7 +95,7 @@ public final class ChangeBatch {
 extension PhotoLibrary {
     /// `PHPhotoLibrary.performChanges`: builds a batch and applies it atomically.
     ///
-    /// When one request fails nothing is applied and the thrown ``PhotoLibError`` has
+    /// When one request fails nothing is applied and the thrown `PhotoLibError` has
     /// `failedRequestIndex` set.
     public func performChanges(_ build: (ChangeBatch) throws -> Void) async throws -> ChangeBatchResult {
         let batch = ChangeBatch()

@@ -101,7 +101,7 @@ extension JPEGRenderer {
     ///
     /// Pipeline: DCT-scaled decode at the smallest N/8 whose crop still covers the output,
     /// keeping only the crop's rows and columns; Lanczos-3 resample to the exact size
-    /// (skipped in ``ResizeMode/fast`` when the decode is at most 2× the exact size);
+    /// (skipped in `ResizeMode.fast` when the decode is at most 2× the exact size);
     /// orientation; encode. `control` (optional) cancels the work between scanline batches
     /// and reports decode progress.
     ///

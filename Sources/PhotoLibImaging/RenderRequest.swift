@@ -4,15 +4,15 @@ import PhotoLibCore
 ///
 /// The size, modes and crop are PhotoLibCore's (the same values a client puts in an image
 /// request); how this module meets them:
-/// - ``PhotoLibCore/ResizeMode/none``: the stored size (of the crop, when there is one); the
+/// - `ResizeMode.none`: the stored size (of the crop, when there is one); the
 ///   target size is ignored.
-/// - ``PhotoLibCore/ResizeMode/fast``: the DCT-scaled decode is returned as it is, without the
+/// - `ResizeMode.fast`: the DCT-scaled decode is returned as it is, without the
 ///   final resample, when it is at most twice the exact size on each side (so the result
 ///   covers the target and may be up to 2× larger); otherwise as `exact`.
-/// - ``PhotoLibCore/ResizeMode/exact``: exactly the size of
+/// - `ResizeMode.exact`: exactly the size of
 ///   ``JPEGRenderer/outputSize(uprightWidth:uprightHeight:targetWidth:targetHeight:contentMode:)``.
 public struct RenderRequest: Sendable, Hashable {
-    /// Target size; ``PhotoLibCore/PixelSize/maximum`` (0 × 0) means the full size (PhotoKit's
+    /// Target size; `PixelSize.maximum` (0 × 0) means the full size (PhotoKit's
     /// `PHImageManagerMaximumSize`).
     public var targetSize: PixelSize
     /// Fit or fill.

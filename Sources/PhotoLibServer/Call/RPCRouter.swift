@@ -8,7 +8,7 @@ typealias RPCHandler = @Sendable (UntypedServerCall) async throws -> Void
 /// A method's fast path, run on the connection's queue as soon as the call's single request
 /// message has arrived, before any task exists: it answers what it can from memory (a cached
 /// image) and returns `nil` for everything else, which then goes to the method's
-/// ``RPCHandler`` with the same request. It must not wait for anything.
+/// `RPCHandler` with the same request. It must not wait for anything.
 public typealias InlineRPCHandler = @Sendable (_ request: [UInt8], _ context: InlineCallContext) throws(PhotoLibError) -> InlineReply?
 
 /// What a fast path knows about its call besides the request.

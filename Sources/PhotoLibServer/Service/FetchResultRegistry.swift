@@ -5,7 +5,7 @@ import Synchronization
 /// The fetch-result snapshots of one connection: immutable lists with a bounded lifetime.
 ///
 /// Used from any handler task of the connection (and the change hub's queue); every access
-/// is one short critical section on ``state``. Snapshots dropped are cancelled after the
+/// is one short critical section on `state`. Snapshots dropped are cancelled after the
 /// lock is released.
 public final class FetchResultRegistry: Sendable {
     /// What a snapshot holds.

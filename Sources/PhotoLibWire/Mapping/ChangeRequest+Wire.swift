@@ -9,7 +9,7 @@ extension Wire.PerformChangesRequest {
         self.init(requests: requests.map(Wire.ChangeRequest.init))
     }
 
-    /// The batch it carries, checked against ``ChangeLimits``; a bad request's error names
+    /// The batch it carries, checked against `ChangeLimits`; a bad request's error names
     /// its index (`failedRequestIndex`).
     public func domain() throws(PhotoLibError) -> [ChangeRequest] {
         guard requests.count <= ChangeLimits.maxRequests else {
