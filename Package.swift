@@ -34,7 +34,7 @@ let package = Package(
             exclude: ["version.txt"]),
         .target(
             name: "CPhotoLibJPEG",
-            linkerSettings: [.linkedLibrary("jpeg")]),
+            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("m")]),
         .target(
             name: "CPhotoLibExif",
             linkerSettings: [.linkedLibrary("exif")]),

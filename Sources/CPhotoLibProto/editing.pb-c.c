@@ -97,6 +97,96 @@ void   photolib__v1__adjustment_format__free_unpacked
   assert(message->base.descriptor == &photolib__v1__adjustment_format__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   photolib__v1__filter_application__init
+                     (Photolib__V1__FilterApplication         *message)
+{
+  static const Photolib__V1__FilterApplication init_value = PHOTOLIB__V1__FILTER_APPLICATION__INIT;
+  *message = init_value;
+}
+size_t photolib__v1__filter_application__get_packed_size
+                     (const Photolib__V1__FilterApplication *message)
+{
+  assert(message->base.descriptor == &photolib__v1__filter_application__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t photolib__v1__filter_application__pack
+                     (const Photolib__V1__FilterApplication *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &photolib__v1__filter_application__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t photolib__v1__filter_application__pack_to_buffer
+                     (const Photolib__V1__FilterApplication *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &photolib__v1__filter_application__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Photolib__V1__FilterApplication *
+       photolib__v1__filter_application__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Photolib__V1__FilterApplication *)
+     protobuf_c_message_unpack (&photolib__v1__filter_application__descriptor,
+                                allocator, len, data);
+}
+void   photolib__v1__filter_application__free_unpacked
+                     (Photolib__V1__FilterApplication *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &photolib__v1__filter_application__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   photolib__v1__filter_operation__init
+                     (Photolib__V1__FilterOperation         *message)
+{
+  static const Photolib__V1__FilterOperation init_value = PHOTOLIB__V1__FILTER_OPERATION__INIT;
+  *message = init_value;
+}
+size_t photolib__v1__filter_operation__get_packed_size
+                     (const Photolib__V1__FilterOperation *message)
+{
+  assert(message->base.descriptor == &photolib__v1__filter_operation__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t photolib__v1__filter_operation__pack
+                     (const Photolib__V1__FilterOperation *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &photolib__v1__filter_operation__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t photolib__v1__filter_operation__pack_to_buffer
+                     (const Photolib__V1__FilterOperation *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &photolib__v1__filter_operation__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Photolib__V1__FilterOperation *
+       photolib__v1__filter_operation__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Photolib__V1__FilterOperation *)
+     protobuf_c_message_unpack (&photolib__v1__filter_operation__descriptor,
+                                allocator, len, data);
+}
+void   photolib__v1__filter_operation__free_unpacked
+                     (Photolib__V1__FilterOperation *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &photolib__v1__filter_operation__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   photolib__v1__filter_recipe__init
                      (Photolib__V1__FilterRecipe         *message)
 {
@@ -392,7 +482,7 @@ const ProtobufCMessageDescriptor photolib__v1__adjustment_format__descriptor =
   (ProtobufCMessageInit) photolib__v1__adjustment_format__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor photolib__v1__filter_recipe__field_descriptors[2] =
+static const ProtobufCFieldDescriptor photolib__v1__filter_application__field_descriptors[2] =
 {
   {
     "filter",
@@ -400,7 +490,7 @@ static const ProtobufCFieldDescriptor photolib__v1__filter_recipe__field_descrip
     PROTOBUF_C_LABEL_NONE,
     PROTOBUF_C_TYPE_ENUM,
     0,   /* quantifier_offset */
-    offsetof(Photolib__V1__FilterRecipe, filter),
+    offsetof(Photolib__V1__FilterApplication, filter),
     &photolib__v1__filter_name__descriptor,
     NULL,
     0,             /* flags */
@@ -412,21 +502,175 @@ static const ProtobufCFieldDescriptor photolib__v1__filter_recipe__field_descrip
     PROTOBUF_C_LABEL_NONE,
     PROTOBUF_C_TYPE_FLOAT,
     0,   /* quantifier_offset */
-    offsetof(Photolib__V1__FilterRecipe, intensity),
+    offsetof(Photolib__V1__FilterApplication, intensity),
     NULL,
     NULL,
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
 };
-static const unsigned photolib__v1__filter_recipe__field_indices_by_name[] = {
+static const unsigned photolib__v1__filter_application__field_indices_by_name[] = {
   0,   /* field[0] = filter */
   1,   /* field[1] = intensity */
+};
+static const ProtobufCIntRange photolib__v1__filter_application__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor photolib__v1__filter_application__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "photolib.v1.FilterApplication",
+  "FilterApplication",
+  "Photolib__V1__FilterApplication",
+  "photolib.v1",
+  sizeof(Photolib__V1__FilterApplication),
+  2,
+  photolib__v1__filter_application__field_descriptors,
+  photolib__v1__filter_application__field_indices_by_name,
+  1,  photolib__v1__filter_application__number_ranges,
+  (ProtobufCMessageInit) photolib__v1__filter_application__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor photolib__v1__filter_operation__field_descriptors[7] =
+{
+  {
+    "filter",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Photolib__V1__FilterOperation, operation_case),
+    offsetof(Photolib__V1__FilterOperation, filter),
+    &photolib__v1__filter_application__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "exposure_ev",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_FLOAT,
+    offsetof(Photolib__V1__FilterOperation, operation_case),
+    offsetof(Photolib__V1__FilterOperation, exposure_ev),
+    NULL,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "contrast",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_FLOAT,
+    offsetof(Photolib__V1__FilterOperation, operation_case),
+    offsetof(Photolib__V1__FilterOperation, contrast),
+    NULL,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "saturation",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_FLOAT,
+    offsetof(Photolib__V1__FilterOperation, operation_case),
+    offsetof(Photolib__V1__FilterOperation, saturation),
+    NULL,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "crop",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Photolib__V1__FilterOperation, operation_case),
+    offsetof(Photolib__V1__FilterOperation, crop),
+    &photolib__v1__normalized_rect__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "rotate_quarter_turns",
+    6,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    offsetof(Photolib__V1__FilterOperation, operation_case),
+    offsetof(Photolib__V1__FilterOperation, rotate_quarter_turns),
+    NULL,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "mirror",
+    7,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    offsetof(Photolib__V1__FilterOperation, operation_case),
+    offsetof(Photolib__V1__FilterOperation, mirror),
+    NULL,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned photolib__v1__filter_operation__field_indices_by_name[] = {
+  2,   /* field[2] = contrast */
+  4,   /* field[4] = crop */
+  1,   /* field[1] = exposure_ev */
+  0,   /* field[0] = filter */
+  6,   /* field[6] = mirror */
+  5,   /* field[5] = rotate_quarter_turns */
+  3,   /* field[3] = saturation */
+};
+static const ProtobufCIntRange photolib__v1__filter_operation__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 7 }
+};
+const ProtobufCMessageDescriptor photolib__v1__filter_operation__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "photolib.v1.FilterOperation",
+  "FilterOperation",
+  "Photolib__V1__FilterOperation",
+  "photolib.v1",
+  sizeof(Photolib__V1__FilterOperation),
+  7,
+  photolib__v1__filter_operation__field_descriptors,
+  photolib__v1__filter_operation__field_indices_by_name,
+  1,  photolib__v1__filter_operation__number_ranges,
+  (ProtobufCMessageInit) photolib__v1__filter_operation__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor photolib__v1__filter_recipe__field_descriptors[1] =
+{
+  {
+    "operations",
+    1,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Photolib__V1__FilterRecipe, n_operations),
+    offsetof(Photolib__V1__FilterRecipe, operations),
+    &photolib__v1__filter_operation__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned photolib__v1__filter_recipe__field_indices_by_name[] = {
+  0,   /* field[0] = operations */
 };
 static const ProtobufCIntRange photolib__v1__filter_recipe__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 2 }
+  { 0, 1 }
 };
 const ProtobufCMessageDescriptor photolib__v1__filter_recipe__descriptor =
 {
@@ -436,7 +680,7 @@ const ProtobufCMessageDescriptor photolib__v1__filter_recipe__descriptor =
   "Photolib__V1__FilterRecipe",
   "photolib.v1",
   sizeof(Photolib__V1__FilterRecipe),
-  2,
+  1,
   photolib__v1__filter_recipe__field_descriptors,
   photolib__v1__filter_recipe__field_indices_by_name,
   1,  photolib__v1__filter_recipe__number_ranges,

@@ -36,6 +36,14 @@ final class ProtoEnumConsistencyTests: XCTestCase {
         }
     }
 
+    func testFilterNames() throws {
+        let values = try enumValues("FilterName", in: "editing.proto")
+        XCTAssertEqual(values.count, FilterName.allCases.count + 1)  // + UNSPECIFIED
+        for name in FilterName.allCases {
+            XCTAssertEqual(values["FILTER_NAME_\(name.description.uppercased())"], name.rawValue, "\(name)")
+        }
+    }
+
     func testErrorReasons() throws {
         let values = try enumValues("ErrorReason", in: "transport.proto")
         XCTAssertEqual(values.count, ErrorReason.allCases.count)

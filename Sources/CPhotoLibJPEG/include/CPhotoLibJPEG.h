@@ -288,6 +288,55 @@ int CPhotoLibJPEG_orient(const CPhotoLibJPEG_Image *source, int orientation,
                          CPhotoLibJPEG_Image *destination,
                          char *message, size_t message_capacity);
 
+/* MARK: Colour operations (plj_filter.c; the maths is in docs/FILTERS.md) */
+
+/* The nine filters; the numbers are FilterName's in Protos/editing.proto. */
+#define CPhotoLibJPEG_FILTER_NOIR 1
+#define CPhotoLibJPEG_FILTER_MONO 2
+#define CPhotoLibJPEG_FILTER_TONAL 3
+#define CPhotoLibJPEG_FILTER_SEPIA 4
+#define CPhotoLibJPEG_FILTER_CHROME 5
+#define CPhotoLibJPEG_FILTER_FADE 6
+#define CPhotoLibJPEG_FILTER_INSTANT 7
+#define CPhotoLibJPEG_FILTER_PROCESS 8
+#define CPhotoLibJPEG_FILTER_TRANSFER 9
+
+/*
+ * One per-pixel colour transform: m = clamp((matrix · rgb + 2048) >> 12), then each channel
+ * through its tone curve, then blended with the input by amount / 4096. Built by the
+ * functions below; plain data, so an array of them can be built once and applied to many
+ * images.
+ */
+typedef struct CPhotoLibJPEG_ColorOp {
+    /* Row-major 3×3 matrix in Q12 (4096 = 1.0). */
+    int32_t matrix[9];
+    /* Tone curves: red at 0, green at 256, blue at 512. */
+    uint8_t curve[768];
+    /* 0...4096: how much of the transformed colour replaces the input. */
+    int32_t amount;
+} CPhotoLibJPEG_ColorOp;
+
+/* A filter (CPhotoLibJPEG_FILTER_*) at an intensity of 0...1000 per mille. */
+int CPhotoLibJPEG_color_op_filter(int32_t filter, int32_t amount_permille, CPhotoLibJPEG_ColorOp *op,
+                                  char *message, size_t message_capacity);
+/* Exposure: every channel times 2^(ev_hundredths / 100), -400...400. */
+int CPhotoLibJPEG_color_op_exposure(int32_t ev_hundredths, CPhotoLibJPEG_ColorOp *op,
+                                    char *message, size_t message_capacity);
+/* Contrast around mid-gray: (v - 128) · (1 + amount / 1000) + 128, amount -1000...1000. */
+int CPhotoLibJPEG_color_op_contrast(int32_t amount_permille, CPhotoLibJPEG_ColorOp *op,
+                                    char *message, size_t message_capacity);
+/* Saturation around luma: factor 1 + amount / 1000 (0 gray ... 2), amount -1000...1000. */
+int CPhotoLibJPEG_color_op_saturation(int32_t amount_permille, CPhotoLibJPEG_ColorOp *op,
+                                      char *message, size_t message_capacity);
+
+/*
+ * Applies `count` operations in order to every pixel of `image`, in one pass and in place.
+ * A gray image becomes RGB first (its buffer grows). `control` (may be NULL) cancels between
+ * rows.
+ */
+int CPhotoLibJPEG_apply_color_ops(CPhotoLibJPEG_Image *image, const CPhotoLibJPEG_ColorOp *ops, size_t count,
+                                  CPhotoLibJPEG_Control *control, char *message, size_t message_capacity);
+
 #ifdef __cplusplus
 }
 #endif

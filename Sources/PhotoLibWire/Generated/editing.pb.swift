@@ -4,8 +4,8 @@ internal import CPhotoLibProto
 import PhotoLibCore
 
 extension Wire {
-    /// The filters both server and client can render. Adjustment data with format identifier
-    /// "org.photolib.filter" and version "1" holds a FilterRecipe.
+    /// The filters both server and client can render (docs/FILTERS.md). Adjustment data with
+    /// format identifier "org.photolib.filter" and version "1" holds a FilterRecipe.
     public enum FilterName: WireEnum, CustomStringConvertible {
         /// `FILTER_NAME_UNSPECIFIED` (0).
         case unspecified
@@ -116,17 +116,58 @@ extension Wire {
         }
     }
 
-    /// `photolib.v1.FilterRecipe`.
-    public struct FilterRecipe: Hashable, Sendable {
+    /// A filter at an intensity.
+    public struct FilterApplication: Hashable, Sendable {
         /// `filter` (field 1).
         public var filter: Wire.FilterName
-        /// 0...1; 1 is the full effect.
+        /// 0...1 (rounded to thousandths); 1 is the full effect.
         public var intensity: Float
 
         /// A message with the given fields (every field defaults to its proto3 default).
         public init(filter: Wire.FilterName = .init(rawValue: 0), intensity: Float = 0) {
             self.filter = filter
             self.intensity = intensity
+        }
+    }
+
+    /// One step of a recipe. Colour steps apply to every pixel; geometry steps apply, in order,
+    /// to the upright image as the steps before them left it.
+    public struct FilterOperation: Hashable, Sendable {
+        /// The `operation` oneof (absent: not set).
+        public var operation: Operation?
+
+        /// The cases of the `operation` oneof.
+        public enum Operation: Hashable, Sendable {
+            /// `filter` (field 1).
+            case filter(Wire.FilterApplication)
+            /// -4...4 EV (rounded to hundredths): every channel times 2^EV.
+            case exposureEv(Float)
+            /// -1...1 (rounded to thousandths): contrast around mid-gray; 0 unchanged.
+            case contrast(Float)
+            /// -1...1 (rounded to thousandths): saturation around luma; -1 gray, 0 unchanged.
+            case saturation(Float)
+            /// Keep this part of the image (unit coordinates, origin top left).
+            case crop(Wire.NormalizedRect)
+            /// Rotate clockwise by this many quarter turns (1...3).
+            case rotateQuarterTurns(UInt32)
+            /// Mirror left to right (true; false is not a valid step).
+            case mirror(Bool)
+        }
+
+        /// A message with the given fields (every field defaults to its proto3 default).
+        public init(operation: Operation? = nil) {
+            self.operation = operation
+        }
+    }
+
+    /// The recipe of format "org.photolib.filter" version "1": operations in order (at most 64).
+    public struct FilterRecipe: Hashable, Sendable {
+        /// `operations` (field 1).
+        public var operations: [Wire.FilterOperation]
+
+        /// A message with the given fields (every field defaults to its proto3 default).
+        public init(operations: [Wire.FilterOperation] = []) {
+            self.operations = operations
         }
     }
 
@@ -253,6 +294,96 @@ extension Wire.AdjustmentFormat: WireMessage {
     }
 }
 
+extension Wire.FilterApplication: WireMessage {
+    /// Decodes and checks a `photolib.v1.FilterApplication` payload (malformed protobuf or bad text: `invalidArgument`).
+    public init(decoding bytes: [UInt8]) throws(PhotoLibError) {
+        self = try ProtoCodec.decode(bytes, "FilterApplication", photolib__v1__filter_application__unpack, photolib__v1__filter_application__free_unpacked) { Wire.FilterApplication($0.pointee) }
+    }
+
+    /// Encodes the message as a `photolib.v1.FilterApplication` payload.
+    public func encoded() -> [UInt8] {
+        let arena = ProtoArena()
+        var m = c(arena: arena)
+        return ProtoCodec.pack(&m, photolib__v1__filter_application__get_packed_size, photolib__v1__filter_application__pack)
+    }
+
+    /// The value of a decoded C struct.
+    init(_ c: Photolib__V1__FilterApplication) {
+        self.init()
+        filter = .init(rawValue: Int32(truncatingIfNeeded: c.filter.rawValue))
+        intensity = c.intensity
+    }
+
+    /// The C struct for packing; its pointers live as long as `arena`.
+    func c(arena _: ProtoArena) -> Photolib__V1__FilterApplication {
+        var m = Photolib__V1__FilterApplication()
+        photolib__v1__filter_application__init(&m)
+        m.filter = .init(rawValue: .init(truncatingIfNeeded: filter.rawValue))
+        m.intensity = intensity
+        return m
+    }
+}
+
+extension Wire.FilterOperation: WireMessage {
+    /// Decodes and checks a `photolib.v1.FilterOperation` payload (malformed protobuf or bad text: `invalidArgument`).
+    public init(decoding bytes: [UInt8]) throws(PhotoLibError) {
+        self = try ProtoCodec.decode(bytes, "FilterOperation", photolib__v1__filter_operation__unpack, photolib__v1__filter_operation__free_unpacked) { Wire.FilterOperation($0.pointee) }
+    }
+
+    /// Encodes the message as a `photolib.v1.FilterOperation` payload.
+    public func encoded() -> [UInt8] {
+        let arena = ProtoArena()
+        var m = c(arena: arena)
+        return ProtoCodec.pack(&m, photolib__v1__filter_operation__get_packed_size, photolib__v1__filter_operation__pack)
+    }
+
+    /// The value of a decoded C struct.
+    init(_ c: Photolib__V1__FilterOperation) {
+        self.init()
+        switch c.operation_case {
+        case PHOTOLIB__V1__FILTER_OPERATION__OPERATION_FILTER: operation = .filter(c.filter.map { Wire.FilterApplication($0.pointee) } ?? Wire.FilterApplication())
+        case PHOTOLIB__V1__FILTER_OPERATION__OPERATION_EXPOSURE_EV: operation = .exposureEv(c.exposure_ev)
+        case PHOTOLIB__V1__FILTER_OPERATION__OPERATION_CONTRAST: operation = .contrast(c.contrast)
+        case PHOTOLIB__V1__FILTER_OPERATION__OPERATION_SATURATION: operation = .saturation(c.saturation)
+        case PHOTOLIB__V1__FILTER_OPERATION__OPERATION_CROP: operation = .crop(c.crop.map { Wire.NormalizedRect($0.pointee) } ?? Wire.NormalizedRect())
+        case PHOTOLIB__V1__FILTER_OPERATION__OPERATION_ROTATE_QUARTER_TURNS: operation = .rotateQuarterTurns(c.rotate_quarter_turns)
+        case PHOTOLIB__V1__FILTER_OPERATION__OPERATION_MIRROR: operation = .mirror(c.mirror != 0)
+        default: break
+        }
+    }
+
+    /// The C struct for packing; its pointers live as long as `arena`.
+    func c(arena: ProtoArena) -> Photolib__V1__FilterOperation {
+        var m = Photolib__V1__FilterOperation()
+        photolib__v1__filter_operation__init(&m)
+        switch operation {
+        case .filter(let value)?:
+            m.operation_case = PHOTOLIB__V1__FILTER_OPERATION__OPERATION_FILTER
+            m.filter = arena.object(value.c(arena: arena))
+        case .exposureEv(let value)?:
+            m.operation_case = PHOTOLIB__V1__FILTER_OPERATION__OPERATION_EXPOSURE_EV
+            m.exposure_ev = value
+        case .contrast(let value)?:
+            m.operation_case = PHOTOLIB__V1__FILTER_OPERATION__OPERATION_CONTRAST
+            m.contrast = value
+        case .saturation(let value)?:
+            m.operation_case = PHOTOLIB__V1__FILTER_OPERATION__OPERATION_SATURATION
+            m.saturation = value
+        case .crop(let value)?:
+            m.operation_case = PHOTOLIB__V1__FILTER_OPERATION__OPERATION_CROP
+            m.crop = arena.object(value.c(arena: arena))
+        case .rotateQuarterTurns(let value)?:
+            m.operation_case = PHOTOLIB__V1__FILTER_OPERATION__OPERATION_ROTATE_QUARTER_TURNS
+            m.rotate_quarter_turns = value
+        case .mirror(let value)?:
+            m.operation_case = PHOTOLIB__V1__FILTER_OPERATION__OPERATION_MIRROR
+            m.mirror = value ? 1 : 0
+        case nil: break
+        }
+        return m
+    }
+}
+
 extension Wire.FilterRecipe: WireMessage {
     /// Decodes and checks a `photolib.v1.FilterRecipe` payload (malformed protobuf or bad text: `invalidArgument`).
     public init(decoding bytes: [UInt8]) throws(PhotoLibError) {
@@ -269,16 +400,14 @@ extension Wire.FilterRecipe: WireMessage {
     /// The value of a decoded C struct.
     init(_ c: Photolib__V1__FilterRecipe) {
         self.init()
-        filter = .init(rawValue: Int32(truncatingIfNeeded: c.filter.rawValue))
-        intensity = c.intensity
+        operations = ProtoCodec.messages(c.n_operations, c.operations) { Wire.FilterOperation($0.pointee) }
     }
 
     /// The C struct for packing; its pointers live as long as `arena`.
-    func c(arena _: ProtoArena) -> Photolib__V1__FilterRecipe {
+    func c(arena: ProtoArena) -> Photolib__V1__FilterRecipe {
         var m = Photolib__V1__FilterRecipe()
         photolib__v1__filter_recipe__init(&m)
-        m.filter = .init(rawValue: .init(truncatingIfNeeded: filter.rawValue))
-        m.intensity = intensity
+        if !operations.isEmpty { (m.n_operations, m.operations) = arena.objects(operations.map { $0.c(arena: arena) }) }
         return m
     }
 }
