@@ -59,6 +59,8 @@ let package = Package(
             dependencies: [
                 "PhotoLibCore", "PhotoLibWire", "PhotoLibNet", "PhotoLibStore", "PhotoLibImaging",
                 .product(name: "Logging", package: "swift-log"),
+                // SHA-256 of the owner token and of image cache keys.
+                .product(name: "Crypto", package: "swift-crypto"),
             ]),
         .target(
             name: "PhotoLibClient",
@@ -66,7 +68,7 @@ let package = Package(
         .executableTarget(
             name: "photolibd",
             dependencies: [
-                "PhotoLibServer", "PhotoLibStore", "PhotoLibImaging", "CPhotoLibSystem",
+                "PhotoLibServer", "PhotoLibStore", "PhotoLibImaging", "PhotoLibCore", "PhotoLibNet", "CPhotoLibSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -87,7 +89,9 @@ let package = Package(
         .testTarget(name: "PhotoLibWireTests", dependencies: ["PhotoLibWire", "PhotoLibCore"]),
         .testTarget(name: "PhotoLibNetTests", dependencies: ["PhotoLibNet"]),
         .testTarget(name: "PhotoLibImagingTests", dependencies: ["PhotoLibImaging", "PhotoLibCore", "PhotoLibTestSupport"]),
-        .testTarget(name: "PhotoLibStoreTests", dependencies: ["PhotoLibStore", "PhotoLibCore", "PhotoLibTestSupport"]),
+        .testTarget(
+            name: "PhotoLibStoreTests",
+            dependencies: ["PhotoLibStore", "PhotoLibCore", "PhotoLibTestSupport", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(
             name: "PhotoLibServerTests",
             dependencies: ["PhotoLibServer", "PhotoLibStore", "PhotoLibCore", "PhotoLibTestSupport"]),
