@@ -1,5 +1,8 @@
 #include "CPhotoLibSystem.h"
 
+/* Any libc header defines __GLIBC__ (through features.h) for the test below. */
+#include <stdlib.h>
+
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif

@@ -28,7 +28,7 @@ extension PhotoLibDaemon {
             do {
                 photoLibrary = try PhotoLibrary.open(at: library)
             } catch {
-                throw CleanExit.message("photolibd import: cannot open library \(library): \(error.message)")
+                throw Failure.exit("photolibd import: cannot open library \(library): \(error.message)")
             }
             var importer = PhotoImporter(library: photoLibrary)
             for path in paths { importer.importPath(path) }

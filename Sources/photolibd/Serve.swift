@@ -94,7 +94,7 @@ extension PhotoLibDaemon {
             do {
                 photoLibrary = try PhotoLibrary.open(at: library)
             } catch {
-                throw CleanExit.message("photolibd: cannot open library \(library): \(error.message)")
+                throw Failure.exit("photolibd: cannot open library \(library): \(error.message)")
             }
             let report = photoLibrary.lastRecovery
             if !report.isClean {
@@ -120,8 +120,8 @@ extension PhotoLibDaemon {
             let server: PhotoLibServer
             do {
                 server = try PhotoLibServer(library: photoLibrary, endpoint: try Endpoint(parsing: listen), configuration: configuration, logger: logger)
-            } catch let error as PhotoLibError {
-                throw CleanExit.message("photolibd: \(error.message)")
+            } catch {
+                throw Failure.exit("photolibd: cannot serve on \(listen): \((error as? PhotoLibError)?.message ?? String(describing: error))")
             }
             let signals = [SIGTERM, SIGINT].map { number -> any DispatchSourceSignal in
                 signal(number, SIG_IGN)

@@ -26,7 +26,7 @@ extension PhotoLibDaemon {
                 let added = try photoLibrary.addSyntheticAssetsForBenchmark(count: count)
                 print("synthesized \(added) assets in \(String(format: "%.1f", Date().timeIntervalSince(started))) s")
             } catch {
-                throw CleanExit.message("photolibd synthesize: \(error.message)")
+                throw Failure.exit("photolibd synthesize: \(error.message)")
             }
         }
     }

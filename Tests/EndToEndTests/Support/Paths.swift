@@ -12,8 +12,17 @@ enum Paths {
         .deletingLastPathComponent()  // root
         .path
 
-    /// `.build/debug`, where `swift build` puts `photolibd` and `photolib`.
-    static var binDirectory: String { packageRoot + "/.build/debug" }
+    /// Where the binaries of the build configuration under test are: the folder of the
+    /// running test executable (`swift test -c release` runs the release products, and a
+    /// `--scratch-path` build its own), else `.build/debug`.
+    static let binDirectory: String = {
+        let testExecutable = Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])
+        var folder = testExecutable.deletingLastPathComponent()
+        // On Darwin the executable sits inside PhotoLibPackageTests.xctest/Contents/MacOS.
+        while folder.path.contains(".xctest") { folder = folder.deletingLastPathComponent() }
+        if FileManager.default.isExecutableFile(atPath: folder.path + "/photolibd") { return folder.path }
+        return packageRoot + "/.build/debug"
+    }()
 
     /// The built `photolibd`.
     static var photolibd: String { binDirectory + "/photolibd" }
