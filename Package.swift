@@ -44,7 +44,7 @@ let package = Package(
         .target(name: "PhotoLibCore"),
         .target(name: "PhotoLibTestSupport", dependencies: ["PhotoLibCore"], path: "Tests/PhotoLibTestSupport"),
         .target(name: "PhotoLibWire", dependencies: ["PhotoLibCore", "CPhotoLibProto"]),
-        .target(name: "PhotoLibNet"),
+        .target(name: "PhotoLibNet", dependencies: ["PhotoLibCore"]),
         .target(
             name: "PhotoLibImaging",
             dependencies: ["PhotoLibCore", "CPhotoLibJPEG", "CPhotoLibExif"]),
@@ -87,7 +87,7 @@ let package = Package(
         // MARK: Tests mirror the modules.
         .testTarget(name: "PhotoLibCoreTests", dependencies: ["PhotoLibCore", "PhotoLibTestSupport"]),
         .testTarget(name: "PhotoLibWireTests", dependencies: ["PhotoLibWire", "PhotoLibCore"]),
-        .testTarget(name: "PhotoLibNetTests", dependencies: ["PhotoLibNet"]),
+        .testTarget(name: "PhotoLibNetTests", dependencies: ["PhotoLibNet", "PhotoLibCore"]),
         .testTarget(name: "PhotoLibImagingTests", dependencies: ["PhotoLibImaging", "PhotoLibCore", "PhotoLibTestSupport"]),
         .testTarget(
             name: "PhotoLibStoreTests",

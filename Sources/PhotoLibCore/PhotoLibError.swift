@@ -11,6 +11,38 @@ public struct PhotoLibError: Error, Sendable, Hashable, CustomStringConvertible 
     public var reason: ErrorReason
     /// For a failed `performChanges` batch: the index of the request that failed.
     public var failedRequestIndex: Int?
+    /// The underlying failure (a system call's `errno`, SQLite's result code), when there is
+    /// one; kept for logs and callers in the same process (the wire carries code, message and
+    /// reason, and the message already names the cause).
+    public var cause: Cause?
+
+    /// An underlying failure in another error space.
+    public struct Cause: Sendable, Hashable, CustomStringConvertible {
+        /// Which error space ``code`` belongs to.
+        public enum Domain: String, Sendable, Hashable {
+            /// POSIX `errno`.
+            case posix
+            /// An SQLite extended result code.
+            case sqlite
+        }
+
+        /// The error space.
+        public var domain: Domain
+        /// The code in that space.
+        public var code: Int32
+        /// That space's text for it (`strerror`, `sqlite3_errmsg`).
+        public var message: String
+
+        /// A cause.
+        public init(domain: Domain, code: Int32, message: String) {
+            self.domain = domain
+            self.code = code
+            self.message = message
+        }
+
+        /// `sqlite 2067: UNIQUE constraint failed: …`.
+        public var description: String { "\(domain.rawValue) \(code): \(message)" }
+    }
 
     /// Creates an error.
     public init(_ code: StatusCode, _ message: String, reason: ErrorReason = .unspecified, failedRequestIndex: Int? = nil) {

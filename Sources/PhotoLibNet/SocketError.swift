@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import PhotoLibCore
 
 /// A failed system call: which call, on what, and `errno`'s text.
 public struct SocketError: Error, Sendable, CustomStringConvertible {
@@ -22,7 +23,7 @@ public struct SocketError: Error, Sendable, CustomStringConvertible {
 
     /// `connect 127.0.0.1:7800: Connection refused`.
     public var description: String {
-        let text = String(cString: strerror(errno))
+        let text = SystemError.text(errno)
         return context.isEmpty ? "\(call): \(text)" : "\(call) \(context): \(text)"
     }
 }

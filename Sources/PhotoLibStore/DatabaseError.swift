@@ -78,7 +78,9 @@ struct DatabaseError: Error, Sendable {
         }
         var text = "SQLite error \(extendedResultCode) (\(Self.codeName(extendedResultCode))) in \(path): \(message); \(advice)"
         if let sql { text += " [SQL: \(sql.prefix(200))]" }
-        return PhotoLibError(code, text)
+        var error = PhotoLibError(code, text)
+        error.cause = PhotoLibError.Cause(domain: .sqlite, code: extendedResultCode, message: message)
+        return error
     }
 
     /// SQLite's English text for a result code (`sqlite3_errstr`).

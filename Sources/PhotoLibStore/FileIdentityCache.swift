@@ -66,7 +66,7 @@ final class FileIdentityCache {
 
     /// The identity of the file at `path`, as of `receivedAt` or later (uptime nanoseconds;
     /// `nil`: now). Throws the `stat` error's `errno` when the file cannot be `stat`ed.
-    func identity(of path: String, receivedAt: UInt64?) throws(FileIdentityError) -> FileIdentity {
+    func identity(of path: String, receivedAt: UInt64?) throws(SystemError) -> FileIdentity {
         guard watching else { return try statNow(path) }
         if notifications == -2 { notifications = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC)) }
         guard notifications >= 0 else { return try statNow(path) }
@@ -142,18 +142,13 @@ final class FileIdentityCache {
         return true
     }
 
-    private func statNow(_ path: String) throws(FileIdentityError) -> FileIdentity {
+    private func statNow(_ path: String) throws(SystemError) -> FileIdentity {
         statCount += 1
         var status = stat()
-        guard stat(path, &status) == 0 else { throw FileIdentityError(errno: errno) }
+        guard stat(path, &status) == 0 else { throw SystemError(errno: errno, action: "stat \(path)") }
         return FileIdentity(
             size: Int64(status.st_size),
             modificationTime: Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec),
             inode: UInt64(status.st_ino))
     }
-}
-
-/// `stat` failed with `errno`.
-struct FileIdentityError: Error {
-    var errno: Int32
 }

@@ -174,26 +174,9 @@ struct FileStore: Sendable {
         if result != 0 { throw error(errno, action) }
     }
 
-    /// A store error for a failed system call: disk full is `resourceExhausted`, permission
-    /// problems `failedPrecondition`, a missing file `notFound`, I/O errors `unavailable`.
+    /// The store error for a failed system call (see `SystemError.photoLibError`).
     static func error(_ code: Int32, _ action: String) -> PhotoLibError {
-        let reason = String(cString: strerror(code))
-        switch code {
-        case ENOSPC, EDQUOT:
-            return PhotoLibError(.resourceExhausted, "cannot \(action): \(reason); free disk space and retry")
-        case EACCES, EPERM, EROFS:
-            return PhotoLibError(.failedPrecondition, "cannot \(action): \(reason); check the library's permissions")
-        case ENOENT:
-            return PhotoLibError(.notFound, "cannot \(action): \(reason)")
-        case EEXIST:
-            return PhotoLibError(.alreadyExists, "cannot \(action): \(reason)")
-        case EIO:
-            return PhotoLibError(.unavailable, "cannot \(action): \(reason) (the disk reported an error)")
-        case EMFILE, ENFILE, ENOMEM:
-            return PhotoLibError(.resourceExhausted, "cannot \(action): \(reason)")
-        default:
-            return PhotoLibError(.internalError, "cannot \(action): \(reason) (errno \(code))")
-        }
+        SystemError(errno: code, action: action).photoLibError
     }
 }
 

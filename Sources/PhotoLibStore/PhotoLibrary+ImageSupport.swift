@@ -107,10 +107,10 @@ extension PhotoLibrary {
             }
             let current = entry.resources.first(where: { $0.type == .fullSizePhoto }) ?? original
             let file: FileIdentity
-            do throws(FileIdentityError) {
+            do throws(SystemError) {
                 file = try fileIdentities.identity(of: current.path, receivedAt: receivedAt)
             } catch {
-                throw PhotoLibError(.dataLoss, "the \(current.type == .photo ? "original" : "edited photo") of asset \(identifier) is missing (\(String(cString: strerror(error.errno)))); restore it from a backup")
+                throw PhotoLibError(.dataLoss, "the \(current.type == .photo ? "original" : "edited photo") of asset \(identifier) is missing (\(SystemError.text(error.errno))); restore it from a backup")
             }
             let version = "\(current.sha256).\(entry.generation).\(file.size)-\(file.modificationTime)-\(file.inode)"
             return ImageSource(current: current, original: original, contentVersion: version)

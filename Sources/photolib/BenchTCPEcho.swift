@@ -2,6 +2,7 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import Histogram
+import PhotoLibCore
 
 #if canImport(Glibc)
 import Glibc
@@ -45,14 +46,14 @@ extension PhotoLibCommand {
 
         func run() throws {
             let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            guard listener >= 0 else { throw CLIError("socket failed: errno \(errno)") }
+            guard listener >= 0 else { throw CLIError(SystemError(errno: errno, action: "create a socket").description) }
             var address = sockaddr_in()
             address.sin_family = sa_family_t(AF_INET)
             address.sin_addr.s_addr = inet_addr("127.0.0.1")
             address.sin_port = 0
             var length = socklen_t(MemoryLayout<sockaddr_in>.size)
             let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) } }
-            guard bound == 0, listen(listener, 1024) == 0 else { throw CLIError("bind/listen failed: errno \(errno)") }
+            guard bound == 0, listen(listener, 1024) == 0 else { throw CLIError(SystemError(errno: errno, action: "bind and listen on loopback").description) }
             _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) } }
             let port = address.sin_port
             let reply = [UInt8](repeating: 0x5A, count: replyBytes)
@@ -86,7 +87,7 @@ extension PhotoLibCommand {
                 target.sin_addr.s_addr = inet_addr("127.0.0.1")
                 target.sin_port = port
                 let connected = withUnsafePointer(to: &target) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-                guard connected == 0 else { throw CLIError("connect failed: errno \(errno)") }
+                guard connected == 0 else { throw CLIError(SystemError(errno: errno, action: "connect to the echo server").description) }
                 Self.noDelay(fd)
                 descriptors.append(fd)
             }

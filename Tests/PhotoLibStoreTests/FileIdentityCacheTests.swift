@@ -72,7 +72,7 @@ struct FileIdentityCacheTests {
             try tree.write([7, 7, 7, 7, 7], to: tree.file)
         }
         try expectChange("a change after that") { try tree.append([6]) }
-        let missing = #expect(throws: FileIdentityError.self) {
+        let missing = #expect(throws: SystemError.self) {
             #expect(unlink(tree.file) == 0)
             _ = try cache.identity(of: tree.file, receivedAt: nil)
         }

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import PhotoLibCore
 
 /// Rendered images on disk under `DIR/cache/images/<2 hex>/<sha256 of the key>`, bounded
 /// by a byte budget (least recently used files removed first).
@@ -104,7 +105,7 @@ final class ImageCacheDisk: @unchecked Sendable {
             try FileManager.default.createDirectory(atPath: root + "/" + digest.prefix(2), withIntermediateDirectories: true)
             try Data(bytes).write(to: URL(fileURLWithPath: temporaryPath))
             guard rename(temporaryPath, finalPath) == 0 else {
-                throw PhotoLibErrorText("rename to \(finalPath) failed: errno \(errno)")
+                throw PhotoLibErrorText(SystemError(errno: errno, action: "rename to \(finalPath)").description)
             }
         } catch {
             try? FileManager.default.removeItem(atPath: temporaryPath)

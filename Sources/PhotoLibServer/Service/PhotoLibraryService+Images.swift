@@ -271,12 +271,12 @@ extension PhotoLibraryService {
             if code == ENOENT {
                 throw PhotoLibError(.dataLoss, "the image file of \(asset) is missing from the library; restore it from a backup")
             }
-            throw PhotoLibError(.dataLoss, "cannot open the image file of \(asset): \(String(cString: strerror(code)))")
+            throw PhotoLibError(.dataLoss, "cannot open the image file of \(asset): \(SystemError.text(code))")
         }
         defer { close(fd) }
         var status = stat()
         guard fstat(fd, &status) == 0 else {
-            throw PhotoLibError(.dataLoss, "cannot stat the image file of \(asset): \(String(cString: strerror(errno)))")
+            throw PhotoLibError(.dataLoss, "cannot stat the image file of \(asset): \(SystemError.text(errno))")
         }
         let size = Int(status.st_size)
         guard size <= ImagingLimits.default.maxInputBytes else {
@@ -298,7 +298,7 @@ extension PhotoLibraryService {
             }
         }
         guard bytes.count == size else {
-            let reason = failure == 0 ? "it shrank from \(size) to \(bytes.count) bytes while being read" : String(cString: strerror(failure))
+            let reason = failure == 0 ? "it shrank from \(size) to \(bytes.count) bytes while being read" : SystemError.text(failure)
             throw PhotoLibError(.dataLoss, "cannot read the image file of \(asset): \(reason)")
         }
         return bytes
