@@ -3,14 +3,36 @@ import PhotoLibCore
 import PhotoLibImaging
 import PhotoLibStore
 
-/// Turns photo bytes into what the store records: validates the JPEG completely (truncated
-/// or damaged data is refused) and reads its upright size, EXIF date and GPS location.
+/// The one way a photo enters a library, for `photolibd import` and for uploads alike:
+/// inspect (decode the JPEG completely; truncated or damaged data is refused, and the upright
+/// size, EXIF date and GPS location are read), then let the store hash, deduplicate, copy
+/// the file in atomically and record it.
 ///
-/// Used by `photolibd import` and by uploads, so both accept and describe photos the same way.
-public enum PhotoIntake {
-    /// Validates `bytes` and returns their metadata; the creation date falls back to `fallbackDate`
-    /// when the photo has no EXIF `DateTimeOriginal`.
-    public static func metadata(for bytes: [UInt8], filename: String, fallbackDate: Date) throws(PhotoLibError) -> ImportMetadata {
+/// Blocking (decoding, hashing, file writes, SQLite): run it on a thread that may block.
+public struct PhotoIntake: Sendable {
+    /// The library photos enter.
+    public let library: PhotoLibrary
+
+    /// An intake into `library`.
+    public init(library: PhotoLibrary) {
+        self.library = library
+    }
+
+    /// Imports `bytes` as a new asset at once (`photolibd import`); the same bytes imported
+    /// before give `.alreadyPresent`. The creation date falls back to `fallbackDate` when the
+    /// photo has no EXIF `DateTimeOriginal`.
+    public func add(_ bytes: [UInt8], filename: String, fallbackDate: Date) throws(PhotoLibError) -> ImportOutcome {
+        try library.addPhoto(bytes, metadata: Self.metadata(for: bytes, filename: filename, fallbackDate: fallbackDate))
+    }
+
+    /// Stages `bytes` as an upload that a `createAsset` change request turns into an asset
+    /// (`UploadResource`); dated `now` when the photo has no EXIF date.
+    public func stage(_ bytes: [UInt8], filename: String, now: Date = Date()) throws(PhotoLibError) -> Upload {
+        try library.stageUpload(bytes, metadata: Self.metadata(for: bytes, filename: filename, fallbackDate: now), now: now)
+    }
+
+    /// Validates `bytes` and returns what the store records about them.
+    static func metadata(for bytes: [UInt8], filename: String, fallbackDate: Date) throws(PhotoLibError) -> ImportMetadata {
         let info: JPEGInfo
         do {
             info = try JPEGInspector.validate(bytes)
@@ -18,9 +40,8 @@ public enum PhotoIntake {
             let code: StatusCode = error.code == .tooLarge ? .resourceExhausted : .invalidArgument
             throw PhotoLibError(code, error.message, reason: .invalidImage)
         }
-        let location = info.location
         return ImportMetadata(
             originalFilename: filename.isEmpty ? "photo.jpg" : filename, pixelWidth: info.pixelWidth, pixelHeight: info.pixelHeight,
-            creationDate: info.creationDate ?? fallbackDate, location: location, orientation: info.orientation)
+            creationDate: info.creationDate ?? fallbackDate, location: info.location, orientation: info.orientation)
     }
 }

@@ -1,18 +1,15 @@
-import Dispatch
 import Foundation
 import PhotoLibCore
 
-/// What the image server needs to know about an asset's pixels: which file to render,
-/// and a version that changes whenever those pixels may have changed.
-public struct ImageSource: Sendable, Hashable {
-    /// The file images are rendered from: the `fullSizePhoto` (edited) resource when the
-    /// asset has one, else its original `photo`.
-    public var current: AssetResourceRecord
-    /// The original `photo` resource (what `version: original/unadjusted` render from).
-    public var original: AssetResourceRecord
-    /// Changes whenever the rendered content may change (see
-    /// ``PhotoLibrary/imageSource(forAsset:)``). Use it in cache keys.
-    public var contentVersion: String
+/// The database half of what the image server needs about an asset's pixels: its `photo`
+/// and `fullSizePhoto` records and its content generation (see
+/// ``PhotoLibrary/bumpContentVersion(forAsset:)``). The server adds the files' identities on
+/// disk and remembers the result until the database changes.
+public struct ImageSourceRecords: Sendable, Hashable {
+    /// The `photo` record, then the `fullSizePhoto` one when the asset has been edited.
+    public var resources: [AssetResourceRecord]
+    /// Moves whenever the asset's rendered content changes.
+    public var generation: Int
 }
 
 extension PhotoLibrary {
@@ -43,77 +40,26 @@ extension PhotoLibrary {
         return rows
     }
 
-    /// The files to render an asset's images from, and its content version.
-    ///
-    /// The content version is `SHA256(current).G.SIZE-MTIME-INODE`, where SHA256 is the
-    /// recorded digest of the current resource (so an edit that adds a `fullSizePhoto`
-    /// changes it), G is the asset's content generation (``bumpContentVersion(forAsset:)``,
-    /// 0 until bumped; stored in `meta` under `content_generation/<identifier>` until the
-    /// asset table has a content_version column), and SIZE-MTIME-INODE identify the file on
-    /// disk (nanosecond mtime), so even a file replaced behind the library's back is never
-    /// served from a stale cache entry.
-    ///
-    /// The rows are remembered until the database changes (any commit, in any process), and
-    /// the file's identity until inotify reports a change under the library
-    /// (``FileIdentityCache``), so a repeated request costs one `PRAGMA data_version` and one
-    /// empty read of the inotify queue.
-    ///
-    /// Throws `notFound` for an unknown asset or one without a photo, and `dataLoss` when
-    /// the current file is missing.
-    ///
-    /// `receivedAt` (uptime nanoseconds, `DispatchTime.uptimeNanoseconds`) is when the
-    /// request asking for it arrived: the answer reflects the database as it was at that
-    /// moment or later. A database version (and inotify queue) read after it is reused, so a
-    /// batch of requests read from a socket together costs one check; `nil` means now.
-    public func imageSource(forAsset identifier: String, receivedAt: UInt64? = nil) throws(PhotoLibError) -> ImageSource {
+    /// The records images of `identifier` render from, and its content generation, read in
+    /// one transaction; an unknown asset has no records (the caller says `notFound`).
+    public func imageSourceRecords(forAsset identifier: String) throws(PhotoLibError) -> ImageSourceRecords {
         try LocalIdentifier.validate(identifier)
-        return try withDatabase { (database) throws(PhotoLibError) -> ImageSource in
-            // The stamp is read before the rows: a commit in between only makes the entry
-            // look older than it is, never newer. Our own commits count without a query.
-            let dataVersion: Int
-            if let receivedAt, let last = imageSources.lastVersionCheck, last.at >= receivedAt {
-                dataVersion = last.dataVersion
-            } else {
-                let at = DispatchTime.now().uptimeNanoseconds
-                dataVersion = try database.dataVersion()
-                imageSources.lastVersionCheck = (at, dataVersion)
+        return try read { (database) throws(PhotoLibError) -> ImageSourceRecords in
+            let resources = try database.prepare(
+                """
+                SELECT r.type, r.original_filename, r.byte_size, r.sha256, r.uti, r.file_path
+                FROM asset a JOIN asset_resource r ON r.asset_id = a.id
+                WHERE a.local_identifier = ? AND r.type IN (1, 5) ORDER BY r.type
+                """
+            ).rows([.text(identifier)]) { (row) throws(PhotoLibError) in
+                AssetResourceRecord(
+                    assetIdentifier: identifier, type: row.int(0) == 5 ? .fullSizePhoto : .photo,
+                    originalFilename: row.text(1), byteSize: row.int(2), sha256: row.text(3),
+                    uniformTypeIdentifier: row.text(4), path: files.absolutePath(row.text(5)))
             }
-            let stamp = dataVersion &+ database.localCommitCount
-            let entry: ImageSourceCache.Entry
-            if let known = imageSources.entry(identifier, stamp: stamp) {
-                entry = known
-            } else {
-                entry = try database.inReadTransaction { () throws(PhotoLibError) -> ImageSourceCache.Entry in
-                    let resources = try database.prepare(
-                        """
-                        SELECT r.type, r.original_filename, r.byte_size, r.sha256, r.uti, r.file_path
-                        FROM asset a JOIN asset_resource r ON r.asset_id = a.id
-                        WHERE a.local_identifier = ? AND r.type IN (1, 5) ORDER BY r.type
-                        """
-                    ).rows([.text(identifier)]) { (row) throws(PhotoLibError) in
-                        AssetResourceRecord(
-                            assetIdentifier: identifier, type: row.int(0) == 5 ? .fullSizePhoto : .photo,
-                            originalFilename: row.text(1), byteSize: row.int(2), sha256: row.text(3),
-                            uniformTypeIdentifier: row.text(4), path: files.absolutePath(row.text(5)))
-                    }
-                    let generation = try database.prepare("SELECT value FROM meta WHERE key = ?")
-                        .firstRow([.text(Self.contentGenerationKey(identifier))]) { $0.int(0) } ?? 0
-                    return ImageSourceCache.Entry(resources: resources, generation: generation)
-                }
-                imageSources.store(identifier, entry, stamp: stamp)
-            }
-            guard let original = entry.resources.first(where: { $0.type == .photo }) else {
-                throw PhotoLibError(.notFound, "no asset with identifier \(identifier) (or it has no photo to render)")
-            }
-            let current = entry.resources.first(where: { $0.type == .fullSizePhoto }) ?? original
-            let file: FileIdentity
-            do throws(SystemError) {
-                file = try fileIdentities.identity(of: current.path, receivedAt: receivedAt)
-            } catch {
-                throw PhotoLibError(.dataLoss, "the \(current.type == .photo ? "original" : "edited photo") of asset \(identifier) is missing (\(SystemError.text(error.errno))); restore it from a backup")
-            }
-            let version = "\(current.sha256).\(entry.generation).\(file.size)-\(file.modificationTime)-\(file.inode)"
-            return ImageSource(current: current, original: original, contentVersion: version)
+            let generation = try database.prepare("SELECT value FROM meta WHERE key = ?")
+                .firstRow([.text(Self.contentGenerationKey(identifier))]) { $0.int(0) } ?? 0
+            return ImageSourceRecords(resources: resources, generation: generation)
         }
     }
 

@@ -20,18 +20,8 @@ extension PhotoLibrary {
     /// (author `import`, one inserted asset), or `nil` when the bytes were present already
     /// and nothing was committed.
     public func addPhotoRecordingChange(_ data: [UInt8], metadata: ImportMetadata) throws(PhotoLibError) -> (outcome: ImportOutcome, token: Int64?) {
-        try metadata.validate()
         let name = metadata.originalFilename
-        guard !data.isEmpty, data.count <= Self.maximumImportBytes else {
-            throw PhotoLibError(
-                .invalidArgument, "\(name) is \(data.count) bytes; a photo must be 1…\(Self.maximumImportBytes) bytes",
-                reason: .invalidImage)
-        }
-        // JPEG: SOI followed by the first marker.
-        guard data.count >= 4, data[0] == 0xFF, data[1] == 0xD8, data[2] == 0xFF else {
-            throw PhotoLibError(.invalidArgument, "\(name) is not a JPEG file (it does not start with FF D8 FF)", reason: .invalidImage)
-        }
-        let digest = SHA256.hash(data: data).map { OwnerToken.hexByte($0) }.joined()
+        let digest = try Self.checkedDigest(data, metadata: metadata, what: name)
         if let existing = try withDatabase({ (database) throws(PhotoLibError) in try Self.asset(withOriginalSHA256: digest, in: database) }) {
             return (.alreadyPresent(existing), nil)
         }
@@ -97,6 +87,23 @@ extension PhotoLibrary {
     }
 
     /// The asset whose original has this SHA-256, if any.
+    /// What every photo entering the library goes through, imported or uploaded: the
+    /// metadata is valid, the bytes are 1…``maximumImportBytes`` long and start like a JPEG
+    /// (the caller has decoded them fully); returns their SHA-256 in hex, which deduplicates.
+    static func checkedDigest(_ data: [UInt8], metadata: ImportMetadata, what name: String) throws(PhotoLibError) -> String {
+        try metadata.validate()
+        guard !data.isEmpty, data.count <= Self.maximumImportBytes else {
+            throw PhotoLibError(
+                .invalidArgument, "\(name) is \(data.count) bytes; a photo must be 1…\(Self.maximumImportBytes) bytes",
+                reason: .invalidImage)
+        }
+        // JPEG: SOI followed by the first marker.
+        guard data.count >= 4, data[0] == 0xFF, data[1] == 0xD8, data[2] == 0xFF else {
+            throw PhotoLibError(.invalidArgument, "\(name) is not a JPEG file (it does not start with FF D8 FF)", reason: .invalidImage)
+        }
+        return SHA256.hash(data: data).map { OwnerToken.hexByte($0) }.joined()
+    }
+
     static func asset(withOriginalSHA256 digest: String, in database: Database) throws(PhotoLibError) -> Asset? {
         try database.prepare(
             """

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import PhotoLibCore
 
@@ -72,19 +71,10 @@ extension PhotoLibrary {
     /// bytes and bad metadata, `resourceExhausted` when ``UploadLimits/maximumCount``
     /// unexpired uploads are waiting already.
     public func stageUpload(_ data: [UInt8], metadata: ImportMetadata, now: Date = Date()) throws(PhotoLibError) -> Upload {
-        try metadata.validate()
         let name = metadata.originalFilename
-        guard !data.isEmpty, data.count <= Self.maximumImportBytes else {
-            throw PhotoLibError(
-                .invalidArgument, "upload \(name) is \(data.count) bytes; a photo must be 1…\(Self.maximumImportBytes) bytes",
-                reason: .invalidImage)
-        }
-        guard data.count >= 4, data[0] == 0xFF, data[1] == 0xD8, data[2] == 0xFF else {
-            throw PhotoLibError(.invalidArgument, "upload \(name) is not a JPEG file (it does not start with FF D8 FF)", reason: .invalidImage)
-        }
+        let digest = try Self.checkedDigest(data, metadata: metadata, what: "upload \(name)")
         let created = try Microseconds.validated(now, "upload time")
         let expires = created + Int64(uploadLimits.lifetime * 1_000_000)
-        let digest = SHA256.hash(data: data).map { OwnerToken.hexByte($0) }.joined()
         let uploadID = UUID().uuidString.lowercased()
         let relativePath = FileStore.uploadPath(uploadID: uploadID)
         // Refuse early, before writing the bytes, when the limit is reached; checked again

@@ -22,20 +22,15 @@ public final class PhotoLibrary: @unchecked Sendable {
 
     /// The connection; use only inside ``withDatabase(_:)``.
     private let database: Database
-    /// Serializes access to ``database`` and to the caches used with it (``imageSources``,
-    /// ``fileIdentities``): held for the whole of each store call, so it may be held while
+    /// Serializes access to ``database``: held for the whole of each store call, so it may be held while
     /// SQLite waits on its busy timeout or the disk. Taken with no other PhotoLib lock held
     /// (callers read the store before locking their own state). Not a `Mutex` because the
-    /// connection and caches are not `Sendable`; hence `@unchecked Sendable` on the class.
+    /// connection is not `Sendable`; hence `@unchecked Sendable` on the class.
     private let lock = NSLock()
     /// The library's files.
     let files: FileStore
     /// Held (shared) for the instance's lifetime; see ``LibraryLock``.
     private let libraryLock: LibraryLock
-    /// Recently read image sources; use only inside ``withDatabase(_:)``.
-    let imageSources = ImageSourceCache()
-    /// `stat` results of the files images render from; use only inside ``withDatabase(_:)``.
-    let fileIdentities: FileIdentityCache
 
     private init(directory: String, database: Database, files: FileStore, libraryLock: LibraryLock,
                  libraryIdentifier: String, lastRecovery: RecoveryReport, uploadLimits: UploadLimits) {
@@ -43,7 +38,6 @@ public final class PhotoLibrary: @unchecked Sendable {
         self.uploadLimits = uploadLimits
         self.database = database
         self.files = files
-        self.fileIdentities = FileIdentityCache(root: files.root)
         self.libraryLock = libraryLock
         self.libraryIdentifier = libraryIdentifier
         self.lastRecovery = lastRecovery
@@ -124,6 +118,19 @@ public final class PhotoLibrary: @unchecked Sendable {
             // data_version moves for other connections' commits, the local count for ours.
             try database.dataVersion() &+ database.localCommitCount
         }
+    }
+
+    /// The half of ``dataVersion()`` that other connections' commits move (`PRAGMA
+    /// data_version`, one query). A caller that reuses it for a while adds
+    /// ``localCommitCount`` fresh each time, so this instance's own commits always count.
+    public func externalDataVersion() throws(PhotoLibError) -> Int {
+        try withDatabase { (database) throws(PhotoLibError) in try database.dataVersion() }
+    }
+
+    /// How many transactions this instance has committed (no query): the other half of
+    /// ``dataVersion()``.
+    public var localCommitCount: Int {
+        (try? withDatabase { (database) throws(PhotoLibError) in database.localCommitCount }) ?? 0
     }
 
     /// Runs `body` with exclusive use of the connection.

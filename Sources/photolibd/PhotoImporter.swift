@@ -13,11 +13,11 @@ struct PhotoImporter {
     }
 
     static let photoExtensions: Set<String> = ["jpg", "jpeg", "jpe"]
-    let library: PhotoLibrary
+    let intake: PhotoIntake
     private(set) var summary = Summary()
 
     init(library: PhotoLibrary) {
-        self.library = library
+        self.intake = PhotoIntake(library: library)
     }
 
     /// Imports a file, or every photo under a folder (sorted, recursively).
@@ -61,8 +61,7 @@ struct PhotoImporter {
         let bytes = [UInt8](data)
         let modified = (attributes?[.modificationDate] as? Date) ?? Date()
         do {
-            let metadata = try PhotoIntake.metadata(for: bytes, filename: (path as NSString).lastPathComponent, fallbackDate: modified)
-            switch try library.addPhoto(bytes, metadata: metadata) {
+            switch try intake.add(bytes, filename: (path as NSString).lastPathComponent, fallbackDate: modified) {
             case .added(let asset):
                 summary.added += 1
                 report("added \(asset.localIdentifier) \(path)")

@@ -1,5 +1,6 @@
 import Foundation
 import PhotoLibCore
+import PhotoLibTestSupport
 import Testing
 @testable import PhotoLibStore
 
@@ -7,7 +8,7 @@ import Testing
 struct ChangeLogTests {
     @Test("every committed change gets one transaction with a strictly increasing token and the right objects")
     func tokens() throws {
-        let temp = try TemporaryDirectory()
+        let temp = try TestDirectory()
         defer { temp.cleanUp() }
         let library = try PhotoLibrary.open(at: temp.library)
         #expect(try library.currentChangeToken() == 0)
@@ -54,7 +55,7 @@ struct ChangeLogTests {
 
     @Test("a second instance on the same directory sees the same tokens, and its commits continue the sequence")
     func sharedAcrossInstances() throws {
-        let temp = try TemporaryDirectory()
+        let temp = try TestDirectory()
         defer { temp.cleanUp() }
         let first = try PhotoLibrary.open(at: temp.library)
         let second = try PhotoLibrary.open(at: temp.library)
@@ -70,7 +71,7 @@ struct ChangeLogTests {
 
     @Test("pruning keeps the newest transactions; older tokens fail with persistentChangeTokenExpired; tokens are never reused")
     func pruning() throws {
-        let temp = try TemporaryDirectory()
+        let temp = try TestDirectory()
         defer { temp.cleanUp() }
         let library = try PhotoLibrary.open(at: temp.library)
         let ids = try library.createAssetsForTesting(0..<1)
@@ -102,7 +103,7 @@ struct ChangeLogTests {
 
     @Test("a version-1 library upgrades: its data stays, history starts at 0, the new requests work")
     func migrationFromVersion1() throws {
-        let temp = try TemporaryDirectory()
+        let temp = try TestDirectory()
         defer { temp.cleanUp() }
         try FileManager.default.createDirectory(atPath: temp.library, withIntermediateDirectories: true)
         let album = LocalIdentifier.newAlbum()

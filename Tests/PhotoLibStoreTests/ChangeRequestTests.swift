@@ -8,7 +8,7 @@ import PhotoLibTestSupport
 struct ChangeRequestTests {
     @Test("placeholders: a folder, an album in it and a new asset added to the album, in one batch")
     func placeholders() throws {
-        let temp = try TemporaryDirectory()
+        let temp = try TestDirectory()
         defer { temp.cleanUp() }
         let library = try PhotoLibrary.open(at: temp.library)
         let upload = try library.stageUpload(try SamplePhotos.uniqueBytes(0), metadata: SamplePhotos.metadata())
@@ -48,7 +48,7 @@ struct ChangeRequestTests {
 
     @Test("placeholder misuse: declared twice, used before its declaration, malformed")
     func placeholderMisuse() throws {
-        let temp = try TemporaryDirectory()
+        let temp = try TestDirectory()
         defer { temp.cleanUp() }
         let library = try PhotoLibrary.open(at: temp.library)
         let twice = expectError { () throws(PhotoLibError) in
@@ -90,7 +90,7 @@ struct ChangeRequestTests {
 
     @Test("a failing request, last or in the middle, leaves the database and the files exactly as before", arguments: [false, true])
     func allOrNothing(failInTheMiddle: Bool) throws {
-        let temp = try TemporaryDirectory()
+        let temp = try TestDirectory()
         defer { temp.cleanUp() }
         let library = try PhotoLibrary.open(at: temp.library)
         let assets = try library.createAssetsForTesting(0..<3)
@@ -150,7 +150,7 @@ struct ChangeRequestTests {
 
     @Test("wrong kinds, unknown identifiers, trashed assets and bad values are refused with the right codes")
     func validation() throws {
-        let temp = try TemporaryDirectory()
+        let temp = try TestDirectory()
         defer { temp.cleanUp() }
         let library = try PhotoLibrary.open(at: temp.library)
         let assets = try library.createAssetsForTesting(0..<2)
@@ -195,7 +195,7 @@ struct ChangeRequestTests {
 
     @Test("setAssetProperties changes what it names, bumps the modification date, and no-ops record nothing")
     func assetProperties() throws {
-        let temp = try TemporaryDirectory()
+        let temp = try TestDirectory()
         defer { temp.cleanUp() }
         let library = try PhotoLibrary.open(at: temp.library)
         let id = try library.createAssetsForTesting(0..<1)[0]
@@ -227,7 +227,7 @@ struct ChangeRequestTests {
 
     @Test("album order follows an in-memory model across a seeded random sequence of insert, move, remove and add")
     func albumOrderModel() throws {
-        let temp = try TemporaryDirectory()
+        let temp = try TestDirectory()
         defer { temp.cleanUp() }
         let library = try PhotoLibrary.open(at: temp.library)
         let pool = (0..<24).map { SyntheticAsset(creationDate: Date(timeIntervalSince1970: Double($0))) }
@@ -275,7 +275,7 @@ struct ChangeRequestTests {
 
     @Test("indexes count visible assets: hidden members keep their place around an insertion")
     func indexesSkipHiddenAssets() throws {
-        let temp = try TemporaryDirectory()
+        let temp = try TestDirectory()
         defer { temp.cleanUp() }
         let library = try PhotoLibrary.open(at: temp.library)
         let pool = (0..<4).map { SyntheticAsset(creationDate: Date(timeIntervalSince1970: Double($0))) }
@@ -294,7 +294,7 @@ struct ChangeRequestTests {
 
     @Test("key assets, renames, folder moves without cycles, and deleting a folder keeps its children")
     func collectionsEditing() throws {
-        let temp = try TemporaryDirectory()
+        let temp = try TestDirectory()
         defer { temp.cleanUp() }
         let library = try PhotoLibrary.open(at: temp.library)
         let ids = try library.createAssetsForTesting(0..<3)

@@ -1,5 +1,6 @@
 import Foundation
 import PhotoLibCore
+import PhotoLibTestSupport
 import Testing
 @testable import PhotoLibStore
 
@@ -8,7 +9,7 @@ import Testing
 struct FetchSnapshotReaderTests {
     @Test("count, first page and the full list come from one consistent read")
     func consistentAcrossCommits() throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TestDirectory()
         defer { directory.cleanUp() }
         let library = try PhotoLibrary.open(at: directory.library)
         _ = try library.addSyntheticAssetsForBenchmark(count: 300)
@@ -31,7 +32,7 @@ struct FetchSnapshotReaderTests {
 
     @Test("limits and empty results")
     func limits() throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TestDirectory()
         defer { directory.cleanUp() }
         let library = try PhotoLibrary.open(at: directory.library)
         _ = try library.addSyntheticAssetsForBenchmark(count: 30)

@@ -1,5 +1,6 @@
 import Foundation
 import PhotoLibCore
+import PhotoLibTestSupport
 import Testing
 @testable import PhotoLibStore
 
@@ -8,7 +9,7 @@ import Testing
 struct MatchingIdentifiersTests {
     @Test("equals the full fetch restricted to the candidates, for every scope")
     func agreesWithFullFetch() throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TestDirectory()
         defer { directory.cleanUp() }
         let library = try PhotoLibrary.open(at: directory.library)
         _ = try library.addSyntheticAssetsForBenchmark(count: 500)

@@ -1,5 +1,6 @@
 import Foundation
 import PhotoLibCore
+import PhotoLibTestSupport
 import Testing
 @testable import PhotoLibStore
 
@@ -7,7 +8,7 @@ import Testing
 struct PhotoLibraryCollectionsTests {
     @Test("assets keep the order they were added in; counts, dates and key asset follow")
     func albumOrderAndCounts() throws {
-        let temp = try TemporaryDirectory()
+        let temp = try TestDirectory()
         defer { temp.cleanUp() }
         let library = try PhotoLibrary.open(at: temp.library)
         let assets = (0..<6).map { SyntheticAsset(creationDate: Date(timeIntervalSince1970: Double(1_000 * $0))) }
@@ -52,7 +53,7 @@ struct PhotoLibraryCollectionsTests {
 
     @Test("smart albums count favourites, hidden, videos, subtypes, recent additions and the trash")
     func smartAlbumCounts() throws {
-        let temp = try TemporaryDirectory()
+        let temp = try TestDirectory()
         defer { temp.cleanUp() }
         let library = try PhotoLibrary.open(at: temp.library)
         let old = Date(timeIntervalSinceNow: -40 * 24 * 3600)
@@ -104,7 +105,7 @@ struct PhotoLibraryCollectionsTests {
 
     @Test("bad album input is refused with clear errors and changes nothing")
     func badAlbumInput() throws {
-        let temp = try TemporaryDirectory()
+        let temp = try TestDirectory()
         defer { temp.cleanUp() }
         let library = try PhotoLibrary.open(at: temp.library)
         let asset = SyntheticAsset(creationDate: Date(timeIntervalSince1970: 0))

@@ -1,5 +1,6 @@
 import Foundation
 import PhotoLibCore
+import PhotoLibTestSupport
 import Testing
 @testable import PhotoLibStore
 
@@ -48,7 +49,7 @@ struct PhotoLibraryFetchTests {
 
     @Test("every sort key, ascending and descending, breaks ties by identifier", arguments: AssetSortKey.allCases)
     func sortByEachKey(_ key: AssetSortKey) throws {
-        let temp = try TemporaryDirectory()
+        let temp = try TestDirectory()
         defer { temp.cleanUp() }
         let library = try PhotoLibrary.open(at: temp.library)
         let assets = Self.fixture()
@@ -65,7 +66,7 @@ struct PhotoLibraryFetchTests {
 
     @Test("the default order is creation date then identifier; fetchLimit takes a prefix")
     func defaultOrderAndLimit() throws {
-        let temp = try TemporaryDirectory()
+        let temp = try TestDirectory()
         defer { temp.cleanUp() }
         let library = try PhotoLibrary.open(at: temp.library)
         let assets = Self.fixture()
@@ -91,7 +92,7 @@ struct PhotoLibraryFetchTests {
 
     @Test("hidden assets are excluded unless asked for; the Hidden album shows only them")
     func hiddenAssets() throws {
-        let temp = try TemporaryDirectory()
+        let temp = try TestDirectory()
         defer { temp.cleanUp() }
         let library = try PhotoLibrary.open(at: temp.library)
         let assets = Self.fixture()
@@ -121,7 +122,7 @@ struct PhotoLibraryFetchTests {
 
     @Test("20,000 assets through the bulk path: counts, pages and smart albums agree")
     func bulkLibrary() throws {
-        let temp = try TemporaryDirectory()
+        let temp = try TestDirectory()
         defer { temp.cleanUp() }
         let library = try PhotoLibrary.open(at: temp.library)
         var generator = SystemRandomNumberGenerator()

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import PhotoLibCore
+import PhotoLibTestSupport
 import Testing
 @testable import PhotoLibStore
 
@@ -12,7 +13,7 @@ import Glibc
 struct PhotoLibraryImportTests {
     @Test("a library keeps its assets, identifier and files across reopen")
     func createAndReopen() throws {
-        let temp = try TemporaryDirectory()
+        let temp = try TestDirectory()
         defer { temp.cleanUp() }
         let bytes = try SamplePhotos.bytes(0)
         let added: Asset
@@ -53,7 +54,7 @@ struct PhotoLibraryImportTests {
 
     @Test("the owner token is 64 hex digits, mode 0600, and stable across reopen")
     func ownerToken() throws {
-        let temp = try TemporaryDirectory()
+        let temp = try TestDirectory()
         defer { temp.cleanUp() }
         let first = try PhotoLibrary.open(at: temp.library).ownerToken()
         #expect(first.count == 64 && first.allSatisfy(\.isHexDigit) && first == first.lowercased())
@@ -63,7 +64,7 @@ struct PhotoLibraryImportTests {
         let again = try PhotoLibrary.open(at: temp.library).ownerToken()
         #expect(again == first)
 
-        let other = try TemporaryDirectory()
+        let other = try TestDirectory()
         defer { other.cleanUp() }
         #expect(try PhotoLibrary.open(at: other.library).ownerToken() != first)
 
@@ -77,7 +78,7 @@ struct PhotoLibraryImportTests {
 
     @Test("importing the same bytes twice gives the existing asset and writes one file")
     func dedupe() throws {
-        let temp = try TemporaryDirectory()
+        let temp = try TestDirectory()
         defer { temp.cleanUp() }
         let library = try PhotoLibrary.open(at: temp.library)
         let bytes = try SamplePhotos.bytes(1)
@@ -104,7 +105,7 @@ struct PhotoLibraryImportTests {
 
     @Test("two instances on one directory see each other's imports, and dataVersion moves")
     func dataVersionAcrossInstances() throws {
-        let temp = try TemporaryDirectory()
+        let temp = try TestDirectory()
         defer { temp.cleanUp() }
         let server = try PhotoLibrary.open(at: temp.library)
         let importer = try PhotoLibrary.open(at: temp.library)
@@ -130,7 +131,7 @@ struct PhotoLibraryImportTests {
 
     @Test("bad photos and metadata are refused with errors naming the problem")
     func badImports() throws {
-        let temp = try TemporaryDirectory()
+        let temp = try TestDirectory()
         defer { temp.cleanUp() }
         let library = try PhotoLibrary.open(at: temp.library)
         let jpeg = try SamplePhotos.bytes(0)
@@ -173,7 +174,7 @@ struct PhotoLibraryImportTests {
 
     @Test("open refuses a missing library without createIfMissing and a directory that is not a library")
     func badDirectories() throws {
-        let temp = try TemporaryDirectory()
+        let temp = try TestDirectory()
         defer { temp.cleanUp() }
         let missing = thrownError { () throws(PhotoLibError) in _ = try PhotoLibrary.open(at: temp.library, createIfMissing: false) }
         #expect(missing?.code == .notFound && missing?.message.contains(temp.library) == true)

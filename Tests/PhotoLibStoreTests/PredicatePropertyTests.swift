@@ -161,7 +161,7 @@ struct PredicatePropertyTests {
         var nonEmpty = 0
         var partial = 0
         for libraryIndex in 0..<8 {
-            let temp = try TemporaryDirectory()
+            let temp = try TestDirectory()
             defer { temp.cleanUp() }
             let (library, assets) = try makeLibrary(at: temp.library, count: generator.int(1..<90), &generator)
             for caseIndex in 0..<50 {
@@ -200,7 +200,7 @@ struct PredicatePropertyTests {
 
     @Test("predicates combine with collections and media types; errors keep their reason")
     func combinationsAndErrors() throws {
-        let temp = try TemporaryDirectory()
+        let temp = try TestDirectory()
         defer { temp.cleanUp() }
         var generator = Generator(random: SplitMix64(seed: 7))
         let (library, assets) = try makeLibrary(at: temp.library, count: 60, &generator)
@@ -252,7 +252,7 @@ struct PredicatePropertyTests {
 
     @Test("the largest predicates run: long AND chains, long IN lists, deepest nesting")
     func largestPredicates() throws {
-        let temp = try TemporaryDirectory()
+        let temp = try TestDirectory()
         defer { temp.cleanUp() }
         var generator = Generator(random: SplitMix64(seed: 11))
         let (library, assets) = try makeLibrary(at: temp.library, count: 40, &generator)
@@ -293,7 +293,7 @@ struct PredicatePropertyTests {
         ("localIdentifier IN {\"A/L0/001\", \"B/L0/001\"}", "sqlite_autoindex_asset_1"),
     ])
     func indexFriendly(text: String, index: String) throws {
-        let temp = try TemporaryDirectory()
+        let temp = try TestDirectory()
         defer { temp.cleanUp() }
         var generator = Generator(random: SplitMix64(seed: 3))
         let (library, _) = try makeLibrary(at: temp.library, count: 500, &generator)

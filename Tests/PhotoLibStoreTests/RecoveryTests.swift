@@ -1,5 +1,6 @@
 import Foundation
 import PhotoLibCore
+import PhotoLibTestSupport
 import Testing
 @testable import PhotoLibStore
 
@@ -7,7 +8,7 @@ import Testing
 struct RecoveryTests {
     @Test("reopening removes leftovers in tmp/ and originals no committed row references")
     func removesOrphans() throws {
-        let temp = try TemporaryDirectory()
+        let temp = try TestDirectory()
         defer { temp.cleanUp() }
         let kept: Asset
         do {
@@ -44,7 +45,7 @@ struct RecoveryTests {
 
     @Test("recovery waits for exclusive use: an open instance's files are never touched")
     func skippedWhileOpen() throws {
-        let temp = try TemporaryDirectory()
+        let temp = try TestDirectory()
         defer { temp.cleanUp() }
         let first = try PhotoLibrary.open(at: temp.library)
         let inFlight = temp.library + "/tmp/in-flight.part"
@@ -57,7 +58,7 @@ struct RecoveryTests {
 
     @Test("a lost original is reported, and reading it fails with dataLoss naming the file")
     func missingOriginal() throws {
-        let temp = try TemporaryDirectory()
+        let temp = try TestDirectory()
         defer { temp.cleanUp() }
         let asset: Asset
         let path: String

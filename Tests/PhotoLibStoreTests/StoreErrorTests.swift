@@ -1,5 +1,6 @@
 import Foundation
 import PhotoLibCore
+import PhotoLibTestSupport
 import Testing
 @testable import PhotoLibStore
 
@@ -7,7 +8,7 @@ import Testing
 struct StoreErrorTests {
     @Test("a damaged database file: dataLoss naming SQLite's code and message, kept as the cause")
     func damagedDatabase() throws {
-        let temp = try TemporaryDirectory()
+        let temp = try TestDirectory()
         defer { temp.cleanUp() }
         _ = try PhotoLibrary.open(at: temp.library)
         // Overwrite the database with text: SQLite answers SQLITE_NOTADB (26).
@@ -21,7 +22,7 @@ struct StoreErrorTests {
 
     @Test("a library path that is a file: the errno is the cause")
     func libraryIsAFile() throws {
-        let temp = try TemporaryDirectory()
+        let temp = try TestDirectory()
         defer { temp.cleanUp() }
         let file = temp.library + "-file"
         try Data([1, 2, 3]).write(to: URL(fileURLWithPath: file))

@@ -1,32 +1,12 @@
 import Foundation
 import PhotoLibCore
+import PhotoLibTestSupport
 import Testing
 @testable import PhotoLibStore
 
 #if canImport(Glibc)
 import Glibc
 #endif
-
-/// A fresh directory under the system temp directory, removed by `cleanUp()`.
-struct TemporaryDirectory {
-    /// The directory's path.
-    let path: String
-
-    /// Creates a unique, empty directory.
-    init() throws {
-        var template = Array((NSTemporaryDirectory() + "/photolib-store-XXXXXX").utf8CString)
-        guard let made = mkdtemp(&template) else { throw PhotoLibError(.internalError, "mkdtemp failed") }
-        path = String(cString: made)
-    }
-
-    /// A library directory inside this one (not created: `open` creates it).
-    var library: String { path + "/Library" }
-
-    /// Removes the directory and everything in it.
-    func cleanUp() {
-        try? FileManager.default.removeItem(atPath: path)
-    }
-}
 
 /// The sample JPEGs shipped with the repository, found relative to this file.
 enum SamplePhotos {
@@ -68,16 +48,6 @@ func regularFiles(under directory: String) -> [String] {
         }
     }
     return files.sorted()
-}
-
-/// Runs `body` with the error it throws, failing when it throws nothing.
-func thrownError(_ body: () throws(PhotoLibError) -> Void) -> PhotoLibError? {
-    do {
-        try body()
-        return nil
-    } catch {
-        return error
-    }
 }
 
 extension SamplePhotos {

@@ -1,5 +1,6 @@
 import Foundation
 import PhotoLibCore
+import PhotoLibTestSupport
 import Testing
 @testable import PhotoLibStore
 
@@ -7,7 +8,7 @@ import Testing
 struct StoredDateTests {
     @Test("modification and creation dates written by the library match a millisecond predicate")
     func millisecondDates() throws {
-        let temp = try TemporaryDirectory()
+        let temp = try TestDirectory()
         defer { temp.cleanUp() }
         let library = try PhotoLibrary.open(at: temp.library)
         let asset = try library.addPhoto(try SamplePhotos.uniqueBytes(3), metadata: SamplePhotos.metadata()).asset.localIdentifier

@@ -1,5 +1,6 @@
 import Foundation
 import PhotoLibCore
+import PhotoLibTestSupport
 import Testing
 @testable import PhotoLibStore
 
@@ -7,7 +8,7 @@ import Testing
 struct TrashTests {
     @Test("trash keeps album membership and order, restore brings the asset back in place, purge removes rows then files")
     func trashRestorePurge() throws {
-        let temp = try TemporaryDirectory()
+        let temp = try TestDirectory()
         defer { temp.cleanUp() }
         let library = try PhotoLibrary.open(at: temp.library)
         let ids = try library.createAssetsForTesting(0..<3)
@@ -67,7 +68,7 @@ struct TrashTests {
 
     @Test("purgeExpiredTrash removes assets trashed longer than the retention, in one logged transaction")
     func retention() throws {
-        let temp = try TemporaryDirectory()
+        let temp = try TestDirectory()
         defer { temp.cleanUp() }
         let library = try PhotoLibrary.open(at: temp.library)
         let ids = try library.createAssetsForTesting(0..<3)

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import PhotoLibCore
+import PhotoLibTestSupport
 import Testing
 @testable import PhotoLibStore
 
@@ -8,7 +9,7 @@ import Testing
 struct UploadTests {
     @Test("staging writes the bytes under uploads/, hashes them, and expires after the lifetime")
     func stage() throws {
-        let temp = try TemporaryDirectory()
+        let temp = try TestDirectory()
         defer { temp.cleanUp() }
         let library = try PhotoLibrary.open(at: temp.library, uploadLimits: UploadLimits(lifetime: 600))
         let bytes = try SamplePhotos.uniqueBytes(0)
@@ -39,7 +40,7 @@ struct UploadTests {
 
     @Test("bad uploads are refused: empty, not a JPEG, bad metadata, too many waiting")
     func limits() throws {
-        let temp = try TemporaryDirectory()
+        let temp = try TestDirectory()
         defer { temp.cleanUp() }
         let library = try PhotoLibrary.open(at: temp.library, uploadLimits: UploadLimits(lifetime: 60, maximumCount: 2))
         let now = Date(timeIntervalSince1970: 1_700_000_000)
@@ -64,7 +65,7 @@ struct UploadTests {
 
     @Test("dedupe: the same bytes staged again name the existing asset, and createAsset resolves to it")
     func dedupe() throws {
-        let temp = try TemporaryDirectory()
+        let temp = try TestDirectory()
         defer { temp.cleanUp() }
         let library = try PhotoLibrary.open(at: temp.library)
         let bytes = try SamplePhotos.uniqueBytes(3)
@@ -102,7 +103,7 @@ struct UploadTests {
 
     @Test("createAsset overrides the upload's metadata: date, location cleared or set, favourite, hidden")
     func overrides() throws {
-        let temp = try TemporaryDirectory()
+        let temp = try TestDirectory()
         defer { temp.cleanUp() }
         let library = try PhotoLibrary.open(at: temp.library)
         let a = try library.stageUpload(try SamplePhotos.uniqueBytes(0), metadata: SamplePhotos.metadata("A.JPG"))
@@ -126,7 +127,7 @@ struct UploadTests {
 
     @Test("recovery removes upload files without a row and rows whose file is gone")
     func recovery() throws {
-        let temp = try TemporaryDirectory()
+        let temp = try TestDirectory()
         defer { temp.cleanUp() }
         let kept: Upload
         let lost: Upload

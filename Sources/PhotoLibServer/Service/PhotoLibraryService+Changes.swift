@@ -41,11 +41,8 @@ extension PhotoLibraryService {
             throw PhotoLibError(.invalidArgument, "the upload ended after \(data.count) of the \(size) bytes its header announced")
         }
         let received = data
-        let library = self.library
-        let staged = try await renderer.run { () throws -> Upload in
-            let metadata = try PhotoIntake.metadata(for: received, filename: filename, fallbackDate: Date())
-            return try library.stageUpload(received, metadata: metadata)
-        }
+        let intake = PhotoIntake(library: library)
+        let staged = try await renderer.run { () throws -> Upload in try intake.stage(received, filename: filename) }
         try await call.send(Wire.UploadResult(staged))
     }
 

@@ -55,7 +55,7 @@ extension PhotoLibraryService {
         }
         // The whole image as a crop is no crop (one cache entry for both).
         let crop = try crop.map { rect throws(PhotoLibError) in try rect.validated() }.flatMap { $0 == .unit ? nil : $0 }
-        let source = try library.imageSource(forAsset: assetIdentifier, receivedAt: receivedAt)
+        let source = try imageSources.imageSource(forAsset: assetIdentifier, receivedAt: receivedAt)
         let render = RenderRequest(
             targetSize: targetSize, contentMode: contentMode, resizeMode: resizeMode, crop: crop, quality: Self.renderQuality)
         // No edits exist yet: current, unadjusted and original render the same file unless

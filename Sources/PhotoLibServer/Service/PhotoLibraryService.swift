@@ -17,6 +17,8 @@ final class PhotoLibraryService: Sendable {
     /// file I/O block, so never on the cooperative pool): see ``BlockingPool``.
     let libraryIO: BlockingPool
     let hub: ChangeHub
+    /// Which files an asset's images render from, and their content version (cached).
+    let imageSources: ImageSourceResolver
 
     /// Objects returned with a snapshot or per page, at most.
     static let maxPageLength = 1000
@@ -30,6 +32,7 @@ final class PhotoLibraryService: Sendable {
         self.logger = logger
         self.renderer = RenderPool(concurrency: configuration.renderConcurrency)
         self.libraryIO = BlockingPool(name: "photolibd.library-io", concurrency: Self.libraryIOConcurrency)
+        self.imageSources = ImageSourceResolver(library: library)
         self.hub = ChangeHub(library: library, logger: logger, pollInterval: configuration.changePollInterval, maxQueuedPerSubscriber: configuration.maxQueuedNotifications)
     }
 

@@ -1,21 +1,17 @@
+import PhotoLibStore
+
 /// The database half of ``ImageSource`` (resource records and content generation) for
 /// recently requested assets, valid while the database has not changed.
 ///
-/// Every entry is stamped with the database's version (``PhotoLibrary/dataVersion()``:
+/// Every entry is stamped with the database's version (`PhotoLibrary.dataVersion()`:
 /// another connection's commit or one of ours moves it); a different stamp empties the
-/// cache, so nothing read before a commit is used after it. Confined to the library's lock.
+/// cache, so nothing read before a commit is used after it. Confined to
+/// ``ImageSourceResolver``'s lock.
 final class ImageSourceCache {
-    /// What one asset's rows say.
-    struct Entry {
-        var resources: [AssetResourceRecord]
-        var generation: Int
-    }
+    typealias Entry = ImageSourceRecords
 
     /// At most this many assets are remembered; the cache starts over beyond it.
     let capacity: Int
-    /// The last `PRAGMA data_version` read and when (uptime nanoseconds, taken just before
-    /// reading it): a request that arrived before then can use it instead of reading again.
-    var lastVersionCheck: (at: UInt64, dataVersion: Int)?
     private var stamp: Int?
     private var entries: [String: Entry] = [:]
 

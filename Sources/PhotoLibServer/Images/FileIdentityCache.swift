@@ -27,7 +27,7 @@ struct FileIdentity: Equatable {
 /// cannot be watched, a file outside the library — every call `stat`s. inotify sees changes
 /// made through this machine's kernel: a network file system changed from another host, or
 /// a file changed through a shared writable `mmap`, is not seen (neither replaces an
-/// original in a library that only photolibd writes). Confined to the library's lock.
+/// original in a library that only photolibd writes). Confined to ``ImageSourceResolver``'s lock.
 final class FileIdentityCache {
     /// The library's directory: the highest directory watched.
     let root: String

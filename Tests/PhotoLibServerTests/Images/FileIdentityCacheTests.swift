@@ -2,7 +2,9 @@ import Dispatch
 import Foundation
 import PhotoLibCore
 import Testing
-@testable import PhotoLibStore
+import PhotoLibStore
+import PhotoLibTestSupport
+@testable import PhotoLibServer
 
 #if canImport(Glibc)
 import Glibc
@@ -12,13 +14,13 @@ import Glibc
 struct FileIdentityCacheTests {
     /// A library-like tree: ROOT/originals/ab/photo.jpg.
     private struct Tree {
-        let temp: TemporaryDirectory
+        let temp: TestDirectory
         var root: String { temp.path + "/root" }
         var shard: String { root + "/originals/ab" }
         var file: String { shard + "/photo.jpg" }
 
         init() throws {
-            temp = try TemporaryDirectory()
+            temp = try TestDirectory()
             try FileManager.default.createDirectory(atPath: shard, withIntermediateDirectories: true)
             try write([1, 2, 3], to: file)
         }
@@ -109,20 +111,21 @@ struct FileIdentityCacheTests {
 
     @Test("an original replaced behind the library's back moves the asset's content version")
     func originalReplacedBehindTheLibrarysBack() throws {
-        let temp = try TemporaryDirectory()
+        let temp = try TestDirectory()
         defer { temp.cleanUp() }
         let library = try PhotoLibrary.open(at: temp.library)
-        let asset = try library.addPhoto(try SamplePhotos.uniqueBytes(3), metadata: SamplePhotos.metadata()).asset.localIdentifier
-        let first = try library.imageSource(forAsset: asset)
-        #expect(try library.imageSource(forAsset: asset) == first)
+        let librarySources = ImageSourceResolver(library: library)
+        let asset = try library.addPhoto(try Fixtures.uniqueJPEG(3), metadata: ImageSourceTests.metadata).asset.localIdentifier
+        let first = try librarySources.imageSource(forAsset: asset)
+        #expect(try librarySources.imageSource(forAsset: asset) == first)
         let path = first.current.path
         let replacement = path + ".replacement"
-        try Data(try SamplePhotos.uniqueBytes(5)).write(to: URL(fileURLWithPath: replacement))
+        try Data(try Fixtures.uniqueJPEG(5)).write(to: URL(fileURLWithPath: replacement))
         #expect(rename(replacement, path) == 0)
-        let second = try library.imageSource(forAsset: asset)
+        let second = try librarySources.imageSource(forAsset: asset)
         #expect(second.contentVersion != first.contentVersion)
         #expect(unlink(path) == 0)
-        let error = thrownError { () throws(PhotoLibError) in _ = try library.imageSource(forAsset: asset) }
+        let error = thrownError { () throws(PhotoLibError) in _ = try librarySources.imageSource(forAsset: asset) }
         #expect(error?.code == .dataLoss)
     }
 }

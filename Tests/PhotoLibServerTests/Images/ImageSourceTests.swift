@@ -1,0 +1,80 @@
+import Dispatch
+import Foundation
+import PhotoLibCore
+import Testing
+import PhotoLibStore
+import PhotoLibTestSupport
+@testable import PhotoLibServer
+
+@Suite("Image sources: remembered rows never outlive a commit")
+struct ImageSourceTests {
+    /// Metadata for a test photo, passed explicitly (the store does not parse images).
+    static let metadata = ImportMetadata(
+        originalFilename: "IMG_0001.JPG", pixelWidth: 5312, pixelHeight: 2988, creationDate: Date(timeIntervalSince1970: 1_600_000_000))
+
+    @Test("another instance's commit (another process, as far as SQLite knows) moves the content version at once")
+    func otherConnectionsCommit() throws {
+        let temp = try TestDirectory()
+        defer { temp.cleanUp() }
+        let server = try PhotoLibrary.open(at: temp.library)
+        let serverSources = ImageSourceResolver(library: server)
+        let other = try PhotoLibrary.open(at: temp.library)
+        let asset = try other.addPhoto(try Fixtures.uniqueJPEG(0), metadata: ImageSourceTests.metadata).asset.localIdentifier
+        let first = try serverSources.imageSource(forAsset: asset)
+        #expect(try serverSources.imageSource(forAsset: asset) == first, "nothing changed: the same source")
+        try other.bumpContentVersion(forAsset: asset)
+        let bumped = try serverSources.imageSource(forAsset: asset)
+        #expect(bumped.contentVersion != first.contentVersion)
+        #expect(bumped.current == first.current)
+    }
+
+    @Test("a request that arrived after another instance's commit sees it, even when a version check was reused before")
+    func receivedAfterCommit() throws {
+        let temp = try TestDirectory()
+        defer { temp.cleanUp() }
+        let server = try PhotoLibrary.open(at: temp.library)
+        let serverSources = ImageSourceResolver(library: server)
+        let other = try PhotoLibrary.open(at: temp.library)
+        let asset = try other.addPhoto(try Fixtures.uniqueJPEG(4), metadata: ImageSourceTests.metadata).asset.localIdentifier
+        let batch = DispatchTime.now().uptimeNanoseconds
+        let first = try serverSources.imageSource(forAsset: asset, receivedAt: batch)
+        #expect(try serverSources.imageSource(forAsset: asset, receivedAt: batch) == first, "the same batch: the same answer")
+        try other.bumpContentVersion(forAsset: asset)
+        let arrived = DispatchTime.now().uptimeNanoseconds
+        #expect(try serverSources.imageSource(forAsset: asset, receivedAt: arrived).contentVersion != first.contentVersion)
+        // This instance's own commits count at once, whatever the arrival time.
+        try server.bumpContentVersion(forAsset: asset)
+        let afterOwn = try serverSources.imageSource(forAsset: asset, receivedAt: batch)
+        #expect(afterOwn.contentVersion != first.contentVersion)
+        try server.bumpContentVersion(forAsset: asset)
+        #expect(try serverSources.imageSource(forAsset: asset, receivedAt: batch).contentVersion != afterOwn.contentVersion)
+    }
+
+    @Test("this instance's own commit moves it too, and a purged asset is not found")
+    func ownCommit() throws {
+        let temp = try TestDirectory()
+        defer { temp.cleanUp() }
+        let library = try PhotoLibrary.open(at: temp.library)
+        let librarySources = ImageSourceResolver(library: library)
+        let asset = try library.addPhoto(try Fixtures.uniqueJPEG(1), metadata: ImageSourceTests.metadata).asset.localIdentifier
+        let first = try librarySources.imageSource(forAsset: asset)
+        try library.bumpContentVersion(forAsset: asset)
+        #expect(try librarySources.imageSource(forAsset: asset).contentVersion != first.contentVersion)
+        _ = try library.performChanges([.deleteAssets([asset])])
+        _ = try library.performChanges([.purgeAssets([asset])])
+        let error = thrownError { () throws(PhotoLibError) in _ = try librarySources.imageSource(forAsset: asset) }
+        #expect(error?.code == .notFound)
+    }
+
+    @Test("an unknown asset is not found, before and after it is imported elsewhere")
+    func unknownThenImported() throws {
+        let temp = try TestDirectory()
+        defer { temp.cleanUp() }
+        let server = try PhotoLibrary.open(at: temp.library)
+        let serverSources = ImageSourceResolver(library: server)
+        let other = try PhotoLibrary.open(at: temp.library)
+        #expect(thrownError { () throws(PhotoLibError) in _ = try serverSources.imageSource(forAsset: LocalIdentifier.newAsset()) }?.code == .notFound)
+        let asset = try other.addPhoto(try Fixtures.uniqueJPEG(2), metadata: ImageSourceTests.metadata).asset.localIdentifier
+        #expect(try serverSources.imageSource(forAsset: asset).current.assetIdentifier == asset)
+    }
+}
