@@ -42,7 +42,7 @@ let package = Package(
 
         // MARK: Swift modules, lowest first.
         .target(name: "PhotoLibCore"),
-        .target(name: "PhotoLibTestSupport", dependencies: ["PhotoLibCore"], path: "Tests/PhotoLibTestSupport"),
+        .target(name: "PhotoLibTestSupport", dependencies: ["PhotoLibCore", "PhotoLibWire"], path: "Tests/PhotoLibTestSupport"),
         .target(name: "PhotoLibWire", dependencies: ["PhotoLibCore", "CPhotoLibProto"]),
         .target(name: "PhotoLibNet", dependencies: ["PhotoLibCore"]),
         .target(
@@ -92,9 +92,22 @@ let package = Package(
         .testTarget(
             name: "PhotoLibStoreTests",
             dependencies: ["PhotoLibStore", "PhotoLibCore", "PhotoLibTestSupport", .product(name: "Crypto", package: "swift-crypto")]),
+        // The in-process transport harness: the real server over socket pairs.
+        .target(
+            name: "PhotoLibServerTestSupport",
+            dependencies: [
+                "PhotoLibServer", "PhotoLibStore", "PhotoLibNet", "PhotoLibCore", "PhotoLibTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/PhotoLibServerTestSupport"),
         .testTarget(
             name: "PhotoLibServerTests",
-            dependencies: ["PhotoLibServer", "PhotoLibStore", "PhotoLibCore", "PhotoLibTestSupport"]),
+            dependencies: [
+                "PhotoLibServer", "PhotoLibStore", "PhotoLibCore", "PhotoLibWire", "PhotoLibTestSupport", "PhotoLibServerTestSupport",
+            ]),
+        .testTarget(
+            name: "PhotoLibClientTests",
+            dependencies: ["PhotoLibClient", "PhotoLibCore", "PhotoLibServer", "PhotoLibTestSupport", "PhotoLibServerTestSupport"]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: ["PhotoLibClient", "PhotoLibCore", "PhotoLibTestSupport", "PhotoLibWire"],

@@ -42,6 +42,20 @@ public final class PhotoLibrary: Sendable {
             throw PhotoLibError(.invalidArgument, error.description)
         }
         let connection = try await ClientConnection.connect(to: endpoint, token: token, clientName: clientName, configuration: configuration)
+        return try PhotoLibrary.make(handshaken: connection)
+    }
+
+    /// Connects over an already-connected stream socket `fd` (the library owns it from now
+    /// on): one end of `SocketPair.make()` whose other end a `PhotoLibServer` serves in the
+    /// same process, or a descriptor inherited from a supervisor. Otherwise as
+    /// ``connect(to:token:clientName:configuration:)``.
+    public static func connect(connectedSocket fd: Int32, token: String, clientName: String = "PhotoLibClient/0.1", configuration: ClientConfiguration = ClientConfiguration()) async throws -> PhotoLibrary {
+        let connection = try await ClientConnection.handshake(fd: fd, endpoint: nil, token: token, clientName: clientName, configuration: configuration)
+        return try PhotoLibrary.make(handshaken: connection)
+    }
+
+    /// The library of a connection whose handshake finished.
+    private static func make(handshaken connection: ClientConnection) throws -> PhotoLibrary {
         guard let welcome = connection.queue.sync(execute: { connection.welcome }) else {
             throw PhotoLibError(.internalError, "handshake finished without WELCOME")
         }

@@ -6,7 +6,8 @@ import PhotoLibNet
 import PhotoLibStore
 import PhotoLibWire
 
-/// The PhotoLib server: accepts TCP connections and serves a library over the protocol.
+/// The PhotoLib server: accepts TCP connections (or is handed connected sockets, see
+/// ``serve(connectedSocket:)``) and serves a library over the protocol.
 ///
 /// Lifecycle as in grpc-swift: ``start()``, then ``serve()`` until
 /// ``beginGracefulShutdown()`` (SIGTERM / SIGINT in `photolibd`).
@@ -14,11 +15,12 @@ import PhotoLibWire
 /// `@unchecked Sendable`: every `var` below is read and written only on `queue`
 /// (`photolibd.server`, serial: accepting, the connection table, shutdown).
 public final class PhotoLibServer: @unchecked Sendable {
-    /// The address the server listens on (the real port when 0 was asked for).
-    public var listeningEndpoint: Endpoint { listener.boundEndpoint }
+    /// The address the server listens on (the real port when 0 was asked for); `nil` for a
+    /// server made without one, which serves only sockets it is handed.
+    public var listeningEndpoint: Endpoint? { listener?.boundEndpoint }
 
     private let core: ServerCore
-    private let listener: Listener
+    private let listener: Listener?
     private let queue = DispatchQueue(label: "photolibd.server")
     private var connections: [UInt64: ServerConnection] = [:]
     private var nextConnectionID: UInt64 = 1
@@ -32,7 +34,18 @@ public final class PhotoLibServer: @unchecked Sendable {
     private let hub: ChangeHub
 
     /// Binds `endpoint` and prepares to serve `library`.
-    public init(library: PhotoLibrary, endpoint: Endpoint, configuration: ServerConfiguration = ServerConfiguration(), logger: Logger) throws {
+    public convenience init(library: PhotoLibrary, endpoint: Endpoint, configuration: ServerConfiguration = ServerConfiguration(), logger: Logger) throws {
+        try self.init(library: library, listeningOn: endpoint, configuration: configuration, logger: logger)
+    }
+
+    /// Prepares to serve `library` without listening anywhere: it serves the connected
+    /// sockets handed to ``serve(connectedSocket:)`` (the in-process transport of the tests,
+    /// or descriptors inherited from a supervisor).
+    public convenience init(library: PhotoLibrary, configuration: ServerConfiguration = ServerConfiguration(), logger: Logger) throws {
+        try self.init(library: library, listeningOn: nil, configuration: configuration, logger: logger)
+    }
+
+    private init(library: PhotoLibrary, listeningOn endpoint: Endpoint?, configuration: ServerConfiguration, logger: Logger) throws {
         self.logger = logger
         let service = PhotoLibraryService(library: library, configuration: configuration, logger: logger)
         self.maintenance = Maintenance(service: service, configuration: configuration, logger: logger)
@@ -42,6 +55,10 @@ public final class PhotoLibServer: @unchecked Sendable {
         self.core = ServerCore(
             configuration: configuration, router: router, logger: logger,
             libraryIdentifier: library.libraryIdentifier, ownerToken: try library.ownerToken())
+        guard let endpoint else {
+            self.listener = nil
+            return
+        }
         do {
             self.listener = try Listener(endpoint: endpoint, queue: queue)
         } catch {
@@ -54,8 +71,14 @@ public final class PhotoLibServer: @unchecked Sendable {
         hub.start()
         maintenance.start()
         queue.async {
-            self.listener.start { [weak self] fd, peer in self?.accepted(fd: fd, peer: peer) }
+            self.listener?.start { [weak self] fd, peer in self?.accepted(fd: fd, peer: peer) }
         }
+    }
+
+    /// Serves a connected stream socket exactly as an accepted connection (same limits,
+    /// handshake and shutdown); the server owns `fd` from now on. Call after ``start()``.
+    public func serve(connectedSocket fd: Int32) {
+        queue.async { self.accepted(fd: fd, peer: nil) }
     }
 
     /// Waits until the server has stopped.
@@ -74,7 +97,7 @@ public final class PhotoLibServer: @unchecked Sendable {
             guard !self.shuttingDown else { return }
             self.shuttingDown = true
             self.logger.info("shutting down", metadata: ["connections": "\(self.connections.count)"])
-            self.listener.stop()
+            self.listener?.stop()
             self.maintenance.stop()
             self.hub.stop()
             for connection in self.connections.values { connection.beginGracefulShutdown() }

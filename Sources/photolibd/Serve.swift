@@ -135,8 +135,8 @@ extension PhotoLibDaemon {
             }
             server.start()
             // Unbuffered, so a parent process reading the pipe sees it at once.
-            FileHandle.standardOutput.write(Data("listening on \(server.listeningEndpoint)\n".utf8))
-            logger.info("serving", metadata: ["library": "\(library)", "endpoint": "\(server.listeningEndpoint)"])
+            FileHandle.standardOutput.write(Data("listening on \(server.listeningEndpoint.map(\.description) ?? listen)\n".utf8))
+            logger.info("serving", metadata: ["library": "\(library)", "endpoint": "\(server.listeningEndpoint.map(\.description) ?? listen)"])
 
             await server.serve()
             signals.forEach { $0.cancel() }

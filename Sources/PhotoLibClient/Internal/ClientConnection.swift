@@ -40,7 +40,7 @@ final class ClientConnection: @unchecked Sendable {
     private var keepalive: (any DispatchSourceTimer)?
     private(set) var welcome: Wire.Welcome?
 
-    private init(fd: Int32, endpoint: Endpoint, configuration: ClientConfiguration, continuation: CheckedContinuation<Wire.Welcome, any Error>) {
+    private init(fd: Int32, endpoint: Endpoint?, configuration: ClientConfiguration, continuation: CheckedContinuation<Wire.Welcome, any Error>) {
         self.configuration = configuration
         self.channel = SocketChannel(fd: fd, peer: endpoint, queue: queue)
         self.phase = .awaitingWelcome(continuation)
@@ -77,6 +77,12 @@ final class ClientConnection: @unchecked Sendable {
         } catch {
             throw PhotoLibError(.unavailable, "cannot connect to \(endpoint): \(error) — is photolibd running there?")
         }
+        return try await handshake(fd: fd, endpoint: endpoint, token: token, clientName: clientName, configuration: configuration)
+    }
+
+    /// Sends HELLO on the connected socket `fd` (owned from now on) and waits for WELCOME
+    /// (or the server's GOAWAY). `endpoint` names the peer in errors, when there is one.
+    static func handshake(fd: Int32, endpoint: Endpoint?, token: String, clientName: String, configuration: ClientConfiguration) async throws -> ClientConnection {
         var connection: ClientConnection?
         let welcome: Wire.Welcome = try await withCheckedThrowingContinuation { continuation in
             let created = ClientConnection(fd: fd, endpoint: endpoint, configuration: configuration, continuation: continuation)

@@ -1,4 +1,5 @@
 import Foundation
+import PhotoLibTestSupport
 import PhotoLibClient
 import PhotoLibWire
 import XCTest

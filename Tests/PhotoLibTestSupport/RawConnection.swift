@@ -5,11 +5,21 @@ import PhotoLibWire
 import Glibc
 #endif
 
-/// A bare TCP connection that sends hand-made bytes and reads frames, with timeouts:
-/// the tool for checking the server's reaction to malformed input.
-final class RawConnection {
+/// What a raw connection could not do, for test failures.
+public struct RawConnectionError: Error, CustomStringConvertible {
+    /// What went wrong.
+    public var description: String
+    /// An error saying `description`.
+    public init(_ description: String) { self.description = description }
+}
+
+/// A bare connection (TCP, or one end of a socket pair) that sends hand-made bytes and reads
+/// frames, with timeouts: the tool for checking the server's reaction to malformed input.
+///
+/// `@unchecked Sendable`: one test drives it at a time (its reads and writes are not concurrent).
+public final class RawConnection: @unchecked Sendable {
     /// What a read produced.
-    enum Read: CustomStringConvertible {
+    public enum Read: CustomStringConvertible {
         case frame(Frame)
         /// The server closed the connection (EOF or reset).
         case closed
@@ -18,7 +28,7 @@ final class RawConnection {
         /// The server sent a header the test cannot parse (unknown type).
         case garbage([UInt8])
 
-        var description: String {
+        public var description: String {
             switch self {
             case .frame(let frame): return "\(frame.type) frame on stream \(frame.streamID), \(frame.payload.count) bytes"
             case .closed: return "connection closed"
@@ -31,10 +41,20 @@ final class RawConnection {
     private var fd: Int32
     private var buffer: [UInt8] = []
 
+    /// Talks over `fd`, a connected stream socket it now owns (made blocking: reads wait
+    /// in `poll` with a timeout).
+    public init(connectedSocket fd: Int32) {
+        self.fd = fd
+        let flags = fcntl(fd, F_GETFL)
+        if flags >= 0 { _ = fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) }
+        var sendTimeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &sendTimeout, socklen_t(MemoryLayout<timeval>.size))
+    }
+
     /// Connects to 127.0.0.1:`port`.
-    init(port: Int) throws {
+    public init(port: Int) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw E2EError("socket() failed: errno \(errno)") }
+        guard fd >= 0 else { throw RawConnectionError("socket() failed: errno \(errno)") }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -45,7 +65,7 @@ final class RawConnection {
         guard result == 0 else {
             let error = errno
             Glibc.close(fd)
-            throw E2EError("connect to 127.0.0.1:\(port) failed: errno \(error)")
+            throw RawConnectionError("connect to 127.0.0.1:\(port) failed: errno \(error)")
         }
         var one: Int32 = 1
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
@@ -55,7 +75,7 @@ final class RawConnection {
 
     deinit { close() }
 
-    func close() {
+    public func close() {
         if fd >= 0 {
             Glibc.close(fd)
             fd = -1
@@ -64,7 +84,7 @@ final class RawConnection {
 
     /// Sends raw bytes; returns `false` if the server already closed the connection.
     @discardableResult
-    func send(_ bytes: [UInt8]) -> Bool {
+    public func send(_ bytes: [UInt8]) -> Bool {
         var sent = 0
         while sent < bytes.count {
             let n = bytes[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -77,16 +97,16 @@ final class RawConnection {
 
     /// Sends a frame.
     @discardableResult
-    func send(_ frame: Frame) -> Bool { send(frame.encoded) }
+    public func send(_ frame: Frame) -> Bool { send(frame.encoded) }
 
     /// A raw frame: header fields as given (any type byte, any length) and `payload`.
-    static func rawFrame(length: UInt32, type: UInt8, flags: UInt8 = 0, stream: UInt32 = 0, payload: [UInt8] = []) -> [UInt8] {
+    public static func rawFrame(length: UInt32, type: UInt8, flags: UInt8 = 0, stream: UInt32 = 0, payload: [UInt8] = []) -> [UInt8] {
         [UInt8(length >> 24), UInt8((length >> 16) & 0xFF), UInt8((length >> 8) & 0xFF), UInt8(length & 0xFF), type, flags,
          UInt8(stream >> 24), UInt8((stream >> 16) & 0xFF), UInt8((stream >> 8) & 0xFF), UInt8(stream & 0xFF)] + payload
     }
 
     /// Reads the next frame, waiting at most `timeout` seconds.
-    func readFrame(timeout: TimeInterval = 10) -> Read {
+    public func readFrame(timeout: TimeInterval = 10) -> Read {
         let deadline = Date().addingTimeInterval(timeout)
         while true {
             if buffer.count >= Frame.headerSize {
@@ -111,7 +131,7 @@ final class RawConnection {
 
     /// Reads frames until one satisfies `match` (returned), the connection closes or times out.
     /// PINGs are answered; other frames are collected in `skipped`.
-    func readUntil(timeout: TimeInterval = 10, _ match: (Frame) -> Bool) -> (Read, skipped: [Frame]) {
+    public func readUntil(timeout: TimeInterval = 10, _ match: (Frame) -> Bool) -> (Read, skipped: [Frame]) {
         let deadline = Date().addingTimeInterval(timeout)
         var skipped: [Frame] = []
         while true {
@@ -127,7 +147,7 @@ final class RawConnection {
 
     /// Waits for the server to close the connection, discarding frames; `true` when it did
     /// within `timeout` seconds.
-    func waitForClose(timeout: TimeInterval = 10) -> Bool {
+    public func waitForClose(timeout: TimeInterval = 10) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while true {
             switch readFrame(timeout: max(0, deadline.timeIntervalSinceNow)) {
@@ -139,25 +159,27 @@ final class RawConnection {
     }
 
     /// Sends HELLO with `token` and expects WELCOME.
-    func handshake(token: String, clientName: String = "e2e-raw/1", maxFrameSize: UInt32 = 0, streamWindow: UInt32 = 0, connectionWindow: UInt32 = 0) throws -> Wire.Welcome {
+    public func handshake(token: String, clientName: String = "e2e-raw/1", maxFrameSize: UInt32 = 0, streamWindow: UInt32 = 0, connectionWindow: UInt32 = 0) throws -> Wire.Welcome {
         send(Frame(.hello, payload: Wire.Hello(protocolVersion: WireLimits.protocolVersion, token: token, clientName: clientName, maxFrameSize: maxFrameSize, initialStreamWindow: streamWindow, initialConnectionWindow: connectionWindow).encoded()))
         let read = readFrame()
         guard case .frame(let frame) = read, frame.type == .welcome else {
-            throw E2EError("expected WELCOME after HELLO, got \(read)\(goAwayText(read))")
+            throw RawConnectionError("expected WELCOME after HELLO, got \(read)\(goAwayText(read))")
         }
         return try Wire.Welcome(decoding: frame.payload)
     }
 
     /// The result of a call made by hand.
-    struct CallResult {
-        var messages: [[UInt8]]
-        var status: Wire.Status
+    public struct CallResult {
+        /// The MESSAGE payloads, in order.
+        public var messages: [[UInt8]]
+        /// The STATUS.
+        public var status: Wire.Status
     }
 
     /// Opens a call on `stream` with `callPayload` as the CALL payload (normally an encoded
     /// `CallStart`), sends `request` as one MESSAGE with END_STREAM, and collects the
     /// MESSAGE frames until the STATUS of that stream. Grants flow-control credit back as it reads.
-    func call(stream: UInt32, callPayload: [UInt8], request: [UInt8]? = [], timeout: TimeInterval = 20) throws -> CallResult {
+    public func call(stream: UInt32, callPayload: [UInt8], request: [UInt8]? = [], timeout: TimeInterval = 20) throws -> CallResult {
         send(Frame(.call, stream: stream, flags: request == nil ? .endStream : [], payload: callPayload))
         if let request { send(Frame(.message, stream: stream, flags: .endStream, payload: request)) }
         var messages: [[UInt8]] = []
@@ -165,7 +187,7 @@ final class RawConnection {
         while true {
             let read = readFrame(timeout: max(0, deadline.timeIntervalSinceNow))
             guard case .frame(let frame) = read else {
-                throw E2EError("waiting for STATUS of stream \(stream): \(read)")
+                throw RawConnectionError("waiting for STATUS of stream \(stream): \(read)")
             }
             switch frame.type {
             case .message where frame.streamID == stream:
@@ -180,7 +202,7 @@ final class RawConnection {
             case .ping where !frame.flags.contains(.ack):
                 send(Frame(.ping, flags: .ack, payload: frame.payload))
             case .goAway:
-                throw E2EError("GOAWAY while waiting for STATUS of stream \(stream): \((try? Wire.GoAway(decoding: frame.payload)).map { "\($0.status?.code ?? .ok) \($0.status?.message ?? "")" } ?? "undecodable")")
+                throw RawConnectionError("GOAWAY while waiting for STATUS of stream \(stream): \((try? Wire.GoAway(decoding: frame.payload)).map { "\($0.status?.code ?? .ok) \($0.status?.message ?? "")" } ?? "undecodable")")
             default:
                 continue
             }
@@ -188,7 +210,7 @@ final class RawConnection {
     }
 
     /// A call of `method` (a wire name) with a request payload.
-    func call(stream: UInt32, method: String, request: [UInt8] = [], timeout: TimeInterval = 20) throws -> CallResult {
+    public func call(stream: UInt32, method: String, request: [UInt8] = [], timeout: TimeInterval = 20) throws -> CallResult {
         try call(stream: stream, callPayload: Wire.CallStart(method: method).encoded(), request: request, timeout: timeout)
     }
 
@@ -209,15 +231,15 @@ final class RawConnection {
 }
 
 /// The GOAWAY status of a read, for messages.
-func goAwayText(_ read: RawConnection.Read) -> String {
+public func goAwayText(_ read: RawConnection.Read) -> String {
     guard case .frame(let frame) = read, frame.type == .goAway, let goAway = try? Wire.GoAway(decoding: frame.payload) else { return "" }
     return " (GOAWAY \(goAway.status?.code ?? .ok): \(goAway.status?.message ?? ""))"
 }
 
 /// Protobuf encoding by hand, to put bytes on the wire that no well-behaved encoder writes
 /// (invalid UTF-8, NUL in strings).
-enum Proto {
-    static func varint(_ value: UInt64) -> [UInt8] {
+public enum Proto {
+    public static func varint(_ value: UInt64) -> [UInt8] {
         var value = value
         var bytes: [UInt8] = []
         repeat {
@@ -230,12 +252,12 @@ enum Proto {
     }
 
     /// A varint field (wire type 0).
-    static func field(_ number: UInt64, varint value: UInt64) -> [UInt8] {
+    public static func field(_ number: UInt64, varint value: UInt64) -> [UInt8] {
         varint(number << 3) + varint(value)
     }
 
     /// A length-delimited field (wire type 2) holding raw `bytes`.
-    static func field(_ number: UInt64, bytes: [UInt8]) -> [UInt8] {
+    public static func field(_ number: UInt64, bytes: [UInt8]) -> [UInt8] {
         varint(number << 3 | 2) + varint(UInt64(bytes.count)) + bytes
     }
 }

@@ -1,40 +1,37 @@
 import Foundation
-import PhotoLibClient
+import PhotoLibServerTestSupport
+import PhotoLibTestSupport
 import PhotoLibWire
 import XCTest
 
-/// Malformed input over raw TCP sockets: every bad connection gets a clear answer (GOAWAY, or a
-/// STATUS for one call) and the server keeps serving everybody else.
-final class ProtocolRobustnessTests: XCTestCase {
-    nonisolated(unsafe) private static var fixture: LibraryFixture?
-    private var server: ServerProcess { Self.fixture!.server }
+/// Malformed input over the in-process transport (the real server code on one end of a socket
+/// pair): every bad connection gets a clear answer (GOAWAY, or a STATUS for one call) and the
+/// server keeps serving everybody else.
+final class ProtocolErrorTests: XCTestCase {
+    nonisolated(unsafe) private static var fixture: InProcessServer?
+    private var server: InProcessServer { Self.fixture! }
     private static let service = "/photolib.v1.PhotoLibrary/"
 
     override func setUpWithError() throws {
-        if Self.fixture == nil { Self.fixture = try LibraryFixture("protocol", photos: [Paths.landscape, Paths.portrait]) }
-        XCTAssertTrue(server.isRunning, "photolibd is not running (crashed in an earlier test?)\n\(server.log)")
+        if Self.fixture == nil { Self.fixture = try InProcessServer(photos: [Fixtures.landscape, Fixtures.portrait]) }
     }
 
     override class func tearDown() {
-        fixture?.shutDown()
+        fixture?.server.beginGracefulShutdown()
+        fixture?.directory.cleanUp()
         fixture = nil
     }
 
-    override func tearDown() async throws {
+    override func tearDownWithError() throws {
         // After every bad connection, a good client on a new connection still works.
-        try await assertServerStillServes()
+        let connection = try handshaken()
+        defer { connection.close() }
+        let info = try connection.call(stream: 1, method: Self.service + "GetLibraryInfo")
+        XCTAssertEqual(info.status.code, .ok, "a good client is still served: \(info.status.message)")
+        XCTAssertEqual(try Wire.LibraryInfo(decoding: info.messages.first ?? []).assetCount, 2, "and sees the library")
     }
 
-    private func assertServerStillServes(file: StaticString = #filePath, line: UInt = #line) async throws {
-        XCTAssertTrue(server.isRunning, "photolibd died\n\(server.log)", file: file, line: line)
-        guard server.isRunning else { return }
-        let library = try await connectClient(server, name: "e2e-good-client")
-        defer { library.close() }
-        let assets = try await fetchAllAssets(library)
-        XCTAssertEqual(assets.count, 2, "a good client still sees the library", file: file, line: line)
-    }
-
-    private func connect() throws -> RawConnection { try RawConnection(port: server.port) }
+    private func connect() throws -> RawConnection { try server.rawConnection() }
 
     private func handshaken() throws -> RawConnection {
         let connection = try connect()
@@ -88,7 +85,6 @@ final class ProtocolRobustnessTests: XCTestCase {
         let cut = try connect()
         cut.send([0x00, 0x00, 0x00])
         cut.close()
-        usleep(200_000)
     }
 
     func testTruncatedFrameLeftOpenIsNotAnsweredAsIfComplete() throws {
@@ -222,8 +218,8 @@ final class ProtocolRobustnessTests: XCTestCase {
 
     /// The methods table of docs/PROTOCOL.md section 17: (method, shape, status column).
     private static func documentedMethods() throws -> [(name: String, shape: String, status: String)] {
-        let text = try String(contentsOfFile: Paths.packageRoot + "/docs/PROTOCOL.md", encoding: .utf8)
-        guard let start = text.range(of: "## 17. Methods") else { throw E2EError("docs/PROTOCOL.md has no section '## 17. Methods'") }
+        let text = try String(contentsOfFile: Fixtures.packageRoot + "/docs/PROTOCOL.md", encoding: .utf8)
+        guard let start = text.range(of: "## 17. Methods") else { throw RawConnectionError("docs/PROTOCOL.md has no section '## 17. Methods'") }
         var rows: [(String, String, String)] = []
         for line in text[start.upperBound...].split(separator: "\n") {
             if line.hasPrefix("## ") { break }
