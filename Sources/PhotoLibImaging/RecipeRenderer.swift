@@ -1,6 +1,6 @@
 import PhotoLibCore
 
-/// Renders PhotoLib's own edit format (`org.photolib.filter`, a ``PhotoLibCore/FilterRecipe``)
+/// Renders PhotoLib's own edit format (`org.photolib.filter`, a `PhotoLibCore/FilterRecipe`)
 /// on a JPEG: the one implementation the server and `PhotoLibClient` share, so a recipe
 /// rendered on either side gives the same bytes.
 ///

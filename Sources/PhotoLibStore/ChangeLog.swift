@@ -8,7 +8,7 @@ public struct ChangeResult: Sendable, Hashable {
     public var token: Int64
     /// Placeholder label → the real identifier (for a deduplicated upload: the existing asset).
     public var placeholders: [String: String]
-    /// Exactly what the transaction touched (see ``ObjectChange`` for the rules).
+    /// Exactly what the transaction touched (see `ObjectChange` for the rules).
     public var changes: [ObjectChange]
     /// Absolute paths of the purged assets' files, removed after the commit.
     public var removedFiles: [String]
@@ -27,7 +27,7 @@ public struct ChangeResult: Sendable, Hashable {
     }
 }
 
-/// The changes one transaction makes, merged per object (see ``ObjectChange``).
+/// The changes one transaction makes, merged per object (see `ObjectChange`).
 struct ChangeSet {
     private struct Key: Hashable {
         var type: ObjectChange.ObjectType

@@ -3,7 +3,7 @@ import PhotoLibCore
 
 /// A failed SQLite call: the extended result code, SQLite's message and the SQL that failed.
 ///
-/// Internal: callers of the store see ``PhotoLibError`` values, made by ``photoLibError``,
+/// Internal: callers of the store see `PhotoLibError` values, made by ``photoLibError``,
 /// whose message carries the code and text so that a person can act on it.
 struct DatabaseError: Error, Sendable {
     /// The extended result code (`SQLITE_CONSTRAINT_UNIQUE`, `SQLITE_IOERR_FSYNC`…).

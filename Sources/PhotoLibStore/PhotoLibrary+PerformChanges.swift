@@ -4,10 +4,10 @@ import PhotoLibCore
 extension PhotoLibrary {
     /// Applies a batch of change requests as ONE SQLite transaction: PhotoKit's
     /// `performChanges`. All or nothing: when a request fails, everything is rolled back
-    /// (rows and files) and the error carries ``PhotoLibError/failedRequestIndex`` and a
+    /// (rows and files) and the error carries `PhotoLibError.failedRequestIndex` and a
     /// message naming the request, e.g. `request 3 (addAssets): no asset has the identifier …`.
     ///
-    /// The transaction also appends one entry to the change log (see ``ObjectChange`` for
+    /// The transaction also appends one entry to the change log (see `ObjectChange` for
     /// what is recorded); a batch that changes nothing records nothing and returns the
     /// current token.
     ///
@@ -41,7 +41,7 @@ extension PhotoLibrary {
     ///   `invalidArgument`; unknown identifiers `notFound` naming them; an identifier of the
     ///   wrong kind (an album where an asset is expected, a smart album as a target)
     ///   `invalidArgument`; a trashed asset added to an album or edited `failedPrecondition`;
-    ///   more than ``ChangeLimits`` allow `resourceExhausted`.
+    ///   more than `ChangeLimits` allow `resourceExhausted`.
     public func performChanges(
         _ requests: [ChangeRequest], author: String = "performChanges", now: Date = Date()
     ) throws(PhotoLibError) -> ChangeResult {

@@ -65,7 +65,7 @@ extension PhotoLibrary {
     /// `metadata` from them; the store only checks sizes and the JPEG signature. The file is
     /// written atomically to `uploads/<uploadID>` (temp file, fsync, rename) and recorded in
     /// `staged_upload`, expiring after ``UploadLimits/lifetime``. When the same bytes are
-    /// already an asset, ``Upload/existingAssetIdentifier`` names it.
+    /// already an asset, `Upload.existingAssetIdentifier` names it.
     ///
     /// Throws `invalidArgument` for empty, over-large (> ``maximumImportBytes``) or non-JPEG
     /// bytes and bad metadata, `resourceExhausted` when ``UploadLimits/maximumCount``

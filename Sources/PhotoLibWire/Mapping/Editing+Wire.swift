@@ -74,7 +74,7 @@ extension Wire.FilterRecipe {
 }
 
 extension FilterRecipe {
-    /// The recipe as adjustment data of format ``formatIdentifier`` version ``formatVersion``.
+    /// The recipe as adjustment data of format `formatIdentifier` version `formatVersion`.
     public var adjustmentData: AdjustmentData {
         AdjustmentData(
             formatIdentifier: Self.formatIdentifier, formatVersion: Self.formatVersion, data: Wire.FilterRecipe(self).encoded())
