@@ -15,4 +15,16 @@ public struct ClientConfiguration: Sendable {
 
     /// The defaults.
     public init() {}
+
+    /// The smallest windows the protocol allows (128 KiB frames, a 128 KiB window per call,
+    /// 192 KiB per connection): the server can have at most 192 KiB of responses in flight
+    /// to this connection, and every message waits for the credit of the one before. For
+    /// clients that hold many connections at once (load tests) or little memory.
+    public static var minimalWindows: ClientConfiguration {
+        var configuration = ClientConfiguration()
+        configuration.maxFrameSize = 128 << 10
+        configuration.initialStreamWindow = 128 << 10
+        configuration.initialConnectionWindow = 192 << 10
+        return configuration
+    }
 }

@@ -91,7 +91,7 @@ final class CallCancellationTests: XCTestCase {
     }
 
     func testLateAnswersToCancelledRequestsGiveTheirConnectionCreditBack() async throws {
-        let library = try await connect(.smallWindows)
+        let library = try await connect(.minimalWindows)
         defer { library.close() }
         let manager = library.imageManager
         let identifiers = ids

@@ -9,19 +9,10 @@ import XCTest
 /// against a scripted peer where the server would have to misbehave: deadlines, task
 /// cancellation, GOAWAY, flow control and protocol errors.
 final class ConnectionTests: XCTestCase {
-    /// The smallest windows the protocol allows with 128 KiB frames.
-    private static var tightWindows: ClientConfiguration {
-        var configuration = ClientConfiguration()
-        configuration.maxFrameSize = 128 << 10
-        configuration.initialStreamWindow = 128 << 10
-        configuration.initialConnectionWindow = 192 << 10
-        return configuration
-    }
-
     func testFetchAndImagesThroughTightWindows() async throws {
         let server = try InProcessServer(photos: [Fixtures.landscape, Fixtures.portrait])
         defer { Task { await server.tearDown() } }
-        let library = try await PhotoLibrary.connect(connectedSocket: try server.connectedSocket(), token: server.token, configuration: Self.tightWindows)
+        let library = try await PhotoLibrary.connect(connectedSocket: try server.connectedSocket(), token: server.token, configuration: .minimalWindows)
         defer { library.close() }
         let info = try await library.libraryInfo()
         XCTAssertEqual(info.assetCount, 2)
@@ -82,7 +73,7 @@ final class ConnectionTests: XCTestCase {
 
     func testAMessageOverTheAnnouncedWindowIsAConnectionError() async throws {
         let peer = try ScriptedServer()
-        let library = try await peer.connect(configuration: Self.tightWindows)
+        let library = try await peer.connect(configuration: .minimalWindows)
         defer { library.close() }
         XCTAssertEqual(peer.hello?.initialStreamWindow, 128 << 10, "the client announces its windows")
         let task = Task { try await library.libraryInfo() }

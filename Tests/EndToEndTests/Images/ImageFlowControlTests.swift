@@ -33,7 +33,7 @@ final class ImageFlowControlTests: XCTestCase {
     }
 
     func testOriginalsManyWindowsLongArriveWholeConcurrently() async throws {
-        let library = try await connect(.smallWindows)
+        let library = try await connect(.minimalWindows)
         defer { library.close() }
         let manager = library.imageManager
         let original = ImageRequestOptions(deliveryMode: .highQualityFormat, resizeMode: .none, version: .original)
@@ -59,7 +59,7 @@ final class ImageFlowControlTests: XCTestCase {
     }
 
     func testThumbnailsPassThroughTheConnectionWindowManyTimes() async throws {
-        for (name, configuration) in [("small", .smallWindows), ("batching", Self.batchingWindows)] {
+        for (name, configuration) in [("small", .minimalWindows), ("batching", Self.batchingWindows)] {
             let library = try await connect(configuration)
             defer { library.close() }
             let manager = library.imageManager
@@ -99,7 +99,7 @@ final class ImageFlowControlTests: XCTestCase {
         // Each download is dropped after its first chunk while the server has already sent
         // the next: unless the client returns the credit of what it never read, a few of
         // these use up the 192 KiB connection window and the last download stalls.
-        let library = try await connect(.smallWindows)
+        let library = try await connect(.minimalWindows)
         defer { library.close() }
         let resources = AssetResourceManager(library: library)
         let asset = try fixture.identifier(Paths.sampleBaseline)

@@ -62,18 +62,6 @@ func connectClient(
     }
 }
 
-extension ClientConfiguration {
-    /// The smallest windows the protocol allows for 128 KiB frames: every message needs
-    /// credit back before the next can follow.
-    static var smallWindows: ClientConfiguration {
-        var configuration = ClientConfiguration()
-        configuration.maxFrameSize = 128 << 10
-        configuration.initialStreamWindow = 128 << 10
-        configuration.initialConnectionWindow = 192 << 10
-        return configuration
-    }
-}
-
 /// Every asset of the library, through the client (30 s at most).
 func fetchAllAssets(_ library: PhotoLibrary) async throws -> [Asset] {
     try await withTimeout(30, "fetchAssets") {
