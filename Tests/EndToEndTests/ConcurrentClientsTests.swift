@@ -86,7 +86,8 @@ final class ConcurrentClientsTests: XCTestCase {
         }
         let deadline = Date().addingTimeInterval(10)
         while Self.openSocketCount() > baseline && Date() < deadline { try await Task.sleep(nanoseconds: 20_000_000) }
-        XCTAssertEqual(Self.openSocketCount(), baseline, "dropped clients kept their sockets open")
+        // At most the baseline: sockets other tests left closing may close meanwhile too.
+        XCTAssertLessThanOrEqual(Self.openSocketCount(), baseline, "dropped clients kept their sockets open")
     }
 
     /// Sockets among this process's open descriptors.

@@ -11,7 +11,7 @@ import XCTest
 final class ConnectionTests: XCTestCase {
     func testFetchAndImagesThroughTightWindows() async throws {
         let server = try InProcessServer(photos: [Fixtures.landscape, Fixtures.portrait])
-        defer { Task { await server.tearDown() } }
+        addTeardownBlock { await server.tearDown() }
         let library = try await PhotoLibrary.connect(connectedSocket: try server.connectedSocket(), token: server.token, configuration: .minimalWindows)
         defer { library.close() }
         let info = try await library.libraryInfo()

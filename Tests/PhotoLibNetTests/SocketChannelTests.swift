@@ -12,6 +12,8 @@ import Glibc
 final class SocketChannelTests: XCTestCase {
     /// A channel on one end of a socket pair; the test holds the other, blocking, end.
     private struct Pair {
+        /// The channel's own descriptor, and its inode (to tell it from a reused number).
+        var channelDescriptor: (fd: Int32, inode: UInt64) = (-1, 0)
         let channel: SocketChannel
         let peer: Int32
     }
@@ -23,7 +25,9 @@ final class SocketChannelTests: XCTestCase {
         }
         _ = fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK)
         let channel = SocketChannel(fd: fds[0], peer: nil, queue: DispatchQueue(label: label))
-        return Pair(channel: channel, peer: fds[1])
+        var pair = Pair(channel: channel, peer: fds[1])
+        pair.channelDescriptor = (fds[0], Self.inode(of: fds[0]) ?? 0)
+        return pair
     }
 
     private func start(_ channel: SocketChannel) throws {
@@ -63,8 +67,17 @@ final class SocketChannelTests: XCTestCase {
         return result
     }
 
-    private func openDescriptorCount() -> Int {
-        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1
+    /// The inode behind `fd`, or `nil` when `fd` is not open.
+    private static func inode(of fd: Int32) -> UInt64? {
+        var status = stat()
+        return fstat(fd, &status) == 0 ? UInt64(status.st_ino) : nil
+    }
+
+    /// Whether the socket `descriptor` named is still open (its number may have been reused
+    /// for something else since, which does not count: other tests' cleanups open and close
+    /// descriptors concurrently, so the process-wide count proves nothing).
+    private static func isOpen(_ descriptor: (fd: Int32, inode: UInt64)) -> Bool {
+        inode(of: descriptor.fd) == descriptor.inode
     }
 
     func testBytesArriveInOrderAndRepliesGoBack() throws {
@@ -139,18 +152,19 @@ final class SocketChannelTests: XCTestCase {
     /// Channels closed by this side, and channels whose peer went away, stop their reader
     /// threads and close their descriptors; the peer's close is reported as an orderly one.
     func testClosingFromEitherSideReleasesTheDescriptor() throws {
-        let baseline = openDescriptorCount()
         let closes = LockedBytes()
         var peers: [Int32] = []
+        var descriptors: [(fd: Int32, inode: UInt64)] = []
         var channels: [SocketChannel] = []
         for index in 0..<20 {
             let pair = try makePair(label: "test.channel.\(index)")
             pair.channel.onClose = { error in closes.append([error == nil ? 1 : 0]) }
             try start(pair.channel)
             peers.append(pair.peer)
+            descriptors.append(pair.channelDescriptor)
             channels.append(pair.channel)
         }
-        XCTAssertEqual(openDescriptorCount(), baseline + 40)
+        XCTAssertTrue(descriptors.allSatisfy(Self.isOpen), "every channel holds its descriptor while open")
         for index in 0..<20 {
             if index.isMultiple(of: 2) {
                 close(peers[index])
@@ -161,8 +175,8 @@ final class SocketChannelTests: XCTestCase {
         }
         channels.removeAll()
         let deadline = DispatchTime.now() + 10
-        while openDescriptorCount() > baseline && DispatchTime.now() < deadline { usleep(10_000) }
-        XCTAssertEqual(openDescriptorCount(), baseline, "a reader thread kept its descriptor open")
+        while descriptors.contains(where: Self.isOpen) && DispatchTime.now() < deadline { usleep(10_000) }
+        XCTAssertFalse(descriptors.contains(where: Self.isOpen), "a reader thread kept its descriptor open")
         XCTAssertEqual(closes.bytes.count, 20)
         XCTAssertEqual(closes.bytes.filter { $0 == 1 }.count, 20, "every close was orderly")
     }

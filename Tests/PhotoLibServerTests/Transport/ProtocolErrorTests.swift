@@ -17,8 +17,15 @@ final class ProtocolErrorTests: XCTestCase {
     }
 
     override class func tearDown() {
-        fixture?.server.beginGracefulShutdown()
-        fixture?.directory.cleanUp()
+        // Wait for the shutdown, so no connection of this suite closes during the next one.
+        if let fixture {
+            let stopped = DispatchSemaphore(value: 0)
+            Task {
+                await fixture.tearDown()
+                stopped.signal()
+            }
+            stopped.wait()
+        }
         fixture = nil
     }
 
