@@ -36,6 +36,12 @@ public enum ChangeRequest: Sendable, Hashable {
     case setKeyAsset(album: String, asset: String?)
     /// Moves albums or folders into a folder (`nil`: the top level).
     case moveCollections([String], toFolder: String?)
+    /// `PHAssetChangeRequest.contentEditingOutput`: replaces the asset's edit (recipe and
+    /// render); the original is never modified.
+    case commitContentEdit(ContentEdit)
+    /// `PHAssetChangeRequest.revertAssetContentToOriginal()`: removes the edit (a no-op for an
+    /// unedited asset).
+    case revertAssetContent(String)
 
     /// The fields of ``ChangeRequest/createAsset(_:)``.
     public struct CreateAsset: Sendable, Hashable {
@@ -104,6 +110,8 @@ public enum ChangeRequest: Sendable, Hashable {
         case .moveAssets: return "moveAssets"
         case .setKeyAsset: return "setKeyAsset"
         case .moveCollections: return "moveCollections"
+        case .commitContentEdit: return "commitContentEdit"
+        case .revertAssetContent: return "revertAssetContent"
         }
     }
 }

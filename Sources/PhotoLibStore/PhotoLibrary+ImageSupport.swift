@@ -57,31 +57,23 @@ extension PhotoLibrary {
                     originalFilename: row.text(1), byteSize: row.int(2), sha256: row.text(3),
                     uniformTypeIdentifier: row.text(4), path: files.absolutePath(row.text(5)))
             }
-            let generation = try database.prepare("SELECT value FROM meta WHERE key = ?")
-                .firstRow([.text(Self.contentGenerationKey(identifier))]) { $0.int(0) } ?? 0
+            let generation = try database.prepare("SELECT content_generation FROM asset WHERE local_identifier = ?")
+                .firstRow([.text(identifier)]) { $0.int(0) } ?? 0
             return ImageSourceRecords(resources: resources, generation: generation)
         }
     }
 
-    /// Marks an asset's rendered content as changed (its content version moves on), so
-    /// every cached image of it is ignored from now on. Editing calls this when it commits
-    /// new content; tests call it to simulate an edit. Throws `notFound` for an unknown asset.
+    /// Marks an asset's rendered content as changed (its content generation moves on), so
+    /// every cached image of it is ignored from now on. Edits and reverts do this themselves;
+    /// tests call it to simulate a change. Throws `notFound` for an unknown asset.
     @discardableResult
     public func bumpContentVersion(forAsset identifier: String) throws(PhotoLibError) -> Int {
         try LocalIdentifier.validate(identifier)
         return try write { (database) throws(PhotoLibError) -> Int in
-            guard try database.prepare("SELECT id FROM asset WHERE local_identifier = ?").firstRow([.text(identifier)], { $0.int(0) }) != nil else {
-                throw PhotoLibError(.notFound, "no asset has the identifier \(identifier)")
-            }
-            let key = Self.contentGenerationKey(identifier)
-            try database.prepare(
-                "INSERT INTO meta(key, value) VALUES (?, 1) ON CONFLICT(key) DO UPDATE SET value = value + 1"
-            ).execute([.text(key)])
-            return try database.prepare("SELECT value FROM meta WHERE key = ?").firstRow([.text(key)]) { $0.int(0) } ?? 0
+            try database.prepare("UPDATE asset SET content_generation = content_generation + 1 WHERE local_identifier = ?")
+                .execute([.text(identifier)])
+            guard database.changes == 1 else { throw PhotoLibError(.notFound, "no asset has the identifier \(identifier)") }
+            return try database.prepare("SELECT content_generation FROM asset WHERE local_identifier = ?").firstRow([.text(identifier)]) { $0.int(0) } ?? 0
         }
-    }
-
-    private static func contentGenerationKey(_ identifier: String) -> String {
-        "content_generation/\(identifier)"
     }
 }

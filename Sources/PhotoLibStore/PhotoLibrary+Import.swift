@@ -101,7 +101,12 @@ extension PhotoLibrary {
         guard data.count >= 4, data[0] == 0xFF, data[1] == 0xD8, data[2] == 0xFF else {
             throw PhotoLibError(.invalidArgument, "\(name) is not a JPEG file (it does not start with FF D8 FF)", reason: .invalidImage)
         }
-        return SHA256.hash(data: data).map { OwnerToken.hexByte($0) }.joined()
+        return sha256Hex(data)
+    }
+
+    /// The SHA-256 of `data` as 64 lowercase hex digits: how the library names content.
+    static func sha256Hex(_ data: [UInt8]) -> String {
+        SHA256.hash(data: data).map { OwnerToken.hexByte($0) }.joined()
     }
 
     static func asset(withOriginalSHA256 digest: String, in database: Database) throws(PhotoLibError) -> Asset? {

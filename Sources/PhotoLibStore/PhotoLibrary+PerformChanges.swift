@@ -113,13 +113,13 @@ final class ChangeBatch {
     /// Placeholder label → real identifier.
     private(set) var placeholders: [String: String] = [:]
     /// What the transaction touched.
-    private(set) var changes = ChangeSet()
+    var changes = ChangeSet()
     /// Originals linked by `createAsset` (relative paths): removed if the batch fails.
-    private(set) var linkedFiles: [String] = []
+    var linkedFiles: [String] = []
     /// Staged-upload files consumed: removed after the commit.
-    private(set) var consumedUploadFiles: [String] = []
+    var consumedUploadFiles: [String] = []
     /// Files of purged assets: removed after the commit.
-    private(set) var purgedFiles: [String] = []
+    var purgedFiles: [String] = []
 
     init(database: Database, files: FileStore, now: Int64) {
         self.database = database
@@ -151,6 +151,8 @@ final class ChangeBatch {
         case .moveAssets(let album, let from, let to): try moveAssets(album: album, from: from, to: to)
         case .setKeyAsset(let album, let asset): try setKeyAsset(album: album, asset: asset)
         case .moveCollections(let collections, let folder): try moveCollections(collections, to: folder)
+        case .commitContentEdit(let edit): try commitContentEdit(edit)
+        case .revertAssetContent(let asset): try revertAssetContent(asset)
         }
     }
 
@@ -170,9 +172,33 @@ final class ChangeBatch {
 
     // MARK: Assets
 
+    /// Takes staged upload `uploadID` for this batch: checks it exists, has not expired and
+    /// still has its bytes, deletes its row, and removes its file after the commit (the
+    /// caller links the file where it keeps it).
+    func consumeUpload(_ uploadID: String) throws(PhotoLibError) -> StagedUploadRecord {
+        try PhotoLibrary.validateUploadID(uploadID)
+        guard let upload = try database.prepare("SELECT \(StagedUploadRecord.columns) FROM staged_upload WHERE upload_id = ?")
+            .firstRow([.text(uploadID)], StagedUploadRecord.decode)
+        else {
+            throw PhotoLibError(
+                .notFound, "no staged upload has the id \(uploadID): it was never staged, was used already, or expired and was purged")
+        }
+        guard upload.expires > now else {
+            throw PhotoLibError(
+                .failedPrecondition,
+                "staged upload \(uploadID) expired at \(Microseconds.date(upload.expires)); upload the photo again")
+        }
+        guard files.fileSize(upload.filePath) == upload.byteSize else {
+            throw PhotoLibError(
+                .failedPrecondition, "the bytes of staged upload \(uploadID) are missing from \(files.absolutePath(upload.filePath)); upload the photo again")
+        }
+        try database.prepare("DELETE FROM staged_upload WHERE id = ?").execute([.integer(upload.rowID)])
+        consumedUploadFiles.append(upload.filePath)
+        return upload
+    }
+
     private func createAsset(_ create: ChangeRequest.CreateAsset) throws(PhotoLibError) {
         if let label = create.placeholder { try checkUndeclared(label) }
-        try PhotoLibrary.validateUploadID(create.uploadID)
         let creationOverride = try create.creationDate.map { (date) throws(PhotoLibError) in try Microseconds.validated(date, "creation date") }
         var locationOverride: Location??
         switch create.location {
@@ -180,23 +206,7 @@ final class ChangeBatch {
         case .clear?: locationOverride = .some(nil)
         case nil: locationOverride = nil
         }
-        guard let upload = try database.prepare("SELECT \(StagedUploadRecord.columns) FROM staged_upload WHERE upload_id = ?")
-            .firstRow([.text(create.uploadID)], StagedUploadRecord.decode)
-        else {
-            throw PhotoLibError(
-                .notFound, "no staged upload has the id \(create.uploadID): it was never staged, was used already, or expired and was purged")
-        }
-        guard upload.expires > now else {
-            throw PhotoLibError(
-                .failedPrecondition,
-                "staged upload \(create.uploadID) expired at \(Microseconds.date(upload.expires)); upload the photo again")
-        }
-        guard files.fileSize(upload.filePath) == upload.byteSize else {
-            throw PhotoLibError(
-                .failedPrecondition, "the bytes of staged upload \(create.uploadID) are missing from \(files.absolutePath(upload.filePath)); upload the photo again")
-        }
-        try database.prepare("DELETE FROM staged_upload WHERE id = ?").execute([.integer(upload.rowID)])
-        consumedUploadFiles.append(upload.filePath)
+        let upload = try consumeUpload(create.uploadID)
 
         let identifier: String
         if let (existingID, existing, trashed) = try database.prepare(
@@ -614,7 +624,7 @@ final class ChangeBatch {
     // MARK: Identifiers
 
     /// A placeholder's real identifier, or a checked identifier.
-    private func resolve(_ text: String) throws(PhotoLibError) -> String {
+    func resolve(_ text: String) throws(PhotoLibError) -> String {
         if Placeholder.isPlaceholder(text) {
             guard let identifier = placeholders[text] else {
                 throw PhotoLibError(.invalidArgument, "placeholder \(text) is used before a request of this batch declares it")
@@ -656,7 +666,7 @@ final class ChangeBatch {
     }
 
     /// An asset that is not in Recently Deleted (`failedPrecondition` otherwise).
-    private func untrashedAsset(_ identifier: String) throws(PhotoLibError) -> (id: Int64, trashed: Bool) {
+    func untrashedAsset(_ identifier: String) throws(PhotoLibError) -> (id: Int64, trashed: Bool) {
         let row = try assetRow(identifier)
         guard !row.trashed else {
             throw PhotoLibError(.failedPrecondition, "asset \(identifier) is in Recently Deleted; restore it first")

@@ -18,6 +18,7 @@ enum Schema {
     static let migrations: [Migration] = [
         Migration(version: 1, sql: version1),
         Migration(version: 2, sql: version2),
+        Migration(version: 3, sql: version3),
     ]
 
     /// The version this build writes.
@@ -207,5 +208,23 @@ enum Schema {
             content_changed INTEGER NOT NULL DEFAULT 0 CHECK (content_changed IN (0, 1)),
             PRIMARY KEY (token, seq)
         ) STRICT, WITHOUT ROWID;
+        """
+
+    /// Version 3: content editing. An asset's current edit is at most one row of
+    /// `asset_adjustment` (the recipe's format; its bytes are the adjustmentData resource, the
+    /// render the fullSizePhoto resource), and `content_generation` counts edits and reverts
+    /// (it names the version an editing session starts from, and moves the content version of
+    /// cached images). Generations kept in `meta` by earlier builds move into the column.
+    static let version3 = """
+        CREATE TABLE asset_adjustment (
+            asset_id          INTEGER PRIMARY KEY REFERENCES asset(id) ON DELETE CASCADE,
+            format_identifier TEXT    NOT NULL CHECK (length(format_identifier) BETWEEN 1 AND 256),
+            format_version    TEXT    NOT NULL CHECK (length(format_version) BETWEEN 1 AND 256)
+        ) STRICT;
+        ALTER TABLE asset ADD COLUMN content_generation INTEGER NOT NULL DEFAULT 0;
+        UPDATE asset SET content_generation = (
+            SELECT value FROM meta WHERE key = 'content_generation/' || asset.local_identifier)
+        WHERE EXISTS (SELECT 1 FROM meta WHERE key = 'content_generation/' || asset.local_identifier);
+        DELETE FROM meta WHERE key LIKE 'content_generation/%';
         """
 }

@@ -69,6 +69,11 @@ extension Wire.ChangeRequest {
         case .setKeyAsset(let album, let asset): self.init(request: .setKeyAsset(.init(albumIdentifier: album, assetIdentifier: asset ?? "")))
         case .moveCollections(let ids, let folder):
             self.init(request: .moveCollections(.init(collectionIdentifiers: ids, destinationFolderIdentifier: folder ?? "")))
+        case .commitContentEdit(let edit):
+            self.init(request: .commitContentEdit(.init(
+                assetIdentifier: edit.asset, editingSessionID: edit.editingSessionID,
+                adjustmentData: Wire.AdjustmentData(edit.adjustmentData), renderedUploadID: edit.renderedUploadID ?? "")))
+        case .revertAssetContent(let asset): self.init(request: .revertAssetContent(.init(assetIdentifier: asset)))
         }
     }
 
@@ -108,8 +113,14 @@ extension Wire.ChangeRequest {
             return .moveAssets(album: a.albumIdentifier, from: a.fromIndexes.map { Int($0) }, to: Int(a.toIndex))
         case .setKeyAsset(let k)?: return .setKeyAsset(album: k.albumIdentifier, asset: optional(k.assetIdentifier))
         case .moveCollections(let m)?: return .moveCollections(try ids(m.collectionIdentifiers), toFolder: optional(m.destinationFolderIdentifier))
-        case .commitContentEdit?, .revertAssetContent?:
-            throw PhotoLibError(.unimplemented, "content editing (commitContentEdit, revertAssetContent) is not built in this server yet")
+        case .commitContentEdit(let c)?:
+            guard let adjustment = c.adjustmentData else {
+                throw PhotoLibError(.invalidArgument, "commitContentEdit needs adjustment data (PHContentEditingOutput.adjustmentData)")
+            }
+            return .commitContentEdit(ContentEdit(
+                asset: c.assetIdentifier, editingSessionID: c.editingSessionID, adjustmentData: try adjustment.domain(),
+                renderedUploadID: optional(c.renderedUploadID)))
+        case .revertAssetContent(let r)?: return .revertAssetContent(r.assetIdentifier)
         case nil:
             throw PhotoLibError(.invalidArgument, "the change request carries no request (or one this server does not know)")
         }

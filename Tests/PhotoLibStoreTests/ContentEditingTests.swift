@@ -1,0 +1,140 @@
+import Foundation
+import PhotoLibCore
+import PhotoLibTestSupport
+import Testing
+@testable import PhotoLibStore
+
+@Suite("Content editing: commit, re-edit, conflicts and revert, the original untouched")
+struct ContentEditingTests {
+    static let recipe = AdjustmentData(formatIdentifier: "com.example.editor", formatVersion: "2.1", data: Array("sepia 0.5".utf8))
+    static let handles = [AdjustmentFormat(formatIdentifier: "com.example.editor", formatVersion: "2.*")]
+
+    /// A library with one asset, and a staged "render" (other JPEG bytes) the size of its original.
+    struct Fixture {
+        let temp: TestDirectory
+        let library: PhotoLibrary
+        let asset: Asset
+        let originalBytes: [UInt8]
+
+        init() throws {
+            temp = try TestDirectory()
+            library = try PhotoLibrary.open(at: temp.library)
+            originalBytes = try SamplePhotos.uniqueBytes(0)
+            asset = try library.addPhoto(originalBytes, metadata: SamplePhotos.metadata()).asset
+        }
+
+        /// Stages a render of `index`'s bytes claiming `size` (the store trusts the intake's reading).
+        func stageRender(_ index: Int, size: PixelSize? = nil) throws -> String {
+            let size = size ?? PixelSize(width: asset.pixelWidth, height: asset.pixelHeight)
+            var metadata = SamplePhotos.metadata("render.jpg")
+            metadata.pixelWidth = size.width
+            metadata.pixelHeight = size.height
+            return try library.stageUpload(try SamplePhotos.uniqueBytes(100 + index), metadata: metadata).uploadID
+        }
+
+        func commit(session: String, render: String?, adjustment: AdjustmentData = ContentEditingTests.recipe) throws(PhotoLibError) -> ChangeResult {
+            try library.performChanges([.commitContentEdit(ContentEdit(
+                asset: asset.localIdentifier, editingSessionID: session, adjustmentData: adjustment, renderedUploadID: render))])
+        }
+
+        func types() throws -> [AssetResourceType] {
+            try library.resources(forAsset: asset.localIdentifier).map(\.type).sorted { $0.rawValue < $1.rawValue }
+        }
+
+        func originalDigest() throws -> String {
+            let path = try library.resources(forAsset: asset.localIdentifier).first { $0.type == .photo }!.path
+            return PhotoLibrary.sha256Hex([UInt8](try Data(contentsOf: URL(fileURLWithPath: path))))
+        }
+    }
+
+    @Test("an unedited asset: the input is the original, and a commit makes an edit without touching it")
+    func firstEdit() throws {
+        let f = try Fixture()
+        defer { f.temp.cleanUp() }
+        let digest = try f.originalDigest()
+        let input = try f.library.contentEditingInput(forAsset: f.asset.localIdentifier, canHandle: Self.handles)
+        #expect(input.input.base == .original && input.input.adjustmentData == nil)
+        #expect(input.file.type == .photo && input.input.byteCount == f.originalBytes.count)
+        let result = try f.commit(session: input.input.editingSessionID, render: try f.stageRender(0))
+        #expect(result.changes == [ObjectChange(objectType: .asset, identifier: f.asset.localIdentifier, kind: .updated, assetContentChanged: true)])
+        #expect(try f.types() == [.photo, .fullSizePhoto, .adjustmentData])
+        #expect(try f.library.asset(withIdentifier: f.asset.localIdentifier)?.hasAdjustments == true)
+        #expect(try f.originalDigest() == digest, "the original's bytes never change")
+        let records = try f.library.imageSourceRecords(forAsset: f.asset.localIdentifier)
+        #expect(records.resources.contains { $0.type == .fullSizePhoto } && records.generation == 1)
+    }
+
+    @Test("re-edit: a client that handles the format gets the original and the recipe; one that does not gets the render")
+    func reEdit() throws {
+        let f = try Fixture()
+        defer { f.temp.cleanUp() }
+        let first = try f.library.contentEditingInput(forAsset: f.asset.localIdentifier, canHandle: [])
+        _ = try f.commit(session: first.input.editingSessionID, render: try f.stageRender(0))
+        let handling = try f.library.contentEditingInput(forAsset: f.asset.localIdentifier, canHandle: Self.handles)
+        #expect(handling.input.base == .original && handling.input.adjustmentData == Self.recipe && handling.file.type == .photo)
+        let other = try f.library.contentEditingInput(forAsset: f.asset.localIdentifier, canHandle: [AdjustmentFormat(formatIdentifier: "org.other", formatVersion: "*")])
+        #expect(other.input.base == .current && other.input.adjustmentData == nil && other.file.type == .fullSizePhoto)
+        #expect(other.input.fullSizeImageOrientation == 1, "renders are upright")
+        // An edit built on the render keeps it as the base photo.
+        _ = try f.commit(session: other.input.editingSessionID, render: try f.stageRender(1))
+        #expect(try f.types() == [.photo, .fullSizePhoto, .adjustmentData, .adjustmentBasePhoto])
+    }
+
+    @Test("a session from before another edit is refused with ABORTED and changes nothing")
+    func staleSession() throws {
+        let f = try Fixture()
+        defer { f.temp.cleanUp() }
+        let stale = try f.library.contentEditingInput(forAsset: f.asset.localIdentifier, canHandle: [])
+        _ = try f.commit(session: stale.input.editingSessionID, render: try f.stageRender(0))
+        let before = try f.library.resources(forAsset: f.asset.localIdentifier)
+        let render = try f.stageRender(1)
+        let error = thrownError { () throws(PhotoLibError) in _ = try f.commit(session: stale.input.editingSessionID, render: render) }
+        #expect(error?.code == .aborted)
+        #expect(error?.message.contains("was edited since this input was requested") == true, "\(String(describing: error))")
+        #expect(try f.library.resources(forAsset: f.asset.localIdentifier) == before)
+        let garbage = thrownError { () throws(PhotoLibError) in _ = try f.commit(session: "yesterday", render: render) }
+        #expect(garbage?.code == .invalidArgument)
+    }
+
+    @Test("a render of the wrong size, or no render for a foreign format, is refused")
+    func badRenders() throws {
+        let f = try Fixture()
+        defer { f.temp.cleanUp() }
+        let session = try f.library.contentEditingInput(forAsset: f.asset.localIdentifier, canHandle: []).input.editingSessionID
+        let small = try f.stageRender(0, size: PixelSize(width: 100, height: 50))
+        let wrongSize = thrownError { () throws(PhotoLibError) in _ = try f.commit(session: session, render: small) }
+        #expect(wrongSize?.code == .invalidArgument && wrongSize?.reason == .invalidImage, "\(String(describing: wrongSize))")
+        let noRender = thrownError { () throws(PhotoLibError) in _ = try f.commit(session: session, render: nil) }
+        #expect(noRender?.code == .invalidArgument)
+        let tooBig = AdjustmentData(formatIdentifier: "com.example.editor", formatVersion: "1", data: Array(repeating: 1, count: 64 * 1024 + 1))
+        let render = try f.stageRender(1)
+        let big = thrownError { () throws(PhotoLibError) in _ = try f.commit(session: session, render: render, adjustment: tooBig) }
+        #expect(big?.code == .invalidArgument)
+        #expect(try f.types() == [.photo])
+        #expect(try f.library.asset(withIdentifier: f.asset.localIdentifier)?.hasAdjustments == false)
+    }
+
+    @Test("revert removes the edit and its files; reverting an unedited asset is a no-op; purging removes edit files")
+    func revertAndPurge() throws {
+        let f = try Fixture()
+        defer { f.temp.cleanUp() }
+        let session = try f.library.contentEditingInput(forAsset: f.asset.localIdentifier, canHandle: []).input.editingSessionID
+        _ = try f.commit(session: session, render: try f.stageRender(0))
+        let editFiles = try f.library.resources(forAsset: f.asset.localIdentifier).filter { $0.type != .photo }.map(\.path)
+        #expect(editFiles.allSatisfy { FileManager.default.fileExists(atPath: $0) })
+        let reverted = try f.library.performChanges([.revertAssetContent(f.asset.localIdentifier)])
+        #expect(reverted.changes.first?.assetContentChanged == true)
+        #expect(try f.types() == [.photo])
+        #expect(try f.library.asset(withIdentifier: f.asset.localIdentifier)?.hasAdjustments == false)
+        #expect(editFiles.allSatisfy { !FileManager.default.fileExists(atPath: $0) }, "the edit's files are gone")
+        let again = try f.library.performChanges([.revertAssetContent(f.asset.localIdentifier)])
+        #expect(again.changes.isEmpty, "reverting an unedited asset changes nothing")
+        // Edit again, then purge: every file of the asset goes.
+        let next = try f.library.contentEditingInput(forAsset: f.asset.localIdentifier, canHandle: []).input.editingSessionID
+        _ = try f.commit(session: next, render: try f.stageRender(1))
+        let all = try f.library.resources(forAsset: f.asset.localIdentifier).map(\.path)
+        _ = try f.library.performChanges([.deleteAssets([f.asset.localIdentifier])])
+        _ = try f.library.performChanges([.purgeAssets([f.asset.localIdentifier])])
+        #expect(all.allSatisfy { !FileManager.default.fileExists(atPath: $0) })
+    }
+}
