@@ -64,7 +64,8 @@ let package = Package(
             ]),
         .target(
             name: "PhotoLibClient",
-            dependencies: ["PhotoLibCore", "PhotoLibWire", "PhotoLibNet"]),
+            // Imaging: filter recipes render on the client with the server's code.
+            dependencies: ["PhotoLibCore", "PhotoLibWire", "PhotoLibNet", "PhotoLibImaging"]),
         .executableTarget(
             name: "photolibd",
             dependencies: [

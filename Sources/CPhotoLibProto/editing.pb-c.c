@@ -738,7 +738,7 @@ const ProtobufCMessageDescriptor photolib__v1__content_editing_input_request__de
   (ProtobufCMessageInit) photolib__v1__content_editing_input_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor photolib__v1__content_editing_input__field_descriptors[6] =
+static const ProtobufCFieldDescriptor photolib__v1__content_editing_input__field_descriptors[7] =
 {
   {
     "asset",
@@ -812,10 +812,23 @@ static const ProtobufCFieldDescriptor photolib__v1__content_editing_input__field
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "base_is_original",
+    7,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Photolib__V1__ContentEditingInput, base_is_original),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned photolib__v1__content_editing_input__field_indices_by_name[] = {
   1,   /* field[1] = adjustment_data */
   0,   /* field[0] = asset */
+  6,   /* field[6] = base_is_original */
   3,   /* field[3] = byte_count */
   4,   /* field[4] = editing_session_id */
   5,   /* field[5] = full_size_image_orientation */
@@ -824,7 +837,7 @@ static const unsigned photolib__v1__content_editing_input__field_indices_by_name
 static const ProtobufCIntRange photolib__v1__content_editing_input__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 6 }
+  { 0, 7 }
 };
 const ProtobufCMessageDescriptor photolib__v1__content_editing_input__descriptor =
 {
@@ -834,7 +847,7 @@ const ProtobufCMessageDescriptor photolib__v1__content_editing_input__descriptor
   "Photolib__V1__ContentEditingInput",
   "photolib.v1",
   sizeof(Photolib__V1__ContentEditingInput),
-  6,
+  7,
   photolib__v1__content_editing_input__field_descriptors,
   photolib__v1__content_editing_input__field_indices_by_name,
   1,  photolib__v1__content_editing_input__number_ranges,

@@ -202,10 +202,15 @@ struct  Photolib__V1__ContentEditingInput
    * EXIF orientation of the full-size image bytes (1...8).
    */
   uint32_t full_size_image_orientation;
+  /*
+   * True: the bytes are the original (apply adjustment_data, when present, to reproduce the
+   * current look). False: they are the current render of an edited asset.
+   */
+  protobuf_c_boolean base_is_original;
 };
 #define PHOTOLIB__V1__CONTENT_EDITING_INPUT__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&photolib__v1__content_editing_input__descriptor) \
-    , NULL, NULL, (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string, 0 }
+    , NULL, NULL, (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string, 0, 0 }
 
 
 typedef enum {

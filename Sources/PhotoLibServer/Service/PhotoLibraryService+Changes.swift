@@ -48,7 +48,7 @@ extension PhotoLibraryService {
 
     /// One atomic batch.
     func performChanges(_ call: ServerCall<Wire.PerformChangesRequest, Wire.PerformChangesResponse>) async throws {
-        let requests = try await call.singleRequest().domain()
+        let requests = try await preparingContentEdits(try await call.singleRequest().domain())
         guard !requests.isEmpty else {
             throw PhotoLibError(.invalidArgument, "PerformChanges needs at least one request")
         }

@@ -36,15 +36,32 @@ extension PhotoLibraryService {
         }
         let start = Int(wire.offset)
         let end = wire.length == 0 ? total : start + min(total - start, Int(clamping: wire.length))
-        let path = record.path
+        if start == end {
+            try await call.send(Wire.ResourceDataChunk(offset: UInt64(start), totalSize: UInt64(total)))
+            return
+        }
+        try await streamFile(record, from: start, to: end) { offset, data in
+            try await call.send(Wire.ResourceDataChunk(offset: UInt64(offset), data: data, totalSize: UInt64(total)))
+        }
+    }
+
+    /// Sends bytes `start..<end` of `record`'s file in chunks of at most 64 KiB through
+    /// `send(offset, bytes)`, each as flow control allows. The file is opened, checked against
+    /// the recorded size and read on the library I/O pool, one chunk per turn, so a slow
+    /// client holds one chunk, not the file.
+    func streamFile(
+        _ record: AssetResourceRecord, from start: Int, to end: Int, send: (Int, [UInt8]) async throws -> Void
+    ) async throws {
+        let path = record.path, total = record.byteSize
+        let what = "the \(record.type.name) file of \(record.assetIdentifier)"
         let handle = try await libraryIO.run { () throws -> FileHandle in
             guard let handle = FileHandle(forReadingAtPath: path) else {
-                throw PhotoLibError(.dataLoss, "the \(request.type.name) file of \(request.assetIdentifier) is missing from the library; restore it from a backup")
+                throw PhotoLibError(.dataLoss, "\(what) is missing from the library; restore it from a backup")
             }
             do {
                 let actual = try handle.seekToEnd()
                 guard actual == UInt64(total) else {
-                    throw PhotoLibError(.dataLoss, "the \(request.type.name) file of \(request.assetIdentifier) is \(actual) bytes, not the recorded \(total); restore it from a backup")
+                    throw PhotoLibError(.dataLoss, "\(what) is \(actual) bytes, not the recorded \(total); restore it from a backup")
                 }
                 try handle.seek(toOffset: UInt64(start))
             } catch let error as PhotoLibError {
@@ -52,32 +69,28 @@ extension PhotoLibraryService {
                 throw error
             } catch {
                 try? handle.close()
-                throw PhotoLibError(.dataLoss, "cannot read the \(request.type.name) file of \(request.assetIdentifier): \(error.localizedDescription)")
+                throw PhotoLibError(.dataLoss, "cannot read \(what): \(error.localizedDescription)")
             }
             return handle
         }
         defer { try? handle.close() }
         var offset = start
-        if offset == end {
-            try await call.send(Wire.ResourceDataChunk(offset: UInt64(offset), totalSize: UInt64(total)))
-            return
-        }
         while offset < end {
             try Task.checkCancellation()
             let count = min(WireLimits.chunkSize, end - offset), at = offset
             let data = try await libraryIO.run { () throws -> Data in
                 do {
                     guard let read = try handle.read(upToCount: count), read.count == count else {
-                        throw PhotoLibError(.dataLoss, "the \(request.type.name) file of \(request.assetIdentifier) ended early at byte \(at) of \(total)")
+                        throw PhotoLibError(.dataLoss, "\(what) ended early at byte \(at) of \(total)")
                     }
                     return read
                 } catch let error as PhotoLibError {
                     throw error
                 } catch {
-                    throw PhotoLibError(.dataLoss, "cannot read the \(request.type.name) file of \(request.assetIdentifier): \(error.localizedDescription)")
+                    throw PhotoLibError(.dataLoss, "cannot read \(what): \(error.localizedDescription)")
                 }
             }
-            try await call.send(Wire.ResourceDataChunk(offset: UInt64(offset), data: [UInt8](data), totalSize: UInt64(total)))
+            try await send(offset, [UInt8](data))
             offset += count
         }
     }

@@ -46,6 +46,7 @@ final class PhotoLibraryService: Sendable {
         router.register(PhotoLibraryMethods.releaseFetchResult) { [self] call in try await releaseFetchResult(call) }
         registerImageRoutes(in: &router)
         registerChangeRoutes(in: &router)
+        registerEditingRoutes(in: &router)
         registerObservationRoutes(in: &router)
     }
 

@@ -200,15 +200,19 @@ extension Wire {
         public var editingSessionID: String
         /// EXIF orientation of the full-size image bytes (1...8).
         public var fullSizeImageOrientation: UInt32
+        /// True: the bytes are the original (apply adjustment_data, when present, to reproduce the
+        /// current look). False: they are the current render of an edited asset.
+        public var baseIsOriginal: Bool
 
         /// A message with the given fields (every field defaults to its proto3 default).
-        public init(asset: Wire.Asset? = nil, adjustmentData: Wire.AdjustmentData? = nil, uniformTypeIdentifier: String = "", byteCount: UInt64 = 0, editingSessionID: String = "", fullSizeImageOrientation: UInt32 = 0) {
+        public init(asset: Wire.Asset? = nil, adjustmentData: Wire.AdjustmentData? = nil, uniformTypeIdentifier: String = "", byteCount: UInt64 = 0, editingSessionID: String = "", fullSizeImageOrientation: UInt32 = 0, baseIsOriginal: Bool = false) {
             self.asset = asset
             self.adjustmentData = adjustmentData
             self.uniformTypeIdentifier = uniformTypeIdentifier
             self.byteCount = byteCount
             self.editingSessionID = editingSessionID
             self.fullSizeImageOrientation = fullSizeImageOrientation
+            self.baseIsOriginal = baseIsOriginal
         }
     }
 
@@ -464,6 +468,7 @@ extension Wire.ContentEditingInput: WireMessage {
         byteCount = c.byte_count
         editingSessionID = ProtoCodec.string(c.editing_session_id)
         fullSizeImageOrientation = c.full_size_image_orientation
+        baseIsOriginal = c.base_is_original != 0
     }
 
     /// The C struct for packing; its pointers live as long as `arena`.
@@ -476,6 +481,7 @@ extension Wire.ContentEditingInput: WireMessage {
         m.byte_count = byteCount
         if !editingSessionID.isEmpty { m.editing_session_id = arena.string(editingSessionID) }
         m.full_size_image_orientation = fullSizeImageOrientation
+        m.base_is_original = baseIsOriginal ? 1 : 0
         return m
     }
 }

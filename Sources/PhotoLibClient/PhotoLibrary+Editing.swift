@@ -1,0 +1,135 @@
+import Foundation
+import PhotoLibImaging
+import PhotoLibWire
+
+/// The image to edit and what to apply first: PhotoKit's `PHContentEditingInput` with its
+/// full-size image's bytes.
+public struct ContentEditingInputData: Sendable, Hashable {
+    /// The largest full-size image accepted: 256 MiB.
+    public static let maxImageBytes = 256 << 20
+
+    /// The input: asset, base (original or render), adjustment data, session.
+    public var input: ContentEditingInput
+    /// The full-size image, JPEG (EXIF orientation `input.fullSizeImageOrientation`).
+    public var fullSizeImage: [UInt8]
+}
+
+/// An edit ready to commit: PhotoKit's `PHContentEditingOutput`.
+///
+/// Set ``adjustmentData`` (the recipe) and ``renderedJPEGData`` (the full-size result,
+/// upright), then commit with `PhotoLibrary.commitContentEdit(_:)`. For PhotoLib's own format
+/// (``FilterRecipe``) the render may be left out: the server renders the recipe itself.
+public struct ContentEditingOutput: Sendable, Hashable {
+    /// The asset being edited.
+    public let assetIdentifier: String
+    /// The session of the input the edit started from.
+    public let editingSessionID: String
+    /// The recipe.
+    public var adjustmentData: AdjustmentData?
+    /// The rendered full-size JPEG.
+    public var renderedJPEGData: [UInt8]?
+
+    /// An output for `input` (`PHContentEditingOutput(contentEditingInput:)`).
+    public init(input: ContentEditingInput) {
+        self.assetIdentifier = input.asset.localIdentifier
+        self.editingSessionID = input.editingSessionID
+    }
+}
+
+extension FilterRecipe {
+    /// This recipe rendered on `jpeg` (the original's bytes) at full size: the same code, and
+    /// so the same bytes, as the server's render.
+    public func renderedJPEG(from jpeg: [UInt8]) throws(PhotoLibError) -> [UInt8] {
+        do {
+            return try RecipeRenderer.render(jpeg, recipe: self).jpeg
+        } catch {
+            throw PhotoLibError(error.code == .invalidArgument ? .invalidArgument : .failedPrecondition, "cannot render the filter recipe: \(error.message)")
+        }
+    }
+}
+
+extension PhotoLibrary {
+    /// `requestContentEditingInput(with:)`: the input for editing the asset and its full-size
+    /// image. List in `formats` the adjustment formats this app can apply (PhotoKit's
+    /// `canHandleAdjustmentData`): when the asset's edit is in one of them the image is the
+    /// original and `input.adjustmentData` the recipe to apply first; otherwise it is the
+    /// current render. `progress` gets the fraction received; cancelling the task cancels the
+    /// transfer.
+    public func requestContentEditingInput(
+        for assetIdentifier: String, canHandle formats: [AdjustmentFormat] = [], progress: (@Sendable (Double) -> Void)? = nil
+    ) async throws -> ContentEditingInputData {
+        let parts = try await connection.serverStreaming(
+            PhotoLibraryMethods.requestContentEditingInput,
+            Wire.ContentEditingInputRequest(assetIdentifier: assetIdentifier, canHandle: formats.map(Wire.AdjustmentFormat.init)))
+        var input: ContentEditingInput?
+        var image: [UInt8] = []
+        for try await part in parts {
+            switch part.part {
+            case .input(let message)?:
+                guard input == nil else { throw PhotoLibError(.internalError, "the server sent a second ContentEditingInput") }
+                let decoded = try message.domain()
+                guard decoded.byteCount <= ContentEditingInputData.maxImageBytes else {
+                    throw PhotoLibError(.resourceExhausted, "the full-size image is \(decoded.byteCount) bytes, over \(ContentEditingInputData.maxImageBytes)")
+                }
+                image.reserveCapacity(decoded.byteCount)
+                input = decoded
+                progress?(decoded.byteCount == 0 ? 1 : 0)
+            case .data(let bytes)?:
+                guard let expected = input?.byteCount else { throw PhotoLibError(.internalError, "image bytes arrived before the ContentEditingInput") }
+                guard image.count + bytes.count <= expected else {
+                    throw PhotoLibError(.internalError, "the server sent more than the \(expected) bytes it announced")
+                }
+                image += bytes
+                progress?(Double(image.count) / Double(max(expected, 1)))
+            case nil:
+                continue
+            }
+        }
+        guard let input else { throw PhotoLibError(.internalError, "RequestContentEditingInput ended without an input") }
+        guard image.count == input.byteCount else {
+            throw PhotoLibError(.unavailable, "the full-size image ended after \(image.count) of \(input.byteCount) bytes")
+        }
+        return ContentEditingInputData(input: input, fullSizeImage: image)
+    }
+
+    /// Commits `output` in a batch of its own: uploads the render (when there is one), then
+    /// `PerformChanges` with the edit. Fails with `aborted` when the asset was edited since the
+    /// input was requested.
+    @discardableResult
+    public func commitContentEdit(_ output: ContentEditingOutput) async throws -> ChangeBatchResult {
+        let upload = try await output.renderedJPEGData.asyncMap { try await self.upload($0, filename: "FullSizeRender.jpg") }
+        return try await performChanges { batch in try batch.commitContentEdit(output, renderedUpload: upload) }
+    }
+
+    /// `revertAssetContentToOriginal()` for each asset, in one batch.
+    @discardableResult
+    public func revertAssetContentToOriginal(_ assetIdentifiers: [String]) async throws -> ChangeBatchResult {
+        try await performChanges(assetIdentifiers.map { ChangeRequest.revertAssetContent($0) })
+    }
+}
+
+extension ChangeBatch {
+    /// `PHAssetChangeRequest.contentEditingOutput`: commits `output` in this batch, its render
+    /// uploaded beforehand as `renderedUpload` (`nil` only for PhotoLib's own format).
+    public func commitContentEdit(_ output: ContentEditingOutput, renderedUpload: Upload?) throws(PhotoLibError) {
+        guard let adjustment = output.adjustmentData else {
+            throw PhotoLibError(.invalidArgument, "a ContentEditingOutput needs adjustment data before it is committed")
+        }
+        append(.commitContentEdit(ContentEdit(
+            asset: output.assetIdentifier, editingSessionID: output.editingSessionID, adjustmentData: adjustment,
+            renderedUploadID: renderedUpload?.uploadID)))
+    }
+
+    /// `PHAssetChangeRequest.revertAssetContentToOriginal()`.
+    public func revertAssetContentToOriginal(_ asset: String) {
+        append(.revertAssetContent(asset))
+    }
+}
+
+extension Optional {
+    /// The async `map`.
+    fileprivate func asyncMap<T>(_ transform: (Wrapped) async throws -> T) async rethrows -> T? {
+        guard let value = self else { return nil }
+        return try await transform(value)
+    }
+}

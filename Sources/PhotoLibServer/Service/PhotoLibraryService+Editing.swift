@@ -1,0 +1,77 @@
+import Foundation
+import PhotoLibCore
+import PhotoLibImaging
+import PhotoLibStore
+import PhotoLibWire
+
+extension PhotoLibraryService {
+    /// Registers `RequestContentEditingInput` (commits and reverts are change requests of
+    /// `PerformChanges`; see ``preparingContentEdits(_:)``).
+    func registerEditingRoutes(in router: inout RPCRouter) {
+        router.register(PhotoLibraryMethods.requestContentEditingInput) { [self] call in try await requestContentEditingInput(call) }
+    }
+
+    /// The most formats a client may list as handled.
+    static let maxAdjustmentFormats = 64
+
+    /// `requestContentEditingInput(with:)`: the input first, then the full-size image's bytes
+    /// in chunks of at most 64 KiB, each as flow control allows.
+    func requestContentEditingInput(_ call: ServerCall<Wire.ContentEditingInputRequest, Wire.ContentEditingInputPart>) async throws {
+        let request = try await call.singleRequest()
+        guard request.canHandle.count <= Self.maxAdjustmentFormats else {
+            throw PhotoLibError(.invalidArgument, "at most \(Self.maxAdjustmentFormats) adjustment formats may be listed; got \(request.canHandle.count)")
+        }
+        let asset = request.assetIdentifier, formats = request.canHandle.map(\.domain)
+        let library = self.library
+        let source = try await libraryIO.run { () throws(PhotoLibError) in
+            try library.contentEditingInput(forAsset: asset, canHandle: formats)
+        }
+        try await call.send(Wire.ContentEditingInputPart(part: .input(Wire.ContentEditingInput(source.input))))
+        try await streamFile(source.file, from: 0, to: source.file.byteSize) { _, data in
+            try await call.send(Wire.ContentEditingInputPart(part: .data(data)))
+        }
+    }
+
+    /// `requests` with every edit in PhotoLib's own format (``FilterRecipe``) made complete:
+    /// the recipe is checked, the size its render must have is set, and when the client sent
+    /// no render the server renders the recipe on the original (on the render pool) and stages
+    /// it as an upload. Other formats pass unchanged: their render must keep the original's size.
+    func preparingContentEdits(_ requests: [ChangeRequest]) async throws -> [ChangeRequest] {
+        var prepared = requests
+        for (index, request) in requests.enumerated() {
+            guard case .commitContentEdit(var edit) = request,
+                edit.adjustmentData.formatIdentifier == FilterRecipe.formatIdentifier
+            else { continue }
+            do {
+                let recipe = try FilterRecipe(adjustmentData: edit.adjustmentData)
+                let library = self.library, asset = edit.asset
+                let original = try await libraryIO.run { () throws -> [UInt8] in
+                    let records = try library.resources(forAsset: asset)
+                    guard let photo = records.first(where: { $0.type == .photo }) else {
+                        throw PhotoLibError(.failedPrecondition, "asset \(asset) has no photo to edit")
+                    }
+                    return try Self.readFile(photo.path, asset: asset)
+                }
+                let info: JPEGInfo
+                do throws(ImagingError) { info = try JPEGInspector.inspect(original) } catch { throw Self.photoLibError(error, asset: asset) }
+                edit.expectedSize = RecipeRenderer.outputSize(recipe: recipe, original: info)
+                if edit.renderedUploadID == nil {
+                    let intake = PhotoIntake(library: library)
+                    let control = RenderControl()
+                    let upload = try await renderer.run(control: control) { () throws -> Upload in
+                        let rendered: RenderedImage
+                        do throws(ImagingError) { rendered = try RecipeRenderer.render(original, recipe: recipe, control: control) } catch { throw Self.photoLibError(error, asset: asset) }
+                        return try intake.stage(rendered.jpeg, filename: "FullSizeRender.jpg")
+                    }
+                    edit.renderedUploadID = upload.uploadID
+                }
+                prepared[index] = .commitContentEdit(edit)
+            } catch let error as PhotoLibError {
+                throw PhotoLibError(
+                    error.code, "request \(index) (\(request.name)): \(error.message)",
+                    reason: error.reason == .unspecified ? .changeRequestFailed : error.reason, failedRequestIndex: index)
+            }
+        }
+        return prepared
+    }
+}
