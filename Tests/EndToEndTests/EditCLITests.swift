@@ -1,0 +1,90 @@
+import Foundation
+import PhotoLibTestSupport
+import XCTest
+
+/// `photolib edit`, `edit-input`, `revert` against a real `photolibd`, as a user runs them.
+final class EditCLITests: XCTestCase {
+    private var fixture: LibraryFixture!
+    private var server: ServerProcess { fixture.server }
+
+    override func setUpWithError() throws {
+        fixture = try LibraryFixture("edit", photos: [Paths.portrait])
+    }
+
+    override func tearDown() {
+        fixture?.stopAndRemove()
+        fixture = nil
+    }
+
+    private struct EditJSON: Decodable { var renderedBy: String; var formatIdentifier: String; var operations: Int? }
+    private struct InputJSON: Decodable { var base: String; var adjustmentFormat: String?; var editingSessionID: String }
+    private struct ShowJSON: Decodable {
+        struct Resource: Decodable { var type: String }
+        var hasAdjustments: Bool
+        var resources: [Resource]
+    }
+
+    private func run(_ arguments: [String]) throws -> ProcessResult {
+        let result = try runCLI(arguments, server: server, timeout: 120)
+        XCTAssertTrue(result.succeeded, "photolib \(arguments.joined(separator: " ")): \(result)")
+        return result
+    }
+
+    func testNoirEditReEditAndRevertFromTheCommandLine() throws {
+        let id = try fixture.identifier(Paths.portrait)
+        let folder = try TemporaryDirectory("photolib-edit-cli")
+        defer { folder.remove() }
+        let originalBytes = try readBytes(Paths.portrait)
+
+        let edit = try runCLIJSON(EditJSON.self, ["edit", id, "--filter", "noir", "--json"], server: server)
+        XCTAssertEqual(edit.renderedBy, "client")
+        XCTAssertEqual(edit.formatIdentifier, "org.photolib.filter")
+        let shown = try runCLIJSON(ShowJSON.self, ["show", id, "--json"], server: server)
+        XCTAssertTrue(shown.hasAdjustments)
+        XCTAssertEqual(Set(shown.resources.map(\.type)), ["photo", "fullSizePhoto", "adjustmentData"])
+
+        // The original stays byte for byte, by image request and by export.
+        _ = try run(["get", id, "--version", "original", "--resize", "none", "-o", folder.file("original.jpg")])
+        XCTAssertEqual(try readBytes(folder.file("original.jpg")), originalBytes)
+        _ = try run(["export", id, "--resource", "photo", "-o", folder.file("export.jpg")])
+        XCTAssertEqual(try readBytes(folder.file("export.jpg")), originalBytes)
+        // The current version is the filtered image: gray.
+        _ = try run(["get", id, "--version", "current", "--size", "64x64", "-o", folder.file("current.jpg")])
+        XCTAssertNotEqual(try readBytes(folder.file("current.jpg")), [])
+
+        // An editor handling the format gets the original and the recipe; another gets the render.
+        let handling = try runCLIJSON(InputJSON.self, ["edit-input", id, "--can-handle", "org.photolib.filter:1", "-o", folder.file("in1.jpg"), "--json"], server: server)
+        XCTAssertEqual(handling.base, "original")
+        XCTAssertEqual(handling.adjustmentFormat, "org.photolib.filter")
+        XCTAssertEqual(try readBytes(folder.file("in1.jpg")), originalBytes)
+        let foreign = try runCLIJSON(InputJSON.self, ["edit-input", id, "-o", folder.file("in2.jpg"), "--json"], server: server)
+        XCTAssertEqual(foreign.base, "render")
+        XCTAssertNil(foreign.adjustmentFormat)
+        _ = try run(["export", id, "--resource", "fullSizePhoto", "-o", folder.file("render.jpg")])
+        XCTAssertEqual(try readBytes(folder.file("in2.jpg")), try readBytes(folder.file("render.jpg")))
+
+        // A re-edit keeps the earlier recipe; the server renders this one.
+        let again = try runCLIJSON(EditJSON.self, ["edit", id, "--exposure", "0.5", "--server-render", "--json"], server: server)
+        XCTAssertEqual(again.renderedBy, "server")
+        XCTAssertEqual(again.operations, 2, "noir, then the exposure")
+
+        // Revert: no edit left.
+        _ = try run(["revert", id])
+        let reverted = try runCLIJSON(ShowJSON.self, ["show", id, "--json"], server: server)
+        XCTAssertFalse(reverted.hasAdjustments)
+        XCTAssertEqual(reverted.resources.map(\.type), ["photo"])
+    }
+
+    func testBadEditsFailWithOneClearLine() throws {
+        let id = try fixture.identifier(Paths.portrait)
+        let unknown = try runCLI(["edit", id, "--filter", "vaporwave"], server: server)
+        XCTAssertFalse(unknown.succeeded)
+        XCTAssertTrue(unknown.stderr.contains("unknown filter 'vaporwave'"), "\(unknown)")
+        let nothing = try runCLI(["edit", id], server: server)
+        XCTAssertFalse(nothing.succeeded)
+        XCTAssertTrue(nothing.stderr.contains("nothing to do"), "\(nothing)")
+        let missing = try runCLI(["edit", id, "--adjustment", "com.example:1", "--data", "/nonexistent", "--rendered", "/nonexistent.jpg"], server: server)
+        XCTAssertFalse(missing.succeeded)
+        XCTAssertTrue(missing.stderr.contains("cannot read /nonexistent"), "\(missing)")
+    }
+}
