@@ -341,11 +341,23 @@ int CPhotoLibJPEG_decode_ex(const uint8_t *data, size_t size,
         *info = header;
     }
 
-    /* Output colour space: gray stays gray, CMYK/YCCK come out as CMYK and we convert. */
+    /* Colour operations to apply row by row, if any. */
+    CPhotoLibJPEG_ColorPlan plan;
+    int colored = 0;
+    if (options->color_op_count > 0) {
+        if (options->color_ops == NULL || !CPhotoLibJPEG_color_plan(options->color_ops, options->color_op_count, &plan)) {
+            CPhotoLibJPEG_fail((j_common_ptr)&decompress, CPhotoLibJPEG_INVALID_ARGUMENT,
+                               "decode: %zu colour operations (1...64 with a list)", options->color_op_count);
+        }
+        colored = 1;
+    }
+
+    /* Output colour space: gray stays gray (RGB when colour operations apply), CMYK/YCCK
+     * come out as CMYK and we convert. */
     int cmyk_inverted = 0;
     switch (decompress.jpeg_color_space) {
     case JCS_GRAYSCALE:
-        decompress.out_color_space = JCS_GRAYSCALE;
+        decompress.out_color_space = colored ? JCS_RGB : JCS_GRAYSCALE;
         break;
     case JCS_CMYK:
     case JCS_YCCK:
@@ -457,6 +469,9 @@ int CPhotoLibJPEG_decode_ex(const uint8_t *data, size_t size,
             row = converted[0];
         }
         CPhotoLibJPEG_store_row(row, pixels, y - crop_y, crop_x, width, out_components);
+        if (colored) {
+            CPhotoLibJPEG_color_plan_row(&plan, pixels + (size_t)(y - crop_y) * width * 3, width);
+        }
     }
     if (early) {
         jpeg_finish_output(&decompress);

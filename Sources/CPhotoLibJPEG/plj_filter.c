@@ -11,8 +11,9 @@
  * rounded to Q16 before use), so the same recipe gives the same bytes in the server and in
  * any client running this code. docs/FILTERS.md gives each filter's numbers and a picture.
  *
- * All operations of a recipe run in one pass over the pixels, in place, with no buffer
- * besides the image itself (a grayscale image becomes RGB first, since most filters tint).
+ * All operations of a recipe run on each row as the decoder produces it (CPhotoLibJPEG_decode_ex
+ * with DecodeOptions.color_ops), while the row is in cache: one pass, no buffer besides the
+ * image itself (a grayscale stream is decoded as RGB, since most filters tint).
  */
 #include "plj_internal.h"
 
@@ -33,8 +34,9 @@ static int32_t div_round(int64_t a, int64_t b) {
     return (int32_t)(a >= 0 ? (a + b / 2) / b : -((-a + b / 2) / b));
 }
 
-static uint8_t clamp8(int32_t v) {
-    return (uint8_t)(v < 0 ? 0 : (v > 255 ? 255 : v));
+static inline uint8_t clamp8(int32_t v) {
+    v = v < 0 ? 0 : v;
+    return (uint8_t)(v > 255 ? 255 : v);
 }
 
 /* A tone curve through integer control points (x strictly increasing from 0 to 255),
@@ -241,71 +243,81 @@ int CPhotoLibJPEG_color_op_saturation(int32_t amount_permille, CPhotoLibJPEG_Col
     return CPhotoLibJPEG_OK;
 }
 
-/* One operation on one pixel, in place. */
-static inline void apply_op(const CPhotoLibJPEG_ColorOp *op, int32_t rgb[3]) {
-    const int32_t *m = op->matrix;
-    int32_t r = rgb[0], g = rgb[1], b = rgb[2];
-    uint8_t mr = clamp8((m[0] * r + m[1] * g + m[2] * b + ONE / 2) >> 12);
-    uint8_t mg = clamp8((m[3] * r + m[4] * g + m[5] * b + ONE / 2) >> 12);
-    uint8_t mb = clamp8((m[6] * r + m[7] * g + m[8] * b + ONE / 2) >> 12);
-    int32_t cr = op->curve[mr], cg = op->curve[256 + mg], cb = op->curve[512 + mb];
-    if (op->amount >= ONE) {
-        rgb[0] = cr;
-        rgb[1] = cg;
-        rgb[2] = cb;
+/* How an operation's matrix is applied: the identity is skipped, a gray matrix (every row
+ * the same, non-negative, summing to at most 1) needs one dot product and no clamp. */
+enum { MATRIX_IDENTITY, MATRIX_GRAY, MATRIX_GENERAL };
+
+static int matrix_kind(const int32_t m[9]) {
+    if (m[0] == ONE && m[4] == ONE && m[8] == ONE && !m[1] && !m[2] && !m[3] && !m[5] && !m[6] && !m[7]) {
+        return MATRIX_IDENTITY;
+    }
+    int same = m[0] == m[3] && m[0] == m[6] && m[1] == m[4] && m[1] == m[7] && m[2] == m[5] && m[2] == m[8];
+    if (same && m[0] >= 0 && m[1] >= 0 && m[2] >= 0 && m[0] + m[1] + m[2] <= ONE) {
+        return MATRIX_GRAY;
+    }
+    return MATRIX_GENERAL;
+}
+
+/* The matrix step of each kind, into or_, og, ob (curve lookups included). */
+#define STEP_IDENTITY \
+    or_ = cr[r]; og = cg[g]; ob = cb[b];
+#define STEP_GRAY \
+    { int32_t y_ = (m0 * r + m1 * g + m2 * b + ONE / 2) >> 12; or_ = cr[y_]; og = cg[y_]; ob = cb[y_]; }
+#define STEP_GENERAL \
+    or_ = cr[clamp8((m0 * r + m1 * g + m2 * b + ONE / 2) >> 12)]; \
+    og = cg[clamp8((m3 * r + m4 * g + m5 * b + ONE / 2) >> 12)]; \
+    ob = cb[clamp8((m6 * r + m7 * g + m8 * b + ONE / 2) >> 12)];
+
+/* One loop over a row per (kind, blend) pair, so the inner loop has no branch but the clamps. */
+#define ROW_LOOP(STEP, BLEND) \
+    for (uint32_t x = 0; x < width; x++, p += 3) { \
+        int32_t r = p[0], g = p[1], b = p[2], or_, og, ob; \
+        STEP \
+        if (BLEND) { \
+            or_ = r + (((or_ - r) * amount + ONE / 2) >> 12); \
+            og = g + (((og - g) * amount + ONE / 2) >> 12); \
+            ob = b + (((ob - b) * amount + ONE / 2) >> 12); \
+        } \
+        p[0] = (uint8_t)or_; p[1] = (uint8_t)og; p[2] = (uint8_t)ob; \
+    }
+
+/* One operation on one row of `width` RGB pixels, in place. The blend rounds with an
+ * arithmetic shift (half up), the same on every platform this shim builds for. */
+static void apply_op_row(const CPhotoLibJPEG_ColorOp *op, int kind, uint8_t *p, uint32_t width) {
+    const int32_t m0 = op->matrix[0], m1 = op->matrix[1], m2 = op->matrix[2], m3 = op->matrix[3], m4 = op->matrix[4],
+                  m5 = op->matrix[5], m6 = op->matrix[6], m7 = op->matrix[7], m8 = op->matrix[8];
+    const uint8_t *cr = op->curve, *cg = op->curve + 256, *cb = op->curve + 512;
+    const int32_t amount = op->amount;
+    (void)m3; (void)m4; (void)m5; (void)m6; (void)m7; (void)m8;
+    if (amount >= ONE) {
+        switch (kind) {
+        case MATRIX_IDENTITY: ROW_LOOP(STEP_IDENTITY, 0) break;
+        case MATRIX_GRAY: ROW_LOOP(STEP_GRAY, 0) break;
+        default: ROW_LOOP(STEP_GENERAL, 0) break;
+        }
     } else {
-        rgb[0] = r + div_round((int64_t)(cr - r) * op->amount, ONE);
-        rgb[1] = g + div_round((int64_t)(cg - g) * op->amount, ONE);
-        rgb[2] = b + div_round((int64_t)(cb - b) * op->amount, ONE);
+        switch (kind) {
+        case MATRIX_IDENTITY: ROW_LOOP(STEP_IDENTITY, 1) break;
+        case MATRIX_GRAY: ROW_LOOP(STEP_GRAY, 1) break;
+        default: ROW_LOOP(STEP_GENERAL, 1) break;
+        }
     }
 }
 
-int CPhotoLibJPEG_apply_color_ops(CPhotoLibJPEG_Image *image, const CPhotoLibJPEG_ColorOp *ops, size_t count,
-                                  CPhotoLibJPEG_Control *control, char *message, size_t message_capacity) {
-    if (image == NULL || image->pixels == NULL || (count > 0 && ops == NULL)) {
-        CPhotoLibJPEG_set_message(message, message_capacity, "apply_color_ops: missing image or operations");
-        return CPhotoLibJPEG_INVALID_ARGUMENT;
+int CPhotoLibJPEG_color_plan(const CPhotoLibJPEG_ColorOp *ops, size_t count, CPhotoLibJPEG_ColorPlan *plan) {
+    if (count > 64) {
+        return 0;
     }
-    if (image->components != 1 && image->components != 3) {
-        CPhotoLibJPEG_set_message(message, message_capacity,
-                                  "apply_color_ops: %u components (gray or RGB)", image->components);
-        return CPhotoLibJPEG_INVALID_ARGUMENT;
+    plan->ops = ops;
+    plan->count = count;
+    for (size_t i = 0; i < count; i++) {
+        plan->kinds[i] = matrix_kind(ops[i].matrix);
     }
-    if (count == 0) {
-        return CPhotoLibJPEG_OK;
+    return 1;
+}
+
+void CPhotoLibJPEG_color_plan_row(const CPhotoLibJPEG_ColorPlan *plan, uint8_t *row, uint32_t width) {
+    for (size_t i = 0; i < plan->count; i++) {
+        apply_op_row(&plan->ops[i], plan->kinds[i], row, width);
     }
-    size_t pixels = (size_t)image->width * image->height;
-    if (image->components == 1) {
-        /* Gray to RGB in place: grow the buffer, then spread from the end backwards. */
-        size_t bytes = CPhotoLibJPEG_image_bytes(image->width, image->height, 3);
-        uint8_t *grown = bytes == 0 ? NULL : realloc(image->pixels, bytes);
-        if (grown == NULL) {
-            CPhotoLibJPEG_set_message(message, message_capacity, "apply_color_ops: out of memory (%.1f MB)",
-                                      CPhotoLibJPEG_megabytes(bytes));
-            return CPhotoLibJPEG_INTERNAL;
-        }
-        image->pixels = grown;
-        for (size_t i = pixels; i-- > 0;) {
-            uint8_t v = grown[i];
-            grown[3 * i] = grown[3 * i + 1] = grown[3 * i + 2] = v;
-        }
-        image->components = 3;
-    }
-    uint8_t *p = image->pixels;
-    for (uint32_t y = 0; y < image->height; y++) {
-        if ((y & 63) == 0 && control != NULL && CPhotoLibJPEG_control_is_cancelled(control)) {
-            CPhotoLibJPEG_set_message(message, message_capacity, "cancelled");
-            return CPhotoLibJPEG_CANCELLED;
-        }
-        for (uint32_t x = 0; x < image->width; x++, p += 3) {
-            int32_t rgb[3] = {p[0], p[1], p[2]};
-            for (size_t i = 0; i < count; i++) {
-                apply_op(&ops[i], rgb);
-            }
-            p[0] = clamp8(rgb[0]);
-            p[1] = clamp8(rgb[1]);
-            p[2] = clamp8(rgb[2]);
-        }
-    }
-    return CPhotoLibJPEG_OK;
 }

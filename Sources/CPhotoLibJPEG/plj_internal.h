@@ -40,4 +40,17 @@ static inline double CPhotoLibJPEG_megabytes(uint64_t bytes) {
     return (double)bytes / (1024.0 * 1024.0);
 }
 
+/* Colour operations prepared for a row loop (plj_filter.c): their matrix kinds, so each row
+ * runs the cheapest loop. */
+typedef struct CPhotoLibJPEG_ColorPlan {
+    const CPhotoLibJPEG_ColorOp *ops;
+    size_t count;
+    int kinds[64];
+} CPhotoLibJPEG_ColorPlan;
+
+/* Prepares `count` operations (at most 64; returns 0 otherwise). */
+int CPhotoLibJPEG_color_plan(const CPhotoLibJPEG_ColorOp *ops, size_t count, CPhotoLibJPEG_ColorPlan *plan);
+/* Applies a plan to one row of `width` RGB pixels, in place. */
+void CPhotoLibJPEG_color_plan_row(const CPhotoLibJPEG_ColorPlan *plan, uint8_t *row, uint32_t width);
+
 #endif /* CPHOTOLIBJPEG_INTERNAL_H */

@@ -5,8 +5,8 @@ import PhotoLibCore
 /// rendered on either side gives the same bytes.
 ///
 /// Pipeline, one pass per stage and no full-size float buffer: decode at full size keeping
-/// only the recipe's crop (mapped into the stored image); every colour step on each pixel in
-/// one pass (plj_filter.c); EXIF orientation and the recipe's rotations and mirrors as one
+/// only the recipe's crop (mapped into the stored image), every colour step applied to each
+/// row as it is decoded (plj_filter.c); EXIF orientation and the recipe's rotations and mirrors as one
 /// transform; encode at ``quality`` (baseline, 4:2:0, optimised Huffman tables, no EXIF: the
 /// result is upright).
 public enum RecipeRenderer {
@@ -32,9 +32,10 @@ public enum RecipeRenderer {
         if geometry.crop != .unit {
             crop = geometry.crop.stored(orientation: info.orientation).pixels(width: info.storedWidth, height: info.storedHeight)
         }
-        let decoded = try LibJPEG.decode(original, scale: 8, crop: crop, earlyScan: false, limits: limits, control: control)
+        // The colour operations run on each row as it is decoded, while it is in cache.
+        let decoded = try LibJPEG.decode(
+            original, scale: 8, crop: crop, earlyScan: false, limits: limits, control: control, colors: colors.operations)
         try control?.check()
-        try colors.apply(to: decoded.pixels, control: control)
         let orientation = geometry.transform.after(Orientation(exif: info.orientation)).exifCode
         let upright = orientation == 1 ? decoded.pixels : try LibJPEG.orient(decoded.pixels, orientation: orientation)
         try control?.check()

@@ -181,6 +181,11 @@ typedef struct CPhotoLibJPEG_DecodeOptions {
     /* When non-NULL: polled for cancellation between scanline batches and input rows, and
      * updated with progress. */
     CPhotoLibJPEG_Control *control;
+    /* When color_op_count > 0: these colour operations (see CPhotoLibJPEG_ColorOp below) are
+     * applied to each output row as it is decoded, while it is in cache, and the output is
+     * RGB even for a grayscale stream. At most 64. */
+    const struct CPhotoLibJPEG_ColorOp *color_ops;
+    size_t color_op_count;
 } CPhotoLibJPEG_DecodeOptions;
 
 /*
@@ -304,7 +309,8 @@ int CPhotoLibJPEG_orient(const CPhotoLibJPEG_Image *source, int orientation,
 /*
  * One per-pixel colour transform: m = clamp((matrix · rgb + 2048) >> 12), then each channel
  * through its tone curve, then blended with the input by amount / 4096. Built by the
- * functions below; plain data, so an array of them can be built once and applied to many
+ * functions below and applied by CPhotoLibJPEG_decode_ex (DecodeOptions.color_ops) to each
+ * row as it is decoded; plain data, so an array of them can be built once and used for many
  * images.
  */
 typedef struct CPhotoLibJPEG_ColorOp {
@@ -328,14 +334,6 @@ int CPhotoLibJPEG_color_op_contrast(int32_t amount_permille, CPhotoLibJPEG_Color
 /* Saturation around luma: factor 1 + amount / 1000 (0 gray ... 2), amount -1000...1000. */
 int CPhotoLibJPEG_color_op_saturation(int32_t amount_permille, CPhotoLibJPEG_ColorOp *op,
                                       char *message, size_t message_capacity);
-
-/*
- * Applies `count` operations in order to every pixel of `image`, in one pass and in place.
- * A gray image becomes RGB first (its buffer grows). `control` (may be NULL) cancels between
- * rows.
- */
-int CPhotoLibJPEG_apply_color_ops(CPhotoLibJPEG_Image *image, const CPhotoLibJPEG_ColorOp *ops, size_t count,
-                                  CPhotoLibJPEG_Control *control, char *message, size_t message_capacity);
 
 #ifdef __cplusplus
 }

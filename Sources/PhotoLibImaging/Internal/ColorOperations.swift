@@ -37,14 +37,4 @@ struct ColorOperations {
         guard value.isFinite else { return Int32.max }
         return Int32(clamping: Int((value * scale).rounded()))
     }
-
-    /// Applies the operations to `pixels` in one pass, in place (gray becomes RGB).
-    func apply(to pixels: PixelBuffer, control: RenderControl?) throws(ImagingError) {
-        guard !operations.isEmpty else { return }
-        try operations.withUnsafeBufferPointer { ops throws(ImagingError) in
-            try LibJPEG.call { message, capacity in
-                CPhotoLibJPEG_apply_color_ops(&pixels.image, ops.baseAddress, ops.count, control?.pointer, message, capacity)
-            }
-        }
-    }
 }

@@ -106,7 +106,7 @@ enum LibJPEG {
     /// Related libjpeg documentation: libjpeg.txt, "Buffered-image mode", "Progress monitoring".
     static func decode(
         _ data: [UInt8], scale: Int, crop: PixelRect?, earlyScan: Bool, limits: ImagingLimits,
-        control: RenderControl?
+        control: RenderControl?, colors: [CPhotoLibJPEG_ColorOp] = []
     ) throws(ImagingError) -> (header: Header, pixels: PixelBuffer, usedEarlyScan: Bool) {
         var cLimits = try cLimits(limits)
         var info = CPhotoLibJPEG_HeaderInfo()
@@ -123,9 +123,13 @@ enum LibJPEG {
         options.control = control?.pointer
         var early: Int32 = 0
         try call { message, capacity in
-            data.withUnsafeBufferPointer { input in
-                CPhotoLibJPEG_decode_ex(
-                    input.baseAddress, input.count, &cLimits, &options, &info, &image, &early, message, capacity)
+            colors.withUnsafeBufferPointer { ops in
+                options.color_ops = ops.baseAddress
+                options.color_op_count = ops.count
+                return data.withUnsafeBufferPointer { input in
+                    CPhotoLibJPEG_decode_ex(
+                        input.baseAddress, input.count, &cLimits, &options, &info, &image, &early, message, capacity)
+                }
             }
         }
         return (Header(info), PixelBuffer(taking: image), early != 0)
