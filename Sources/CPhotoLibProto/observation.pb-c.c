@@ -1071,7 +1071,7 @@ const ProtobufCMessageDescriptor photolib__v1__index_move__descriptor =
   (ProtobufCMessageInit) photolib__v1__index_move__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor photolib__v1__fetch_result_change_details__field_descriptors[12] =
+static const ProtobufCFieldDescriptor photolib__v1__fetch_result_change_details__field_descriptors[13] =
 {
   {
     "fetch_result_id",
@@ -1217,9 +1217,22 @@ static const ProtobufCFieldDescriptor photolib__v1__fetch_result_change_details_
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "content_changed_identifiers",
+    13,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_STRING,
+    offsetof(Photolib__V1__FetchResultChangeDetails, n_content_changed_identifiers),
+    offsetof(Photolib__V1__FetchResultChangeDetails, content_changed_identifiers),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned photolib__v1__fetch_result_change_details__field_indices_by_name[] = {
   5,   /* field[5] = changed_indexes */
+  12,   /* field[12] = content_changed_identifiers */
   8,   /* field[8] = count_after */
   7,   /* field[7] = count_before */
   1,   /* field[1] = fetch_result_after_id */
@@ -1235,7 +1248,7 @@ static const unsigned photolib__v1__fetch_result_change_details__field_indices_b
 static const ProtobufCIntRange photolib__v1__fetch_result_change_details__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 12 }
+  { 0, 13 }
 };
 const ProtobufCMessageDescriptor photolib__v1__fetch_result_change_details__descriptor =
 {
@@ -1245,7 +1258,7 @@ const ProtobufCMessageDescriptor photolib__v1__fetch_result_change_details__desc
   "Photolib__V1__FetchResultChangeDetails",
   "photolib.v1",
   sizeof(Photolib__V1__FetchResultChangeDetails),
-  12,
+  13,
   photolib__v1__fetch_result_change_details__field_descriptors,
   photolib__v1__fetch_result_change_details__field_indices_by_name,
   1,  photolib__v1__fetch_result_change_details__number_ranges,

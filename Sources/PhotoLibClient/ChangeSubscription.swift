@@ -20,6 +20,9 @@ public struct FetchResultChanges: Sendable {
     public let insertedObjects: [Asset]
     /// The objects at ``changedIndexes``, after the change.
     public let changedObjects: [Asset]
+    /// Of ``changedObjects``, the identifiers of those whose image content changed (an edit
+    /// or a revert): PhotoKit's `PHObjectChangeDetails.assetContentChanged`, per object.
+    public let contentChangedIdentifiers: Set<String>
 
     /// False: only ``fetchResultAfterChanges`` is meaningful (e.g. after a resync).
     public var hasIncrementalChanges: Bool { details.hasIncrementalChanges }
@@ -238,7 +241,7 @@ public final class ChangeSubscription: Sendable {
             }
             results[message.fetchResultID] = FetchResultChanges(
                 fetchResultBeforeChanges: before, fetchResultAfterChanges: after, details: details,
-                insertedObjects: inserted, changedObjects: changed)
+                insertedObjects: inserted, changedObjects: changed, contentChangedIdentifiers: Set(message.contentChangedIdentifiers))
         }
         var objects: [String: ObjectChanges] = [:]
         for message in notification.objectChanges {

@@ -99,6 +99,8 @@ extension PhotoLibCommand {
             var moves: [[Int]]?
             var insertedIdentifiers: [String]?
             var changedIdentifiers: [String]?
+            /// Of the changed assets, those whose image changed (edited or reverted).
+            var contentChangedIdentifiers: [String]?
         }
 
         func validate() throws {
@@ -116,7 +118,10 @@ extension PhotoLibCommand {
             try await connection.withLibrary { library in
                 let subscription = try await library.subscribe(since: since)
                 var watched = try await subscription.registerFetch(with: options, in: album)
-                if !connection.json { print("watching \(watched.count) assets (Ctrl-C to stop)") }
+                if !connection.json {
+                    print("watching \(watched.count) assets (Ctrl-C to stop)")
+                    fflush(nil)  // a stream: each line as it happens, also into a pipe or file
+                }
                 var seen = 0
                 for try await change in subscription.changes {
                     let details = change.changeDetails(for: watched)
@@ -126,15 +131,18 @@ extension PhotoLibCommand {
                             changeToken: change.changeToken, sinceToken: change.sinceToken, hasIncrementalChanges: details?.hasIncrementalChanges,
                             count: details?.fetchResultAfterChanges.count, removedIndexes: details?.removedIndexes, insertedIndexes: details?.insertedIndexes,
                             changedIndexes: details?.changedIndexes, moves: details?.moves.map { [$0.from, $0.to] },
-                            insertedIdentifiers: details?.insertedObjects.map(\.localIdentifier), changedIdentifiers: details?.changedObjects.map(\.localIdentifier)))
+                            insertedIdentifiers: details?.insertedObjects.map(\.localIdentifier), changedIdentifiers: details?.changedObjects.map(\.localIdentifier),
+                            contentChangedIdentifiers: details.map { changes in changes.changedObjects.map(\.localIdentifier).filter(changes.contentChangedIdentifiers.contains) }))
                     } else if let details {
                         let summary = details.hasIncrementalChanges
                             ? "removed \(details.removedIndexes) inserted \(details.insertedIndexes) changed \(details.changedIndexes) moves \(details.moves.map { "\($0.from)->\($0.to)" })"
+                                + (details.contentChangedIdentifiers.isEmpty ? "" : " content changed \(details.changedObjects.map(\.localIdentifier).filter(details.contentChangedIdentifiers.contains))")
                             : "resync"
                         print("change \(change.changeToken): \(summary), count \(details.fetchResultAfterChanges.count)")
                     } else {
                         print("change \(change.changeToken): nothing for this fetch")
                     }
+                    fflush(nil)
                     seen += 1
                     if let count, seen >= count { break }
                 }

@@ -36,12 +36,21 @@ final class EditCLITests: XCTestCase {
         defer { folder.remove() }
         let originalBytes = try readBytes(Paths.portrait)
 
+        // A watcher, running before the edit.
+        let watcher = try ChildProcess(Paths.photolib, ["watch", "--count", "1"], environment: server.cliEnvironment)
+        defer { watcher.cleanUp() }
+        XCTAssertTrue(waitUntil(timeout: 20) { watcher.stdout.contains("watching") }, "the watcher started: \(watcher.stdout) \(watcher.stderr)")
         let edit = try runCLIJSON(EditJSON.self, ["edit", id, "--filter", "noir", "--json"], server: server)
         XCTAssertEqual(edit.renderedBy, "client")
         XCTAssertEqual(edit.formatIdentifier, "org.photolib.filter")
         let shown = try runCLIJSON(ShowJSON.self, ["show", id, "--json"], server: server)
         XCTAssertTrue(shown.hasAdjustments)
         XCTAssertEqual(Set(shown.resources.map(\.type)), ["photo", "fullSizePhoto", "adjustmentData"])
+
+        // The watcher saw the asset change, its content included.
+        let watched = watcher.waitForExit(timeout: 20)
+        XCTAssertEqual(watched?.succeeded, true, "\(String(describing: watched))")
+        XCTAssertTrue(watcher.stdout.contains("content changed [\"\(id)\"]"), watcher.stdout)
 
         // The original stays byte for byte, by image request and by export.
         _ = try run(["get", id, "--version", "original", "--resize", "none", "-o", folder.file("original.jpg")])

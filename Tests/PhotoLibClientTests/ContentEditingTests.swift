@@ -49,6 +49,7 @@ final class ContentEditingTests: XCTestCase {
         defer { watcher.close() }
         let subscription = try await watcher.subscribe()
         try await subscription.register(objects: [asset])
+        let watchedFetch = try await subscription.registerFetch()
         var changes = subscription.changes.makeAsyncIterator()
 
         // Edit: the input is the original; render Noir locally; commit render and recipe.
@@ -71,6 +72,9 @@ final class ContentEditingTests: XCTestCase {
         XCTAssertEqual(edited?.hasAdjustments, true)
         let change = try await changes.next()
         XCTAssertEqual(change?.changeDetails(forObject: asset)?.assetContentChanged, true, "the watcher sees the content change")
+        let fetchChange = change?.changeDetails(for: watchedFetch)
+        XCTAssertEqual(fetchChange?.changedObjects.map(\.localIdentifier), [asset])
+        XCTAssertEqual(fetchChange?.contentChangedIdentifiers, [asset], "and in its fetch result, per changed object")
 
         // Re-edit: handling our format gives the original plus the Noir recipe; not handling it gives the render.
         let again = try await library.requestContentEditingInput(for: asset, canHandle: Self.ours)

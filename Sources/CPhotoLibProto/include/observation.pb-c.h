@@ -191,10 +191,16 @@ struct  Photolib__V1__FetchResultChangeDetails
   Photolib__V1__AssetCollection **inserted_and_changed_collections;
   size_t n_inserted_and_changed_collection_lists;
   Photolib__V1__CollectionList **inserted_and_changed_collection_lists;
+  /*
+   * Of the assets at changed_indexes, those whose image content changed (an edit or a
+   * revert), as PHObjectChangeDetails.assetContentChanged says per object.
+   */
+  size_t n_content_changed_identifiers;
+  char **content_changed_identifiers;
 };
 #define PHOTOLIB__V1__FETCH_RESULT_CHANGE_DETAILS__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&photolib__v1__fetch_result_change_details__descriptor) \
-    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0,NULL, 0,NULL, 0,NULL, 0,NULL, 0, 0, 0,NULL, 0,NULL, 0,NULL }
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0,NULL, 0,NULL, 0,NULL, 0,NULL, 0, 0, 0,NULL, 0,NULL, 0,NULL, 0,NULL }
 
 
 /*

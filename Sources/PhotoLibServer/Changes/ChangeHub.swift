@@ -148,7 +148,7 @@ final class ChangeHub: @unchecked Sendable {
                 let details = FetchResultChangeDetails.diff(before: snapshotIDs, after: currentIDs, changed: [])
                 subscriber.results[id] = Subscriber.Registration(entry: entry, snapshotID: afterID, count: current.count)
                 subscriber.enqueue(.registeredAtToken(String(subscriber.token)))
-                let message = fetchMessage(beforeID: id, afterID: afterID, details: details, objects: try insertedAndChanged(details, in: current, known: [:]))
+                let message = fetchMessage(beforeID: id, afterID: afterID, details: details, objects: try insertedAndChanged(details, in: current, known: [:]), contentChanged: [])
                 subscriber.enqueue(.change(Wire.ChangeNotification(changeToken: String(subscriber.token), fetchResultChanges: [message], sinceToken: String(subscriber.token))))
                 return
             }
@@ -272,7 +272,7 @@ final class ChangeHub: @unchecked Sendable {
             for (key, registration) in subscriber.results {
                 guard let (details, listing, objects) = results[ObjectIdentifier(registration.entry)] else { continue }
                 let (afterID, _) = subscriber.session.fetchResults.add(.assets(listing))
-                fetchMessages.append(fetchMessage(beforeID: registration.snapshotID, afterID: afterID, details: details, objects: objects))
+                fetchMessages.append(fetchMessage(beforeID: registration.snapshotID, afterID: afterID, details: details, objects: objects, contentChanged: contentChanged))
                 if registration.snapshotID != key, !registration.pinned.contains(registration.snapshotID) { subscriber.session.fetchResults.release(registration.snapshotID) }
                 subscriber.results[key] = Subscriber.Registration(entry: registration.entry, snapshotID: afterID, count: listing.count, pinned: registration.pinned)
             }
@@ -297,8 +297,12 @@ final class ChangeHub: @unchecked Sendable {
         return ids.compactMap { values[$0] }
     }
 
-    private func fetchMessage(beforeID: String, afterID: String, details: FetchResultChangeDetails, objects: [Asset]) -> Wire.FetchResultChangeDetails {
-        Wire.FetchResultChangeDetails(details, fetchResultID: beforeID, fetchResultAfterID: afterID, insertedAndChangedAssets: objects)
+    /// The message for one result's details; `contentChanged` names the assets whose image
+    /// changed in the round, and the changed objects among them are listed.
+    private func fetchMessage(beforeID: String, afterID: String, details: FetchResultChangeDetails, objects: [Asset], contentChanged: Set<String>) -> Wire.FetchResultChangeDetails {
+        var message = Wire.FetchResultChangeDetails(details, fetchResultID: beforeID, fetchResultAfterID: afterID, insertedAndChangedAssets: objects)
+        message.contentChangedIdentifiers = objects.dropFirst(details.insertedIndexes.count).map(\.localIdentifier).filter(contentChanged.contains)
+        return message
     }
 
     /// Object details with current values (or deleted) for `identifiers`.

@@ -131,9 +131,12 @@ extension Wire {
         public var insertedAndChangedCollections: [Wire.AssetCollection]
         /// `inserted_and_changed_collection_lists` (field 12).
         public var insertedAndChangedCollectionLists: [Wire.CollectionList]
+        /// Of the assets at changed_indexes, those whose image content changed (an edit or a
+        /// revert), as PHObjectChangeDetails.assetContentChanged says per object.
+        public var contentChangedIdentifiers: [String]
 
         /// A message with the given fields (every field defaults to its proto3 default).
-        public init(fetchResultID: String = "", fetchResultAfterID: String = "", hasIncrementalChanges: Bool = false, removedIndexes: [UInt64] = [], insertedIndexes: [UInt64] = [], changedIndexes: [UInt64] = [], moves: [Wire.IndexMove] = [], countBefore: UInt64 = 0, countAfter: UInt64 = 0, insertedAndChangedAssets: [Wire.Asset] = [], insertedAndChangedCollections: [Wire.AssetCollection] = [], insertedAndChangedCollectionLists: [Wire.CollectionList] = []) {
+        public init(fetchResultID: String = "", fetchResultAfterID: String = "", hasIncrementalChanges: Bool = false, removedIndexes: [UInt64] = [], insertedIndexes: [UInt64] = [], changedIndexes: [UInt64] = [], moves: [Wire.IndexMove] = [], countBefore: UInt64 = 0, countAfter: UInt64 = 0, insertedAndChangedAssets: [Wire.Asset] = [], insertedAndChangedCollections: [Wire.AssetCollection] = [], insertedAndChangedCollectionLists: [Wire.CollectionList] = [], contentChangedIdentifiers: [String] = []) {
             self.fetchResultID = fetchResultID
             self.fetchResultAfterID = fetchResultAfterID
             self.hasIncrementalChanges = hasIncrementalChanges
@@ -146,6 +149,7 @@ extension Wire {
             self.insertedAndChangedAssets = insertedAndChangedAssets
             self.insertedAndChangedCollections = insertedAndChangedCollections
             self.insertedAndChangedCollectionLists = insertedAndChangedCollectionLists
+            self.contentChangedIdentifiers = contentChangedIdentifiers
         }
     }
 
@@ -563,6 +567,7 @@ extension Wire.FetchResultChangeDetails: WireMessage {
         insertedAndChangedAssets = ProtoCodec.messages(c.n_inserted_and_changed_assets, c.inserted_and_changed_assets) { Wire.Asset($0.pointee) }
         insertedAndChangedCollections = ProtoCodec.messages(c.n_inserted_and_changed_collections, c.inserted_and_changed_collections) { Wire.AssetCollection($0.pointee) }
         insertedAndChangedCollectionLists = ProtoCodec.messages(c.n_inserted_and_changed_collection_lists, c.inserted_and_changed_collection_lists) { Wire.CollectionList($0.pointee) }
+        contentChangedIdentifiers = ProtoCodec.strings(c.n_content_changed_identifiers, c.content_changed_identifiers)
     }
 
     /// The C struct for packing; its pointers live as long as `arena`.
@@ -581,6 +586,7 @@ extension Wire.FetchResultChangeDetails: WireMessage {
         if !insertedAndChangedAssets.isEmpty { (m.n_inserted_and_changed_assets, m.inserted_and_changed_assets) = arena.objects(insertedAndChangedAssets.map { $0.c(arena: arena) }) }
         if !insertedAndChangedCollections.isEmpty { (m.n_inserted_and_changed_collections, m.inserted_and_changed_collections) = arena.objects(insertedAndChangedCollections.map { $0.c(arena: arena) }) }
         if !insertedAndChangedCollectionLists.isEmpty { (m.n_inserted_and_changed_collection_lists, m.inserted_and_changed_collection_lists) = arena.objects(insertedAndChangedCollectionLists.map { $0.c(arena: arena) }) }
+        if !contentChangedIdentifiers.isEmpty { (m.n_content_changed_identifiers, m.content_changed_identifiers) = arena.strings(contentChangedIdentifiers) }
         return m
     }
 }
