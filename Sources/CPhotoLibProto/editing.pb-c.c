@@ -687,7 +687,7 @@ const ProtobufCMessageDescriptor photolib__v1__filter_recipe__descriptor =
   (ProtobufCMessageInit) photolib__v1__filter_recipe__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor photolib__v1__content_editing_input_request__field_descriptors[2] =
+static const ProtobufCFieldDescriptor photolib__v1__content_editing_input_request__field_descriptors[3] =
 {
   {
     "asset_identifier",
@@ -713,15 +713,28 @@ static const ProtobufCFieldDescriptor photolib__v1__content_editing_input_reques
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "display_size_image_max_side",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Photolib__V1__ContentEditingInputRequest, display_size_image_max_side),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned photolib__v1__content_editing_input_request__field_indices_by_name[] = {
   0,   /* field[0] = asset_identifier */
   1,   /* field[1] = can_handle */
+  2,   /* field[2] = display_size_image_max_side */
 };
 static const ProtobufCIntRange photolib__v1__content_editing_input_request__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 2 }
+  { 0, 3 }
 };
 const ProtobufCMessageDescriptor photolib__v1__content_editing_input_request__descriptor =
 {
@@ -731,14 +744,14 @@ const ProtobufCMessageDescriptor photolib__v1__content_editing_input_request__de
   "Photolib__V1__ContentEditingInputRequest",
   "photolib.v1",
   sizeof(Photolib__V1__ContentEditingInputRequest),
-  2,
+  3,
   photolib__v1__content_editing_input_request__field_descriptors,
   photolib__v1__content_editing_input_request__field_indices_by_name,
   1,  photolib__v1__content_editing_input_request__number_ranges,
   (ProtobufCMessageInit) photolib__v1__content_editing_input_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor photolib__v1__content_editing_input__field_descriptors[7] =
+static const ProtobufCFieldDescriptor photolib__v1__content_editing_input__field_descriptors[8] =
 {
   {
     "asset",
@@ -824,12 +837,25 @@ static const ProtobufCFieldDescriptor photolib__v1__content_editing_input__field
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "display_size_image_byte_count",
+    8,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Photolib__V1__ContentEditingInput, display_size_image_byte_count),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned photolib__v1__content_editing_input__field_indices_by_name[] = {
   1,   /* field[1] = adjustment_data */
   0,   /* field[0] = asset */
   6,   /* field[6] = base_is_original */
   3,   /* field[3] = byte_count */
+  7,   /* field[7] = display_size_image_byte_count */
   4,   /* field[4] = editing_session_id */
   5,   /* field[5] = full_size_image_orientation */
   2,   /* field[2] = uniform_type_identifier */
@@ -837,7 +863,7 @@ static const unsigned photolib__v1__content_editing_input__field_indices_by_name
 static const ProtobufCIntRange photolib__v1__content_editing_input__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 7 }
+  { 0, 8 }
 };
 const ProtobufCMessageDescriptor photolib__v1__content_editing_input__descriptor =
 {
@@ -847,14 +873,14 @@ const ProtobufCMessageDescriptor photolib__v1__content_editing_input__descriptor
   "Photolib__V1__ContentEditingInput",
   "photolib.v1",
   sizeof(Photolib__V1__ContentEditingInput),
-  7,
+  8,
   photolib__v1__content_editing_input__field_descriptors,
   photolib__v1__content_editing_input__field_indices_by_name,
   1,  photolib__v1__content_editing_input__number_ranges,
   (ProtobufCMessageInit) photolib__v1__content_editing_input__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor photolib__v1__content_editing_input_part__field_descriptors[2] =
+static const ProtobufCFieldDescriptor photolib__v1__content_editing_input_part__field_descriptors[3] =
 {
   {
     "input",
@@ -880,15 +906,28 @@ static const ProtobufCFieldDescriptor photolib__v1__content_editing_input_part__
     0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "display_size_image_data",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BYTES,
+    offsetof(Photolib__V1__ContentEditingInputPart, part_case),
+    offsetof(Photolib__V1__ContentEditingInputPart, display_size_image_data),
+    NULL,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned photolib__v1__content_editing_input_part__field_indices_by_name[] = {
   1,   /* field[1] = data */
+  2,   /* field[2] = display_size_image_data */
   0,   /* field[0] = input */
 };
 static const ProtobufCIntRange photolib__v1__content_editing_input_part__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 2 }
+  { 0, 3 }
 };
 const ProtobufCMessageDescriptor photolib__v1__content_editing_input_part__descriptor =
 {
@@ -898,7 +937,7 @@ const ProtobufCMessageDescriptor photolib__v1__content_editing_input_part__descr
   "Photolib__V1__ContentEditingInputPart",
   "photolib.v1",
   sizeof(Photolib__V1__ContentEditingInputPart),
-  2,
+  3,
   photolib__v1__content_editing_input_part__field_descriptors,
   photolib__v1__content_editing_input_part__field_indices_by_name,
   1,  photolib__v1__content_editing_input_part__number_ranges,

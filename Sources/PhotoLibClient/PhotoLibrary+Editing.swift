@@ -12,6 +12,9 @@ public struct ContentEditingInputData: Sendable, Hashable {
     public var input: ContentEditingInput
     /// The full-size image, JPEG (EXIF orientation `input.fullSizeImageOrientation`).
     public var fullSizeImage: [UInt8]
+    /// The image scaled to the display size asked for, upright (PhotoKit's
+    /// `displaySizeImage`); `nil` when none was asked for.
+    public var displaySizeImage: [UInt8]?
 }
 
 /// An edit ready to commit: PhotoKit's `PHContentEditingOutput`.
@@ -53,27 +56,39 @@ extension PhotoLibrary {
     /// image. List in `formats` the adjustment formats this app can apply (PhotoKit's
     /// `canHandleAdjustmentData`): when the asset's edit is in one of them the image is the
     /// original and `input.adjustmentData` the recipe to apply first; otherwise it is the
-    /// current render. `progress` gets the fraction received; cancelling the task cancels the
-    /// transfer.
+    /// current render. With `displaySize` (64…4096 pixels on the longer side) the server also
+    /// sends the image scaled to fit it. `progress` gets the fraction of the full-size image
+    /// received; cancelling the task cancels the transfer.
     public func requestContentEditingInput(
-        for assetIdentifier: String, canHandle formats: [AdjustmentFormat] = [], progress: (@Sendable (Double) -> Void)? = nil
+        for assetIdentifier: String, canHandle formats: [AdjustmentFormat] = [], displaySize: Int? = nil,
+        progress: (@Sendable (Double) -> Void)? = nil
     ) async throws -> ContentEditingInputData {
         let parts = try await connection.serverStreaming(
             PhotoLibraryMethods.requestContentEditingInput,
-            Wire.ContentEditingInputRequest(assetIdentifier: assetIdentifier, canHandle: formats.map(Wire.AdjustmentFormat.init)))
+            Wire.ContentEditingInputRequest(
+                assetIdentifier: assetIdentifier, canHandle: formats.map(Wire.AdjustmentFormat.init),
+                displaySizeImageMaxSide: UInt32(clamping: displaySize ?? 0)))
         var input: ContentEditingInput?
         var image: [UInt8] = []
+        var display: [UInt8] = []
         for try await part in parts {
             switch part.part {
             case .input(let message)?:
                 guard input == nil else { throw PhotoLibError(.internalError, "the server sent a second ContentEditingInput") }
                 let decoded = try message.domain()
-                guard decoded.byteCount <= ContentEditingInputData.maxImageBytes else {
-                    throw PhotoLibError(.resourceExhausted, "the full-size image is \(decoded.byteCount) bytes, over \(ContentEditingInputData.maxImageBytes)")
+                guard decoded.byteCount <= ContentEditingInputData.maxImageBytes,
+                    decoded.displaySizeImageByteCount <= ContentEditingInputData.maxImageBytes
+                else {
+                    throw PhotoLibError(.resourceExhausted, "the images announced (\(decoded.byteCount) and \(decoded.displaySizeImageByteCount) bytes) are over \(ContentEditingInputData.maxImageBytes) bytes")
                 }
                 image.reserveCapacity(decoded.byteCount)
                 input = decoded
                 progress?(decoded.byteCount == 0 ? 1 : 0)
+            case .displaySizeImageData(let bytes)?:
+                guard let expected = input?.displaySizeImageByteCount, display.count + bytes.count <= expected, image.isEmpty else {
+                    throw PhotoLibError(.internalError, "the server sent display-size image bytes it did not announce")
+                }
+                display += bytes
             case .data(let bytes)?:
                 guard let expected = input?.byteCount else { throw PhotoLibError(.internalError, "image bytes arrived before the ContentEditingInput") }
                 guard image.count + bytes.count <= expected else {
@@ -86,10 +101,10 @@ extension PhotoLibrary {
             }
         }
         guard let input else { throw PhotoLibError(.internalError, "RequestContentEditingInput ended without an input") }
-        guard image.count == input.byteCount else {
-            throw PhotoLibError(.unavailable, "the full-size image ended after \(image.count) of \(input.byteCount) bytes")
+        guard image.count == input.byteCount, display.count == input.displaySizeImageByteCount else {
+            throw PhotoLibError(.unavailable, "the input ended early: \(image.count) of \(input.byteCount) full-size bytes, \(display.count) of \(input.displaySizeImageByteCount) display-size bytes")
         }
-        return ContentEditingInputData(input: input, fullSizeImage: image)
+        return ContentEditingInputData(input: input, fullSizeImage: image, displaySizeImage: input.displaySizeImageByteCount > 0 ? display : nil)
     }
 
     /// Commits `output` in a batch of its own: uploads the render (when there is one), then

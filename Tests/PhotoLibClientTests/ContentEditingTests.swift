@@ -126,6 +126,22 @@ final class ContentEditingTests: XCTestCase {
         }
     }
 
+    func testADisplaySizeImageComesWithTheInputWhenAskedFor() async throws {
+        let input = try await library.requestContentEditingInput(for: asset, displaySize: 128)
+        let display = try XCTUnwrap(input.displaySizeImage)
+        XCTAssertEqual(Array(display.prefix(3)), [0xFF, 0xD8, 0xFF], "a JPEG")
+        XCTAssertLessThan(display.count, input.fullSizeImage.count)
+        XCTAssertEqual(input.fullSizeImage, original, "and the full-size image still follows")
+        let plain = try await library.requestContentEditingInput(for: asset)
+        XCTAssertNil(plain.displaySizeImage)
+        do {
+            _ = try await library.requestContentEditingInput(for: asset, displaySize: 10)
+            XCTFail("a display size under 64 must be refused")
+        } catch let error as PhotoLibError {
+            XCTAssertEqual(error.code, .invalidArgument, error.message)
+        }
+    }
+
     func testBadEditsAreRefusedClearly() async throws {
         let input = try await library.requestContentEditingInput(for: asset)
         // A foreign format without a render.

@@ -172,10 +172,15 @@ struct  Photolib__V1__ContentEditingInputRequest
    */
   size_t n_can_handle;
   Photolib__V1__AdjustmentFormat **can_handle;
+  /*
+   * When > 0: also send the image scaled to fit this many pixels on its longer side (64…4096),
+   * upright, before the full-size bytes (PHContentEditingInput.displaySizeImage).
+   */
+  uint32_t display_size_image_max_side;
 };
 #define PHOTOLIB__V1__CONTENT_EDITING_INPUT_REQUEST__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&photolib__v1__content_editing_input_request__descriptor) \
-    , (char *)protobuf_c_empty_string, 0,NULL }
+    , (char *)protobuf_c_empty_string, 0,NULL, 0 }
 
 
 /*
@@ -207,19 +212,28 @@ struct  Photolib__V1__ContentEditingInput
    * current look). False: they are the current render of an edited asset.
    */
   protobuf_c_boolean base_is_original;
+  /*
+   * Size of the display-size image that follows this message (0: none was asked for).
+   */
+  uint64_t display_size_image_byte_count;
 };
 #define PHOTOLIB__V1__CONTENT_EDITING_INPUT__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&photolib__v1__content_editing_input__descriptor) \
-    , NULL, NULL, (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string, 0, 0 }
+    , NULL, NULL, (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string, 0, 0, 0 }
 
 
 typedef enum {
   PHOTOLIB__V1__CONTENT_EDITING_INPUT_PART__PART__NOT_SET = 0,
   PHOTOLIB__V1__CONTENT_EDITING_INPUT_PART__PART_INPUT = 1,
-  PHOTOLIB__V1__CONTENT_EDITING_INPUT_PART__PART_DATA = 2
+  PHOTOLIB__V1__CONTENT_EDITING_INPUT_PART__PART_DATA = 2,
+  PHOTOLIB__V1__CONTENT_EDITING_INPUT_PART__PART_DISPLAY_SIZE_IMAGE_DATA = 3
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(PHOTOLIB__V1__CONTENT_EDITING_INPUT_PART__PART__CASE)
 } Photolib__V1__ContentEditingInputPart__PartCase;
 
+/*
+ * The input, then the display-size image's chunks (when asked for), then the full-size
+ * image's chunks (each chunk at most 64 KiB).
+ */
 struct  Photolib__V1__ContentEditingInputPart
 {
   ProtobufCMessage base;
@@ -227,6 +241,7 @@ struct  Photolib__V1__ContentEditingInputPart
   union {
     Photolib__V1__ContentEditingInput *input;
     ProtobufCBinaryData data;
+    ProtobufCBinaryData display_size_image_data;
   };
 };
 #define PHOTOLIB__V1__CONTENT_EDITING_INPUT_PART__INIT \

@@ -53,6 +53,8 @@ public struct ContentEditingInput: Sendable, Hashable {
     public var editingSessionID: String
     /// EXIF orientation of the full-size image bytes (1...8).
     public var fullSizeImageOrientation: Int
+    /// Size of the display-size image sent with the input (0: none was asked for).
+    public var displaySizeImageByteCount: Int = 0
 
     /// An input.
     public init(asset: Asset, base: Base, adjustmentData: AdjustmentData?, uniformTypeIdentifier: String = "public.jpeg", byteCount: Int, editingSessionID: String, fullSizeImageOrientation: Int) {

@@ -13,6 +13,8 @@ extension PhotoLibraryService {
 
     /// The most formats a client may list as handled.
     static let maxAdjustmentFormats = 64
+    /// The longer sides a display-size image may be asked for with.
+    static let displaySizeRange = 64...4096
 
     /// `requestContentEditingInput(with:)`: the input first, then the full-size image's bytes
     /// in chunks of at most 64 KiB, each as flow control allows.
@@ -21,12 +23,37 @@ extension PhotoLibraryService {
         guard request.canHandle.count <= Self.maxAdjustmentFormats else {
             throw PhotoLibError(.invalidArgument, "at most \(Self.maxAdjustmentFormats) adjustment formats may be listed; got \(request.canHandle.count)")
         }
+        let maxSide = Int(request.displaySizeImageMaxSide)
+        guard maxSide == 0 || (Self.displaySizeRange).contains(maxSide) else {
+            throw PhotoLibError(.invalidArgument, "display_size_image_max_side \(maxSide) is outside \(Self.displaySizeRange.lowerBound)…\(Self.displaySizeRange.upperBound) (0: no display-size image)")
+        }
         let asset = request.assetIdentifier, formats = request.canHandle.map(\.domain)
         let library = self.library
         let source = try await libraryIO.run { () throws(PhotoLibError) in
             try library.contentEditingInput(forAsset: asset, canHandle: formats)
         }
-        try await call.send(Wire.ContentEditingInputPart(part: .input(Wire.ContentEditingInput(source.input))))
+        var input = source.input
+        var display: [UInt8] = []
+        if maxSide > 0 {
+            let path = source.file.path
+            let original = try await libraryIO.run { () throws -> [UInt8] in try Self.readFile(path, asset: asset) }
+            let control = RenderControl()
+            display = try await renderer.run(control: control) { () throws -> [UInt8] in
+                do throws(ImagingError) {
+                    return try JPEGRenderer.render(
+                        original, request: RenderRequest(targetSize: PixelSize(width: maxSide, height: maxSide), quality: Self.renderQuality),
+                        control: control
+                    ).jpeg
+                } catch {
+                    throw Self.photoLibError(error, asset: asset)
+                }
+            }
+            input.displaySizeImageByteCount = display.count
+        }
+        try await call.send(Wire.ContentEditingInputPart(part: .input(Wire.ContentEditingInput(input))))
+        for start in stride(from: 0, to: display.count, by: WireLimits.chunkSize) {
+            try await call.send(Wire.ContentEditingInputPart(part: .displaySizeImageData(Array(display[start..<min(start + WireLimits.chunkSize, display.count)]))))
+        }
         try await streamFile(source.file, from: 0, to: source.file.byteSize) { _, data in
             try await call.send(Wire.ContentEditingInputPart(part: .data(data)))
         }

@@ -178,11 +178,15 @@ extension Wire {
         /// Formats the client can handle; when the asset's adjustment data is one of them, the
         /// input is the original plus that recipe, otherwise the current render.
         public var canHandle: [Wire.AdjustmentFormat]
+        /// When > 0: also send the image scaled to fit this many pixels on its longer side (64…4096),
+        /// upright, before the full-size bytes (PHContentEditingInput.displaySizeImage).
+        public var displaySizeImageMaxSide: UInt32
 
         /// A message with the given fields (every field defaults to its proto3 default).
-        public init(assetIdentifier: String = "", canHandle: [Wire.AdjustmentFormat] = []) {
+        public init(assetIdentifier: String = "", canHandle: [Wire.AdjustmentFormat] = [], displaySizeImageMaxSide: UInt32 = 0) {
             self.assetIdentifier = assetIdentifier
             self.canHandle = canHandle
+            self.displaySizeImageMaxSide = displaySizeImageMaxSide
         }
     }
 
@@ -203,9 +207,11 @@ extension Wire {
         /// True: the bytes are the original (apply adjustment_data, when present, to reproduce the
         /// current look). False: they are the current render of an edited asset.
         public var baseIsOriginal: Bool
+        /// Size of the display-size image that follows this message (0: none was asked for).
+        public var displaySizeImageByteCount: UInt64
 
         /// A message with the given fields (every field defaults to its proto3 default).
-        public init(asset: Wire.Asset? = nil, adjustmentData: Wire.AdjustmentData? = nil, uniformTypeIdentifier: String = "", byteCount: UInt64 = 0, editingSessionID: String = "", fullSizeImageOrientation: UInt32 = 0, baseIsOriginal: Bool = false) {
+        public init(asset: Wire.Asset? = nil, adjustmentData: Wire.AdjustmentData? = nil, uniformTypeIdentifier: String = "", byteCount: UInt64 = 0, editingSessionID: String = "", fullSizeImageOrientation: UInt32 = 0, baseIsOriginal: Bool = false, displaySizeImageByteCount: UInt64 = 0) {
             self.asset = asset
             self.adjustmentData = adjustmentData
             self.uniformTypeIdentifier = uniformTypeIdentifier
@@ -213,10 +219,12 @@ extension Wire {
             self.editingSessionID = editingSessionID
             self.fullSizeImageOrientation = fullSizeImageOrientation
             self.baseIsOriginal = baseIsOriginal
+            self.displaySizeImageByteCount = displaySizeImageByteCount
         }
     }
 
-    /// `photolib.v1.ContentEditingInputPart`.
+    /// The input, then the display-size image's chunks (when asked for), then the full-size
+    /// image's chunks (each chunk at most 64 KiB).
     public struct ContentEditingInputPart: Hashable, Sendable {
         /// The `part` oneof (absent: not set).
         public var part: Part?
@@ -227,6 +235,8 @@ extension Wire {
             case input(Wire.ContentEditingInput)
             /// `data` (field 2).
             case data([UInt8])
+            /// `display_size_image_data` (field 3).
+            case displaySizeImageData([UInt8])
         }
 
         /// A message with the given fields (every field defaults to its proto3 default).
@@ -434,6 +444,7 @@ extension Wire.ContentEditingInputRequest: WireMessage {
         self.init()
         assetIdentifier = ProtoCodec.string(c.asset_identifier)
         canHandle = ProtoCodec.messages(c.n_can_handle, c.can_handle) { Wire.AdjustmentFormat($0.pointee) }
+        displaySizeImageMaxSide = c.display_size_image_max_side
     }
 
     /// The C struct for packing; its pointers live as long as `arena`.
@@ -442,6 +453,7 @@ extension Wire.ContentEditingInputRequest: WireMessage {
         photolib__v1__content_editing_input_request__init(&m)
         if !assetIdentifier.isEmpty { m.asset_identifier = arena.string(assetIdentifier) }
         if !canHandle.isEmpty { (m.n_can_handle, m.can_handle) = arena.objects(canHandle.map { $0.c(arena: arena) }) }
+        m.display_size_image_max_side = displaySizeImageMaxSide
         return m
     }
 }
@@ -469,6 +481,7 @@ extension Wire.ContentEditingInput: WireMessage {
         editingSessionID = ProtoCodec.string(c.editing_session_id)
         fullSizeImageOrientation = c.full_size_image_orientation
         baseIsOriginal = c.base_is_original != 0
+        displaySizeImageByteCount = c.display_size_image_byte_count
     }
 
     /// The C struct for packing; its pointers live as long as `arena`.
@@ -482,6 +495,7 @@ extension Wire.ContentEditingInput: WireMessage {
         if !editingSessionID.isEmpty { m.editing_session_id = arena.string(editingSessionID) }
         m.full_size_image_orientation = fullSizeImageOrientation
         m.base_is_original = baseIsOriginal ? 1 : 0
+        m.display_size_image_byte_count = displaySizeImageByteCount
         return m
     }
 }
@@ -505,6 +519,7 @@ extension Wire.ContentEditingInputPart: WireMessage {
         switch c.part_case {
         case PHOTOLIB__V1__CONTENT_EDITING_INPUT_PART__PART_INPUT: part = .input(c.input.map { Wire.ContentEditingInput($0.pointee) } ?? Wire.ContentEditingInput())
         case PHOTOLIB__V1__CONTENT_EDITING_INPUT_PART__PART_DATA: part = .data(ProtoCodec.bytes(c.data))
+        case PHOTOLIB__V1__CONTENT_EDITING_INPUT_PART__PART_DISPLAY_SIZE_IMAGE_DATA: part = .displaySizeImageData(ProtoCodec.bytes(c.display_size_image_data))
         default: break
         }
     }
@@ -520,6 +535,9 @@ extension Wire.ContentEditingInputPart: WireMessage {
         case .data(let value)?:
             m.part_case = PHOTOLIB__V1__CONTENT_EDITING_INPUT_PART__PART_DATA
             m.data = arena.bytes(value)
+        case .displaySizeImageData(let value)?:
+            m.part_case = PHOTOLIB__V1__CONTENT_EDITING_INPUT_PART__PART_DISPLAY_SIZE_IMAGE_DATA
+            m.display_size_image_data = arena.bytes(value)
         case nil: break
         }
         return m

@@ -99,15 +99,17 @@ extension Wire.ContentEditingInput {
             asset: Wire.Asset(input.asset), adjustmentData: input.adjustmentData.map(Wire.AdjustmentData.init),
             uniformTypeIdentifier: input.uniformTypeIdentifier, byteCount: UInt64(input.byteCount),
             editingSessionID: input.editingSessionID, fullSizeImageOrientation: UInt32(clamping: input.fullSizeImageOrientation),
-            baseIsOriginal: input.base == .original)
+            baseIsOriginal: input.base == .original, displaySizeImageByteCount: UInt64(input.displaySizeImageByteCount))
     }
 
     /// The domain value; an input without its asset, or with bad adjustment data, is `invalidArgument`.
     public func domain() throws(PhotoLibError) -> ContentEditingInput {
         guard let asset else { throw PhotoLibError(.invalidArgument, "ContentEditingInput carries no asset") }
-        return ContentEditingInput(
+        var input = ContentEditingInput(
             asset: Asset(asset), base: baseIsOriginal ? .original : .current, adjustmentData: try adjustmentData?.domain(),
             uniformTypeIdentifier: uniformTypeIdentifier, byteCount: Int(clamping: byteCount), editingSessionID: editingSessionID,
             fullSizeImageOrientation: Int(fullSizeImageOrientation))
+        input.displaySizeImageByteCount = Int(clamping: displaySizeImageByteCount)
+        return input
     }
 }
