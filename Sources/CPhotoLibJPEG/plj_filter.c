@@ -245,7 +245,7 @@ int CPhotoLibJPEG_color_op_saturation(int32_t amount_permille, CPhotoLibJPEG_Col
 
 /* How an operation's matrix is applied: the identity is skipped, a gray matrix (every row
  * the same, non-negative, summing to at most 1) needs one dot product and no clamp. */
-enum { MATRIX_IDENTITY, MATRIX_GRAY, MATRIX_GENERAL };
+enum { MATRIX_IDENTITY, MATRIX_GRAY, MATRIX_SHARED, MATRIX_GENERAL };
 
 static int matrix_kind(const int32_t m[9]) {
     if (m[0] == ONE && m[4] == ONE && m[8] == ONE && !m[1] && !m[2] && !m[3] && !m[5] && !m[6] && !m[7]) {
@@ -255,6 +255,11 @@ static int matrix_kind(const int32_t m[9]) {
     if (same && m[0] >= 0 && m[1] >= 0 && m[2] >= 0 && m[0] + m[1] + m[2] <= ONE) {
         return MATRIX_GRAY;
     }
+    /* Each column the same off the diagonal (every saturation matrix): row i is A + D_i e_i,
+     * so M·x = (A·x) + D_i x_i exactly, six multiplications instead of nine. */
+    if (m[3] == m[6] && m[1] == m[7] && m[2] == m[5]) {
+        return MATRIX_SHARED;
+    }
     return MATRIX_GENERAL;
 }
 
@@ -263,11 +268,6 @@ static int matrix_kind(const int32_t m[9]) {
     or_ = cr[r]; og = cg[g]; ob = cb[b];
 #define STEP_GRAY \
     { int32_t y_ = (m0 * r + m1 * g + m2 * b + ONE / 2) >> 12; or_ = cr[y_]; og = cg[y_]; ob = cb[y_]; }
-#define STEP_GENERAL \
-    or_ = cr[clamp8((m0 * r + m1 * g + m2 * b + ONE / 2) >> 12)]; \
-    og = cg[clamp8((m3 * r + m4 * g + m5 * b + ONE / 2) >> 12)]; \
-    ob = cb[clamp8((m6 * r + m7 * g + m8 * b + ONE / 2) >> 12)];
-
 /* One loop over a row per (kind, blend) pair, so the inner loop has no branch but the clamps. */
 #define ROW_LOOP(STEP, BLEND) \
     for (uint32_t x = 0; x < width; x++, p += 3) { \
@@ -281,6 +281,68 @@ static int matrix_kind(const int32_t m[9]) {
         p[0] = (uint8_t)or_; p[1] = (uint8_t)og; p[2] = (uint8_t)ob; \
     }
 
+/* The general matrix on a row, in blocks of 64 pixels: first the three dot products for the
+ * block into small arrays (a loop with no table lookup, which the compiler vectorizes), then
+ * the curves, the blend and the store. */
+static void general_row(const CPhotoLibJPEG_ColorOp *op, uint8_t *p, uint32_t width, int blend) {
+    const int32_t m0 = op->matrix[0], m1 = op->matrix[1], m2 = op->matrix[2], m3 = op->matrix[3], m4 = op->matrix[4],
+                  m5 = op->matrix[5], m6 = op->matrix[6], m7 = op->matrix[7], m8 = op->matrix[8];
+    const uint8_t *cr = op->curve, *cg = op->curve + 256, *cb = op->curve + 512;
+    const int32_t amount = op->amount;
+    enum { BLOCK = 64 };
+    int32_t rr[BLOCK], gg[BLOCK], bb[BLOCK];
+    /* MATRIX_SHARED: A = the off-diagonal columns, D = the diagonal's excess (exact). */
+    const int shared = matrix_kind(op->matrix) == MATRIX_SHARED;
+    const int32_t a0 = m3, a1 = m1, a2 = m2, d0 = m0 - m3, d1 = m4 - m1, d2 = m8 - m2;
+    uint8_t a[BLOCK], c[BLOCK], d[BLOCK];
+    for (uint32_t start = 0; start < width; start += BLOCK) {
+        uint32_t n = width - start < BLOCK ? width - start : BLOCK;
+        uint8_t *q = p + (size_t)start * 3;
+        for (uint32_t i = 0; i < n; i++) {
+            rr[i] = q[3 * i];
+            gg[i] = q[3 * i + 1];
+            bb[i] = q[3 * i + 2];
+        }
+        if (shared) {
+            for (uint32_t i = 0; i < n; i++) {
+                int32_t base = a0 * rr[i] + a1 * gg[i] + a2 * bb[i] + ONE / 2;
+                int32_t x = (base + d0 * rr[i]) >> 12;
+                int32_t y = (base + d1 * gg[i]) >> 12;
+                int32_t z = (base + d2 * bb[i]) >> 12;
+                x = x < 0 ? 0 : x; x = x > 255 ? 255 : x;
+                y = y < 0 ? 0 : y; y = y > 255 ? 255 : y;
+                z = z < 0 ? 0 : z; z = z > 255 ? 255 : z;
+                a[i] = (uint8_t)x;
+                c[i] = (uint8_t)y;
+                d[i] = (uint8_t)z;
+            }
+        } else for (uint32_t i = 0; i < n; i++) {
+            int32_t x = (m0 * rr[i] + m1 * gg[i] + m2 * bb[i] + ONE / 2) >> 12;
+            int32_t y = (m3 * rr[i] + m4 * gg[i] + m5 * bb[i] + ONE / 2) >> 12;
+            int32_t z = (m6 * rr[i] + m7 * gg[i] + m8 * bb[i] + ONE / 2) >> 12;
+            x = x < 0 ? 0 : x; x = x > 255 ? 255 : x;
+            y = y < 0 ? 0 : y; y = y > 255 ? 255 : y;
+            z = z < 0 ? 0 : z; z = z > 255 ? 255 : z;
+            a[i] = (uint8_t)x;
+            c[i] = (uint8_t)y;
+            d[i] = (uint8_t)z;
+        }
+        if (!blend) {
+            for (uint32_t i = 0; i < n; i++) {
+                q[3 * i] = cr[a[i]];
+                q[3 * i + 1] = cg[c[i]];
+                q[3 * i + 2] = cb[d[i]];
+            }
+        } else {
+            for (uint32_t i = 0; i < n; i++) {
+                q[3 * i] = (uint8_t)(rr[i] + (((cr[a[i]] - rr[i]) * amount + ONE / 2) >> 12));
+                q[3 * i + 1] = (uint8_t)(gg[i] + (((cg[c[i]] - gg[i]) * amount + ONE / 2) >> 12));
+                q[3 * i + 2] = (uint8_t)(bb[i] + (((cb[d[i]] - bb[i]) * amount + ONE / 2) >> 12));
+            }
+        }
+    }
+}
+
 /* One operation on one row of `width` RGB pixels, in place. The blend rounds with an
  * arithmetic shift (half up), the same on every platform this shim builds for. */
 static void apply_op_row(const CPhotoLibJPEG_ColorOp *op, int kind, uint8_t *p, uint32_t width) {
@@ -293,13 +355,13 @@ static void apply_op_row(const CPhotoLibJPEG_ColorOp *op, int kind, uint8_t *p, 
         switch (kind) {
         case MATRIX_IDENTITY: ROW_LOOP(STEP_IDENTITY, 0) break;
         case MATRIX_GRAY: ROW_LOOP(STEP_GRAY, 0) break;
-        default: ROW_LOOP(STEP_GENERAL, 0) break;
+        default: general_row(op, p, width, 0); break;
         }
     } else {
         switch (kind) {
         case MATRIX_IDENTITY: ROW_LOOP(STEP_IDENTITY, 1) break;
         case MATRIX_GRAY: ROW_LOOP(STEP_GRAY, 1) break;
-        default: ROW_LOOP(STEP_GENERAL, 1) break;
+        default: general_row(op, p, width, 1); break;
         }
     }
 }

@@ -21,7 +21,7 @@ public struct ContentEditingInputData: Sendable, Hashable {
 ///
 /// Set ``adjustmentData`` (the recipe) and ``renderedJPEGData`` (the full-size result,
 /// upright), then commit with `PhotoLibrary.commitContentEdit(_:)`. For PhotoLib's own format
-/// (``FilterRecipe``) the render may be left out: the server renders the recipe itself.
+/// (`FilterRecipe`) the render may be left out: the server renders the recipe itself.
 public struct ContentEditingOutput: Sendable, Hashable {
     /// The asset being edited.
     public let assetIdentifier: String

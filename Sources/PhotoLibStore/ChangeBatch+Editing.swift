@@ -138,7 +138,7 @@ extension ChangeBatch {
     }
 }
 
-/// The editing session id handed out with a ``ContentEditingInput``: the asset's content
+/// The editing session id handed out with a `ContentEditingInput`: the asset's content
 /// generation when the input was made and which image it carried (`g<generation>-o`: the
 /// original, `g<generation>-c`: the current render).
 struct EditingSession: Equatable {

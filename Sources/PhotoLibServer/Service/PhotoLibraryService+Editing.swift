@@ -59,7 +59,7 @@ extension PhotoLibraryService {
         }
     }
 
-    /// `requests` with every edit in PhotoLib's own format (``FilterRecipe``) made complete:
+    /// `requests` with every edit in PhotoLib's own format (`FilterRecipe`) made complete:
     /// the recipe is checked, the size its render must have is set, and when the client sent
     /// no render the server renders the recipe on the original (on the render pool) and stages
     /// it as an upload. Other formats pass unchanged: their render must keep the original's size.
