@@ -64,6 +64,25 @@ static void set_identity(CPhotoLibJPEG_ColorOp *op) {
     op->amount = ONE;
 }
 
+/* Derives the wide curves (clamping built in) once the matrix and curves are final. */
+static void finish_op(CPhotoLibJPEG_ColorOp *op) {
+    int fits = 1;
+    for (int row = 0; row < 3; row++) {
+        int32_t low = 0, high = 0;
+        for (int column = 0; column < 3; column++) {
+            int32_t m = op->matrix[row * 3 + column];
+            if (m < 0) low += m * 255; else high += m * 255;
+        }
+        if (((low + ONE / 2) >> 12) < -384 || ((high + ONE / 2) >> 12) > 639) fits = 0;
+    }
+    op->wide_fits = fits;
+    for (int channel = 0; channel < 3; channel++) {
+        for (int i = 0; i < 1024; i++) {
+            op->wide_curve[channel * 1024 + i] = op->curve[channel * 256 + clamp8(i - 384)];
+        }
+    }
+}
+
 /* The matrix that takes every channel to luma. */
 static void set_gray(CPhotoLibJPEG_ColorOp *op) {
     for (int row = 0; row < 3; row++) {
@@ -195,6 +214,7 @@ int CPhotoLibJPEG_color_op_filter(int32_t filter, int32_t amount_permille, CPhot
                                   "unknown filter %d (1 Noir ... 9 Transfer)", filter);
         return CPhotoLibJPEG_INVALID_ARGUMENT;
     }
+    finish_op(op);
     return CPhotoLibJPEG_OK;
 }
 
@@ -212,6 +232,7 @@ int CPhotoLibJPEG_color_op_exposure(int32_t ev_hundredths, CPhotoLibJPEG_ColorOp
         uint8_t v = clamp8((int32_t)((x * gain + 32768) >> 16));
         op->curve[x] = op->curve[256 + x] = op->curve[512 + x] = v;
     }
+    finish_op(op);
     return CPhotoLibJPEG_OK;
 }
 
@@ -228,6 +249,7 @@ int CPhotoLibJPEG_color_op_contrast(int32_t amount_permille, CPhotoLibJPEG_Color
         uint8_t v = clamp8(128 + div_round((int64_t)(x - 128) * (1000 + amount_permille), 1000));
         op->curve[x] = op->curve[256 + x] = op->curve[512 + x] = v;
     }
+    finish_op(op);
     return CPhotoLibJPEG_OK;
 }
 
@@ -240,6 +262,7 @@ int CPhotoLibJPEG_color_op_saturation(int32_t amount_permille, CPhotoLibJPEG_Col
     }
     set_identity(op);
     set_saturation(op, div_round((int64_t)(1000 + amount_permille) * ONE, 1000));
+    finish_op(op);
     return CPhotoLibJPEG_OK;
 }
 
@@ -290,7 +313,7 @@ static void general_row(const CPhotoLibJPEG_ColorOp *op, uint8_t *p, uint32_t wi
     const uint8_t *cr = op->curve, *cg = op->curve + 256, *cb = op->curve + 512;
     const int32_t amount = op->amount;
     enum { BLOCK = 64 };
-    int32_t rr[BLOCK], gg[BLOCK], bb[BLOCK];
+    int32_t rr[BLOCK], gg[BLOCK], bb[BLOCK], rr_out[BLOCK], gg_out[BLOCK], bb_out[BLOCK];
     /* MATRIX_SHARED: A = the off-diagonal columns, D = the diagonal's excess (exact). */
     const int shared = matrix_kind(op->matrix) == MATRIX_SHARED;
     const int32_t a0 = m3, a1 = m1, a2 = m2, d0 = m0 - m3, d1 = m4 - m1, d2 = m8 - m2;
@@ -302,6 +325,39 @@ static void general_row(const CPhotoLibJPEG_ColorOp *op, uint8_t *p, uint32_t wi
             rr[i] = q[3 * i];
             gg[i] = q[3 * i + 1];
             bb[i] = q[3 * i + 2];
+        }
+        if (op->wide_fits) {
+            /* Unclamped results index the wide curves: no clamping in the loop. */
+            int32_t *x = rr_out, *y = gg_out, *z = bb_out;
+            if (shared) {
+                for (uint32_t i = 0; i < n; i++) {
+                    int32_t base = a0 * rr[i] + a1 * gg[i] + a2 * bb[i] + ONE / 2 + (384 << 12);
+                    x[i] = (base + d0 * rr[i]) >> 12;
+                    y[i] = (base + d1 * gg[i]) >> 12;
+                    z[i] = (base + d2 * bb[i]) >> 12;
+                }
+            } else {
+                for (uint32_t i = 0; i < n; i++) {
+                    x[i] = (m0 * rr[i] + m1 * gg[i] + m2 * bb[i] + ONE / 2 + (384 << 12)) >> 12;
+                    y[i] = (m3 * rr[i] + m4 * gg[i] + m5 * bb[i] + ONE / 2 + (384 << 12)) >> 12;
+                    z[i] = (m6 * rr[i] + m7 * gg[i] + m8 * bb[i] + ONE / 2 + (384 << 12)) >> 12;
+                }
+            }
+            const uint8_t *wr = op->wide_curve, *wg = op->wide_curve + 1024, *wb = op->wide_curve + 2048;
+            if (!blend) {
+                for (uint32_t i = 0; i < n; i++) {
+                    q[3 * i] = wr[x[i]];
+                    q[3 * i + 1] = wg[y[i]];
+                    q[3 * i + 2] = wb[z[i]];
+                }
+            } else {
+                for (uint32_t i = 0; i < n; i++) {
+                    q[3 * i] = (uint8_t)(rr[i] + (((wr[x[i]] - rr[i]) * amount + ONE / 2) >> 12));
+                    q[3 * i + 1] = (uint8_t)(gg[i] + (((wg[y[i]] - gg[i]) * amount + ONE / 2) >> 12));
+                    q[3 * i + 2] = (uint8_t)(bb[i] + (((wb[z[i]] - bb[i]) * amount + ONE / 2) >> 12));
+                }
+            }
+            continue;
         }
         if (shared) {
             for (uint32_t i = 0; i < n; i++) {

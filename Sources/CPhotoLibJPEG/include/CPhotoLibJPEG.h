@@ -320,6 +320,10 @@ typedef struct CPhotoLibJPEG_ColorOp {
     uint8_t curve[768];
     /* 0...4096: how much of the transformed colour replaces the input. */
     int32_t amount;
+    /* Derived by the constructors: each curve indexed by the unclamped matrix result + 384
+     * (clamping built in), and whether every matrix result of 8-bit input lies in −384...639. */
+    uint8_t wide_curve[3 * 1024];
+    int32_t wide_fits;
 } CPhotoLibJPEG_ColorOp;
 
 /* A filter (CPhotoLibJPEG_FILTER_*) at an intensity of 0...1000 per mille. */
