@@ -143,6 +143,14 @@ extension PhotoLibCommand {
         @Option(name: .customLong("can-handle"), help: "An adjustment format this editor applies, FORMAT:VERSION (VERSION may end in *). Repeatable.")
         var canHandle: [String] = []
         @Option(name: .shortAndLong, help: "The file to write the full-size image to.") var output: String
+        @Option(name: .long, help: "Also write the image scaled to fit this many pixels (64…4096) to --display-output.") var displaySize: Int?
+        @Option(name: .long, help: "Where to write the display-size image.") var displayOutput: String?
+
+        func validate() throws {
+            guard (displaySize == nil) == (displayOutput == nil) else {
+                throw ValidationError("--display-size and --display-output go together")
+            }
+        }
 
         struct InputJSON: Encodable {
             var localIdentifier: String
@@ -163,11 +171,15 @@ extension PhotoLibCommand {
                 return AdjustmentFormat(formatIdentifier: parts[0], formatVersion: parts[1])
             }
             try await connection.withLibrary { library in
-                let input = try await library.requestContentEditingInput(for: identifier, canHandle: formats)
-                do {
-                    try Data(input.fullSizeImage).write(to: URL(fileURLWithPath: output), options: .atomic)
-                } catch {
-                    throw CLIError("cannot write \(output): \(error.localizedDescription)")
+                let input = try await library.requestContentEditingInput(for: identifier, canHandle: formats, displaySize: displaySize)
+                var files = [(output, input.fullSizeImage)]
+                if let displayOutput, let display = input.displaySizeImage { files.append((displayOutput, display)) }
+                for (path, bytes) in files {
+                    do {
+                        try Data(bytes).write(to: URL(fileURLWithPath: path), options: .atomic)
+                    } catch {
+                        throw CLIError("cannot write \(path): \(error.localizedDescription)")
+                    }
                 }
                 let base = input.input.base == .original ? "original" : "render"
                 let adjustment = input.input.adjustmentData
