@@ -109,11 +109,19 @@ struct FileStore: Sendable {
 
     // MARK: POSIX helpers
 
-    /// Writes all of `bytes` to a new file at `path` (mode 0644) and fsyncs it.
-    static func writeAndSync(_ bytes: [UInt8], to path: String, mode: mode_t = 0o644) throws(PhotoLibError) {
+    /// The mode of every file the library creates: the owner's alone, whatever the umask
+    /// (photos are private).
+    static let fileMode: mode_t = 0o600
+    /// The mode of every directory the library creates.
+    static let directoryMode: mode_t = 0o700
+
+    /// Writes all of `bytes` to a new file at `path` (mode ``fileMode`` exactly) and fsyncs it.
+    static func writeAndSync(_ bytes: [UInt8], to path: String, mode: mode_t = fileMode) throws(PhotoLibError) {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
         guard descriptor >= 0 else { throw error(errno, "create \(path)") }
         defer { close(descriptor) }
+        // The umask may have taken bits away (or a permissive one left them): set it exactly.
+        try check(fchmod(descriptor, mode), "set the mode of \(path)")
         var written = 0
         while written < bytes.count {
             let count = bytes.withUnsafeBytes { buffer in
@@ -128,6 +136,18 @@ struct FileStore: Sendable {
         try check(fsync(descriptor), "fsync \(path)")
     }
 
+    /// Creates the file at `path` empty with mode ``fileMode`` when it does not exist (so that
+    /// SQLite, which gives its WAL and shared-memory files the database's mode, starts private).
+    static func createPrivateFile(_ path: String) throws(PhotoLibError) {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, fileMode)
+        if descriptor < 0 {
+            if errno == EEXIST { return }
+            throw error(errno, "create \(path)")
+        }
+        defer { close(descriptor) }
+        try check(fchmod(descriptor, fileMode), "set the mode of \(path)")
+    }
+
     /// fsyncs a directory, making a rename or unlink in it durable.
     static func syncDirectory(_ path: String) throws(PhotoLibError) {
         let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
@@ -136,10 +156,14 @@ struct FileStore: Sendable {
         try check(fsync(descriptor), "fsync directory \(path)")
     }
 
-    /// Creates a directory (mode 0755); `true` when it was created, `false` when it existed.
+    /// Creates a directory (mode ``directoryMode`` exactly); `true` when it was created, `false`
+    /// when it existed (its mode is then left as it is).
     @discardableResult
     static func makeDirectory(_ path: String) throws(PhotoLibError) -> Bool {
-        if mkdir(path, 0o755) == 0 { return true }
+        if mkdir(path, directoryMode) == 0 {
+            try check(chmod(path, directoryMode), "set the mode of \(path)")
+            return true
+        }
         let code = errno
         var info = stat()
         if code == EEXIST, stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR { return false }

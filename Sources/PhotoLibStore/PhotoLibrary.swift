@@ -87,6 +87,7 @@ public final class PhotoLibrary: @unchecked Sendable {
         let libraryLock = try LibraryLock(directory: directory)
         let exclusive = libraryLock.tryLockExclusive()
 
+        try FileStore.createPrivateFile(databasePath)
         let database = try Database(path: databasePath)
         try Schema.migrate(database, newLibraryIdentifier: { UUID().uuidString })
         guard let identifier = try database.prepare("SELECT value FROM meta WHERE key = 'library_identifier'").firstRow({ $0.text(0) }) else {

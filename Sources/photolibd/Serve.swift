@@ -96,6 +96,12 @@ extension PhotoLibDaemon {
             } catch {
                 throw Failure.exit("photolibd: cannot open library \(library): \(error.message)")
             }
+            // New libraries are created 0700/0600; an older or hand-made one may not be.
+            if let mode = (try? FileManager.default.attributesOfItem(atPath: library)[.posixPermissions]) as? Int, mode & 0o077 != 0 {
+                logger.warning("the library directory is accessible by other users: run chmod 700 on it", metadata: [
+                    "library": "\(library)", "mode": "\(String(mode & 0o777, radix: 8))",
+                ])
+            }
             let report = photoLibrary.lastRecovery
             if !report.isClean {
                 logger.warning("recovered library", metadata: [

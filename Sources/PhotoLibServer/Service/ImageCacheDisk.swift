@@ -10,6 +10,9 @@ import PhotoLibCore
 /// sees a partial file; a file whose header or length does not check out (e.g. after a
 /// power loss) is deleted and treated as a miss. Writes happen on a background queue.
 final class ImageCacheDisk: @unchecked Sendable {
+    /// Directories of the cache: the owner's alone.
+    static var directoryAttributes: [FileAttributeKey: Any] { [.posixPermissions: 0o700] }
+
     private struct Entry {
         var size: Int
         var lastUse: UInt64
@@ -36,8 +39,9 @@ final class ImageCacheDisk: @unchecked Sendable {
         self.logger = logger
         let manager = FileManager.default
         try? manager.removeItem(atPath: temporary)
-        try? manager.createDirectory(atPath: temporary, withIntermediateDirectories: true)
-        try? manager.createDirectory(atPath: root, withIntermediateDirectories: true)
+        // Renders are the library's pixels: private like the library (0700 / 0600).
+        try? manager.createDirectory(atPath: temporary, withIntermediateDirectories: true, attributes: Self.directoryAttributes)
+        try? manager.createDirectory(atPath: root, withIntermediateDirectories: true, attributes: Self.directoryAttributes)
         for folder in (try? manager.contentsOfDirectory(atPath: root)) ?? [] {
             for name in (try? manager.contentsOfDirectory(atPath: root + "/" + folder)) ?? [] {
                 let path = root + "/" + folder + "/" + name
@@ -102,8 +106,13 @@ final class ImageCacheDisk: @unchecked Sendable {
         let temporaryPath = temporary + "/" + UUID().uuidString
         let finalPath = path(digest)
         do {
-            try FileManager.default.createDirectory(atPath: root + "/" + digest.prefix(2), withIntermediateDirectories: true)
-            try Data(bytes).write(to: URL(fileURLWithPath: temporaryPath))
+            try FileManager.default.createDirectory(
+                atPath: root + "/" + digest.prefix(2), withIntermediateDirectories: true, attributes: Self.directoryAttributes)
+            guard FileManager.default.createFile(atPath: temporaryPath, contents: Data(bytes), attributes: [.posixPermissions: 0o600]),
+                chmod(temporaryPath, 0o600) == 0
+            else {
+                throw PhotoLibErrorText(SystemError(errno: errno, action: "write \(temporaryPath)").description)
+            }
             guard rename(temporaryPath, finalPath) == 0 else {
                 throw PhotoLibErrorText(SystemError(errno: errno, action: "rename to \(finalPath)").description)
             }
