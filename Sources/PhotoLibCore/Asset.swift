@@ -28,6 +28,10 @@ public struct Asset: Sendable, Hashable, Identifiable {
     public var location: Location?
     /// Whether the asset has been edited (has an adjustment-data resource).
     public var hasAdjustments: Bool
+    /// When the asset was moved to Recently Deleted; `nil` while it is not there.
+    public var trashedDate: Date?
+    /// Grows with every edit and revert of the asset's pixels (image caches key on it).
+    public var contentVersion: Int
 
     /// `Identifiable` conformance: the local identifier.
     public var id: String { localIdentifier }
@@ -37,7 +41,8 @@ public struct Asset: Sendable, Hashable, Identifiable {
         localIdentifier: String, mediaType: MediaType = .image, mediaSubtypes: MediaSubtypes = [],
         pixelWidth: Int, pixelHeight: Int, creationDate: Date, modificationDate: Date,
         isFavorite: Bool = false, isHidden: Bool = false, duration: Double = 0,
-        burstIdentifier: String? = nil, location: Location? = nil, hasAdjustments: Bool = false
+        burstIdentifier: String? = nil, location: Location? = nil, hasAdjustments: Bool = false, trashedDate: Date? = nil,
+        contentVersion: Int = 0
     ) {
         self.localIdentifier = localIdentifier
         self.mediaType = mediaType
@@ -52,5 +57,7 @@ public struct Asset: Sendable, Hashable, Identifiable {
         self.burstIdentifier = burstIdentifier
         self.location = location
         self.hasAdjustments = hasAdjustments
+        self.trashedDate = trashedDate
+        self.contentVersion = contentVersion
     }
 }

@@ -68,7 +68,7 @@ enum AssetRow {
     static let columns = """
         a.local_identifier, a.media_type, a.media_subtypes, a.pixel_width, a.pixel_height, \
         a.creation_date, a.modification_date, a.favorite, a.hidden, a.duration, a.burst_identifier, \
-        a.latitude, a.longitude, a.altitude, a.has_adjustments
+        a.latitude, a.longitude, a.altitude, a.has_adjustments, a.trashed_date, a.content_generation
         """
 
     /// The asset in the current row of `row`.
@@ -86,7 +86,8 @@ enum AssetRow {
             pixelWidth: row.int(3), pixelHeight: row.int(4),
             creationDate: Microseconds.date(row.int64(5)), modificationDate: Microseconds.date(row.int64(6)),
             isFavorite: row.int(7) != 0, isHidden: row.int(8) != 0, duration: row.double(9),
-            burstIdentifier: row.optionalText(10), location: location, hasAdjustments: row.int(14) != 0)
+            burstIdentifier: row.optionalText(10), location: location, hasAdjustments: row.int(14) != 0,
+            trashedDate: row.optionalInt64(15).map(Microseconds.date), contentVersion: row.int(16))
     }
 }
 

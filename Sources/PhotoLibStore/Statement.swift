@@ -155,6 +155,9 @@ final class Statement {
 
     /// Column `index` as text, `nil` for NULL.
     func optionalText(_ index: Int32) -> String? { isNull(index) ? nil : text(index) }
+
+    /// Column `index` as a 64-bit integer, `nil` for NULL.
+    func optionalInt64(_ index: Int32) -> Int64? { isNull(index) ? nil : int64(index) }
 }
 
 @available(*, unavailable)

@@ -27,10 +27,13 @@ struct TrashTests {
         #expect(try library.fetchAssetIdentifiers(AssetQuery()) == [ids[0], ids[2]])
         #expect(try library.fetchAssetCollectionsContaining(asset: ids[1]).map(\.localIdentifier) == [album])
         #expect(try library.asset(withIdentifier: ids[1])?.modificationDate == trashedAt)
+        #expect(try library.asset(withIdentifier: ids[1])?.trashedDate == trashedAt, "a trashed asset carries its trash date")
+        #expect(try library.asset(withIdentifier: ids[0])?.trashedDate == nil)
         // Trashing again changes nothing.
         #expect(try library.performChanges([.deleteAssets([ids[1]])]).changes.isEmpty)
 
         _ = try library.performChanges([.restoreAssets([ids[1]])])
+        #expect(try library.asset(withIdentifier: ids[1])?.trashedDate == nil, "restoring clears it")
         #expect(try library.fetchAssetIdentifiers(AssetQuery(collection: album)) == ids)
         #expect(try library.fetchAssetIdentifiers(recentlyDeleted).isEmpty)
 

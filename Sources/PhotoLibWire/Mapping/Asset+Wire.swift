@@ -12,7 +12,8 @@ extension Wire.Asset {
             pixelHeight: UInt32(clamping: asset.pixelHeight), creationDateMs: Wire.milliseconds(asset.creationDate),
             modificationDateMs: Wire.milliseconds(asset.modificationDate), isFavorite: asset.isFavorite,
             isHidden: asset.isHidden, duration: asset.duration, burstIdentifier: asset.burstIdentifier ?? "",
-            location: asset.location.map(Wire.Location.init), hasAdjustments: asset.hasAdjustments)
+            location: asset.location.map(Wire.Location.init), hasAdjustments: asset.hasAdjustments,
+            contentVersion: UInt64(max(0, asset.contentVersion)), trashedDateMs: asset.trashedDate.map(Wire.milliseconds) ?? 0)
     }
 }
 
@@ -27,7 +28,9 @@ extension Asset {
             modificationDate: Wire.date(milliseconds: wire.modificationDateMs),
             isFavorite: wire.isFavorite, isHidden: wire.isHidden, duration: wire.duration,
             burstIdentifier: wire.burstIdentifier.isEmpty ? nil : wire.burstIdentifier,
-            location: wire.location.map(Location.init), hasAdjustments: wire.hasAdjustments)
+            location: wire.location.map(Location.init), hasAdjustments: wire.hasAdjustments,
+            trashedDate: wire.trashedDateMs == 0 ? nil : Wire.date(milliseconds: wire.trashedDateMs),
+            contentVersion: Int(clamping: wire.contentVersion))
     }
 }
 

@@ -19,7 +19,8 @@ final class MessageRoundTripTests: XCTestCase {
             localIdentifier: "A0B1C2D3-0000-4000-8000-000000000001/L0/001", mediaType: .image, mediaSubtypes: [.photoScreenshot, .photoHDR],
             pixelWidth: 4032, pixelHeight: 3024, creationDate: date, modificationDate: date.addingTimeInterval(60),
             isFavorite: true, isHidden: false, duration: 0, burstIdentifier: "burst-1",
-            location: Location(latitude: 48.8584, longitude: 2.2945, altitude: 35), hasAdjustments: true)
+            location: Location(latitude: 48.8584, longitude: 2.2945, altitude: 35), hasAdjustments: true,
+            trashedDate: date.addingTimeInterval(120), contentVersion: 3)
     }
 
     func testControlMessages() throws {
