@@ -312,16 +312,23 @@ final class ServerConnection: @unchecked Sendable {
         if ends { stream.requestEnded = true }
         if stream.awaitsInlineRequest {
             if ends && answerInline(stream, request: frame.payload) { return }
+            stream.unconsumedRequestBytes += frame.payload.count
             startHandler(stream, requests: [frame.payload])
             return
         }
-        stream.inbound?.yield(frame.payload)
-        if ends { stream.inbound?.finish() }
+        if let inbound = stream.inbound {
+            stream.unconsumedRequestBytes += frame.payload.count
+            inbound.yield(frame.payload)
+            if ends { inbound.finish() }
+        } else {
+            grantConnection(frame.payload.count)
+        }
     }
 
     private func cancelCall(_ frame: Frame) throws(PhotoLibError) {
         _ = try Wire.Cancel(decoding: frame.payload)
         guard let stream = streams.removeValue(forKey: frame.streamID) else { return }
+        returnUnconsumedCredit(of: stream)
         logger.debug("call cancelled by client", metadata: ["stream.id": "\(frame.streamID)", "method": "\(stream.method.name)"])
         stream.abandon(CancellationError())
         blockedOnConnection.removeAll { $0 == stream.id }
@@ -376,17 +383,28 @@ final class ServerConnection: @unchecked Sendable {
         }
     }
 
-    /// The handler consumed a request message: return its credit to the client.
+    /// The handler consumed a request message: return its credit to the client. A call that
+    /// has ended already returned the credit of everything it left unconsumed.
     func consumed(_ count: Int, stream id: UInt32) {
         guard count > 0 else { return }
         queue.async {
-            guard self.phase != .closed else { return }
-            self.grantConnection(count)
-            if let stream = self.streams[id], !stream.requestEnded {
+            guard self.phase != .closed, let stream = self.streams[id] else { return }
+            let returned = min(count, stream.unconsumedRequestBytes)
+            stream.unconsumedRequestBytes -= returned
+            self.grantConnection(returned)
+            if !stream.requestEnded {
                 try? stream.receiveWindow.grant(count)
                 self.write(Frame(.windowUpdate, stream: id, payload: Wire.WindowUpdate(increment: UInt32(count)).encoded()))
             }
         }
+    }
+
+    /// A call ended (finished, failed or cancelled) with request bytes its handler never
+    /// consumed: they still count against the connection window, so they are credited back
+    /// now, or the connection's window would leak away with every refused request (9.4).
+    private func returnUnconsumedCredit(of stream: ServerStream) {
+        grantConnection(stream.unconsumedRequestBytes)
+        stream.unconsumedRequestBytes = 0
     }
 
     /// Returns connection credit to the client. While a batch of received frames is being
@@ -440,6 +458,7 @@ final class ServerConnection: @unchecked Sendable {
     private func complete(_ stream: ServerStream, _ status: Wire.Status) {
         stream.deadline?.cancel()
         streams[stream.id] = nil
+        returnUnconsumedCredit(of: stream)
         blockedOnConnection.removeAll { $0 == stream.id }
         if status.code != .ok && status.code != .cancelled {
             logger.debug("call failed", metadata: ["method": "\(stream.method.name)", "status": "\(status.code)", "message": "\(status.message)"])

@@ -25,6 +25,9 @@ final class ServerStream {
     var inbound: AsyncThrowingStream<[UInt8], any Error>.Continuation?
     var requestEnded = false
     var requestCount = 0
+    /// Request MESSAGE bytes handed to the handler and not yet consumed by it: their
+    /// connection credit goes back when it consumes them, or when the call ends first.
+    var unconsumedRequestBytes = 0
     var deadline: DispatchWorkItem?
 
     init(id: UInt32, route: RPCRoute, sendWindow: Int, receiveWindow: Int) {
