@@ -129,6 +129,12 @@ extension PhotoLibrary {
         try withDatabase { (database) throws(PhotoLibError) in try ChangeLog.currentToken(in: database) }
     }
 
+    /// The oldest token history still answers for: ``persistentChanges(since:limit:)`` from it
+    /// returns every transaction kept (0 until history is first pruned).
+    public func retainedHistoryStart() throws(PhotoLibError) -> Int64 {
+        try read { (database) throws(PhotoLibError) in try ChangeLog.prunedThrough(in: database) }
+    }
+
     /// The transactions committed after `token`, oldest first, at most `limit` (1…10,000)
     /// of them: PhotoKit's `fetchPersistentChanges(since:)`. Pass 0 for a new client's first
     /// call (fails once history has been pruned: start from ``currentChangeToken()`` instead).

@@ -110,7 +110,8 @@ final class ChangeHub: @unchecked Sendable {
             guard !subscriber.started else {
                 throw PhotoLibError(.invalidArgument, "resume must be the first request of a subscription")
             }
-            try catchUp(subscriber, since: try Self.token(text))
+            // Empty: from now (nothing to catch up), whatever history was pruned.
+            try catchUp(subscriber, since: text.isEmpty ? lastToken : try Self.token(text))
         case .registerFetch(let fetch)?:
             let options = fetch.options ?? Wire.FetchOptions()
             let query = try AssetQuery.from(

@@ -49,10 +49,14 @@ extension PhotoLibraryService {
     /// `fetchPersistentChanges(since:)`.
     func fetchPersistentChanges(_ call: ServerCall<Wire.PersistentChangesRequest, Wire.PersistentChangesResponse>) async throws {
         let request = try await call.singleRequest()
-        let since = try ChangeHub.token(request.sinceToken)
+        let text = request.sinceToken
         let limit = request.limit == 0 ? 500 : min(Int(request.limit), 10_000)
         let library = self.library
-        let page = try await libraryIO.run { () throws(PhotoLibError) in try library.persistentChanges(since: since, limit: limit) }
+        let page = try await libraryIO.run { () throws(PhotoLibError) in
+            // Empty: from the oldest transaction kept, even after history was pruned.
+            let since = text.isEmpty ? try library.retainedHistoryStart() : try ChangeHub.token(text)
+            return try library.persistentChanges(since: since, limit: limit)
+        }
         let changes = page.changes.map(Wire.PersistentChange.init)
         let response = Self.fitting(changes, within: call.session.maxResponseSize) { part in
             Wire.PersistentChangesResponse(changes: part, hasMore: page.hasMore || part.count < changes.count, currentToken: String(page.currentToken))

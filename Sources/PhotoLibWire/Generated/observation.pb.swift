@@ -50,7 +50,8 @@ extension Wire {
 
     /// Resumes a subscription: the server first sends a notification for every transaction
     /// committed after since_token (from persistent history), then live ones, with no gap and no
-    /// duplicate. Must be the first request of the call, if sent at all.
+    /// duplicate; an empty since_token means from now. Must be the first request of the call, if
+    /// sent at all.
     public struct ResumeFrom: Hashable, Sendable {
         /// `since_token` (field 1).
         public var sinceToken: String
