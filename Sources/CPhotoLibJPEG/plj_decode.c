@@ -22,6 +22,7 @@ _Static_assert(sizeof(JSAMPLE) == sizeof(uint8_t), "JSAMPLE must be one byte");
 typedef struct CPhotoLibJPEG_Progress {
     struct jpeg_progress_mgr pub;
     uint32_t max_scans;
+    uint64_t max_scan_pixels;
     /* The caller's control (may be NULL): cancellation flag and progress output. */
     CPhotoLibJPEG_Control *control;
 } CPhotoLibJPEG_Progress;
@@ -71,6 +72,14 @@ static void CPhotoLibJPEG_progress_monitor(j_common_ptr common) {
         CPhotoLibJPEG_fail(common, CPhotoLibJPEG_TOO_LARGE,
                            "JPEG has more than %u scans (the configured maximum); refusing it",
                            progress->max_scans);
+    }
+    uint64_t work = (uint64_t)decompress->image_width * decompress->image_height * (uint64_t)decompress->input_scan_number;
+    if (progress->max_scan_pixels > 0 && work > progress->max_scan_pixels) {
+        CPhotoLibJPEG_fail(common, CPhotoLibJPEG_TOO_LARGE,
+                           "decoding this %ux%u JPEG takes %d scans or more, more decode work than the configured maximum "
+                           "(%llu pixel-scans); refusing it",
+                           decompress->image_width, decompress->image_height, decompress->input_scan_number,
+                           (unsigned long long)progress->max_scan_pixels);
     }
     CPhotoLibJPEG_Control *control = progress->control;
     if (control != NULL) {
@@ -181,6 +190,7 @@ static void CPhotoLibJPEG_start(j_decompress_ptr decompress,
     manager->source = decompress->src;
     progress->pub.progress_monitor = CPhotoLibJPEG_progress_monitor;
     progress->max_scans = limits->max_scans;
+    progress->max_scan_pixels = limits->max_scan_pixels;
     decompress->progress = &progress->pub;
 }
 

@@ -160,6 +160,14 @@ struct HostileInputTests {
         }
         #expect(scans?.code == .tooLarge)
         #expect(scans?.message.contains("scans") == true)
+        // The work budget: the portrait (2560×3837, progressive) over a budget of two scans' work.
+        let work = imagingError { () throws(ImagingError) in
+            try JPEGInspector.validate(Photos.portrait, limits: ImagingLimits(maxScanPixels: 2560 * 3837 * 2))
+        }
+        #expect(work?.code == .tooLarge)
+        #expect(work?.message.contains("decode work") == true, "\(String(describing: work))")
+        // The defaults take every photo of the repository.
+        #expect((try? JPEGInspector.validate(Photos.portrait)) != nil)
         // The same photo passes with the defaults.
         #expect(throws: Never.self) { try JPEGInspector.validate(Photos.portrait) }
     }
@@ -168,6 +176,7 @@ struct HostileInputTests {
     func invalidLimits() {
         expectAllFail(Photos.small, [.invalidArgument], limits: ImagingLimits(maxPixels: 0))
         expectAllFail(Photos.small, [.invalidArgument], limits: ImagingLimits(maxScans: -1))
+        expectAllFail(Photos.small, [.invalidArgument], limits: ImagingLimits(maxScanPixels: 0))
     }
 
     @Test("random bytes after SOI never crash")

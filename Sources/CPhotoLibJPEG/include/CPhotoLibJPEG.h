@@ -64,6 +64,9 @@ typedef struct CPhotoLibJPEG_Limits {
     uint64_t max_memory_bytes;
     /* Maximum number of scans (SOS markers); progressive files have ~10 normally. */
     uint32_t max_scans;
+    /* Maximum decode work, as width * height * scans (every scan walks the image's
+     * coefficients); 0: no limit. */
+    uint64_t max_scan_pixels;
 } CPhotoLibJPEG_Limits;
 
 /* MARK: Control (cancellation and progress across threads) */

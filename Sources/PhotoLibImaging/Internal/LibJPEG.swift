@@ -44,7 +44,7 @@ enum LibJPEG {
     /// The C form of the limits, after checking they are positive.
     static func cLimits(_ limits: ImagingLimits) throws(ImagingError) -> CPhotoLibJPEG_Limits {
         guard limits.maxPixels > 0, limits.maxInputBytes > 0, limits.maxMemoryBytes > 0,
-            limits.maxScans > 0
+            limits.maxScans > 0, limits.maxScanPixels > 0
         else {
             throw ImagingError(
                 code: .invalidArgument,
@@ -54,7 +54,8 @@ enum LibJPEG {
             max_pixels: UInt64(limits.maxPixels),
             max_input_bytes: UInt64(limits.maxInputBytes),
             max_memory_bytes: UInt64(limits.maxMemoryBytes),
-            max_scans: UInt32(clamping: limits.maxScans))
+            max_scans: UInt32(clamping: limits.maxScans),
+            max_scan_pixels: UInt64(limits.maxScanPixels))
     }
 
     /// Reads the frame header (no entropy decode).
