@@ -23,14 +23,15 @@ public enum JPEGInspector {
     /// Every libjpeg warning counts as damage: "premature end of JPEG file" fails with
     /// ``ImagingError/Code/truncated``, corrupt data (bad Huffman codes, premature end of a
     /// data segment, extraneous bytes) with ``ImagingError/Code/corrupt``. The scan count is
-    /// limited by `limits.maxScans`.
+    /// limited by `limits.maxScans` and the work by `limits.maxScanPixels`; `control` stops
+    /// the decode from another thread (``ImagingError/Code/cancelled``).
     ///
     /// Related libjpeg documentation: libjpeg.txt, "Decompression details",
     /// "Decompression parameter selection" (scale_num/scale_denom), "Error handling".
     public static func validate(
-        _ data: [UInt8], limits: ImagingLimits = .default
+        _ data: [UInt8], limits: ImagingLimits = .default, control: RenderControl? = nil
     ) throws(ImagingError) -> JPEGInfo {
-        let decoded = try LibJPEG.decode(data, scale: 1, limits: limits, keepPixels: false)
+        let decoded = try LibJPEG.decode(data, scale: 1, limits: limits, keepPixels: false, control: control)
         return info(header: decoded.header, data: data)
     }
 

@@ -32,10 +32,13 @@ public struct PhotoIntake: Sendable {
     }
 
     /// Validates `bytes` and returns what the store records about them.
-    static func metadata(for bytes: [UInt8], filename: String, fallbackDate: Date) throws(PhotoLibError) -> ImportMetadata {
+    /// `control` stops the decode from another thread (cancellation, time limits).
+    static func metadata(for bytes: [UInt8], filename: String, fallbackDate: Date, control: RenderControl? = nil) throws(PhotoLibError) -> ImportMetadata {
         let info: JPEGInfo
         do {
-            info = try JPEGInspector.validate(bytes)
+            info = try JPEGInspector.validate(bytes, control: control)
+        } catch where error.code == .cancelled {
+            throw PhotoLibError(.cancelled, error.message)
         } catch {
             let code: StatusCode = error.code == .tooLarge ? .resourceExhausted : .invalidArgument
             throw PhotoLibError(code, error.message, reason: .invalidImage)

@@ -27,6 +27,12 @@ public struct ServerConfiguration: Sendable {
     public var maxImageDimension: Int = 16_384
     /// Concurrent image renders across the server (CPU bound).
     public var renderConcurrency: Int = 2
+    /// Concurrent checks of uploaded images (full decodes), on their own threads so that a
+    /// hostile upload never delays renders.
+    public var validationConcurrency: Int = 1
+    /// The most seconds one decode, render or upload check may run; longer work is stopped
+    /// and the call fails with `DEADLINE_EXCEEDED` (a client's shorter deadline still applies).
+    public var decodeTimeLimit: Double = 30
     /// Bytes of rendered images kept in memory (LRU); 0 disables the memory cache.
     public var imageMemoryCacheBytes: Int = 256 << 20
     /// Bytes of rendered images kept on disk under `DIR/cache/images` (least recently used

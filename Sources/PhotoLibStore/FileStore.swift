@@ -107,6 +107,30 @@ struct FileStore: Sendable {
         return Int(info.st_size)
     }
 
+    /// The whole file at `relativePath`, which must be `expectedSize` bytes (`dataLoss`
+    /// otherwise). Messages name the file relative to the library, never its server path.
+    func readWholeFile(_ relativePath: String, expectedSize: Int) throws(PhotoLibError) -> [UInt8] {
+        let descriptor = open(absolutePath(relativePath), O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw Self.error(errno, "open \(relativePath) in the library") }
+        defer { close(descriptor) }
+        var bytes = [UInt8](repeating: 0, count: expectedSize)
+        var filled = 0
+        while filled < expectedSize {
+            let count = bytes.withUnsafeMutableBytes { buffer in
+                read(descriptor, buffer.baseAddress! + filled, expectedSize - filled)
+            }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw Self.error(errno, "read \(relativePath) in the library")
+            }
+            if count == 0 {
+                throw PhotoLibError(.dataLoss, "\(relativePath) in the library ends after \(filled) of its \(expectedSize) bytes")
+            }
+            filled += count
+        }
+        return bytes
+    }
+
     // MARK: POSIX helpers
 
     /// The mode of every file the library creates: the owner's alone, whatever the umask

@@ -68,7 +68,13 @@ extension PhotoLibrary {
     /// Runs `body` in one write transaction with a fresh ``ChangeBatch``, appends the change
     /// log entry, commits, then removes the files the batch released. On failure, files the
     /// batch linked into `originals/` are removed again.
+    /// On a full disk the library's reserve is released and the batch runs once more (see
+    /// ``DiskReserve``): deletes and purges must work when nothing else can.
     func runBatch(author: String, now: Int64, _ body: (ChangeBatch) throws(PhotoLibError) -> Void) throws(PhotoLibError) -> ChangeResult {
+        try writeUsingReserveIfFull { () throws(PhotoLibError) in try runBatchOnce(author: author, now: now, body) }
+    }
+
+    private func runBatchOnce(author: String, now: Int64, _ body: (ChangeBatch) throws(PhotoLibError) -> Void) throws(PhotoLibError) -> ChangeResult {
         var started: ChangeBatch?
         let committed: (ChangeBatch, Int64)
         do {

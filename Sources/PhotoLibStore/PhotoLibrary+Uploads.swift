@@ -71,20 +71,45 @@ extension PhotoLibrary {
     /// bytes and bad metadata, `resourceExhausted` when ``UploadLimits/maximumCount``
     /// unexpired uploads are waiting already.
     public func stageUpload(_ data: [UInt8], metadata: ImportMetadata, now: Date = Date()) throws(PhotoLibError) -> Upload {
+        let digest = try Self.checkedDigest(data, metadata: metadata, what: "upload \(metadata.originalFilename)")
+        return try recordUpload(digest: digest, size: data.count, metadata: metadata, now: now) { (relativePath) throws(PhotoLibError) in
+            try files.writeAtomically(data, to: relativePath)
+        }
+    }
+
+    /// Stages a complete spooled upload (see ``beginUpload(size:)``) like
+    /// ``stageUpload(_:metadata:now:)`` without copying its bytes: the spool's synced file is
+    /// linked into `uploads/`. The caller has checked that the bytes decode and read
+    /// `metadata` from them.
+    public func stageUpload(_ spool: UploadSpool, metadata: ImportMetadata, now: Date = Date()) throws(PhotoLibError) -> Upload {
+        try metadata.validate()
+        let digest = try spool.finish()
+        let upload = try recordUpload(digest: digest, size: spool.expectedSize, metadata: metadata, now: now) { (relativePath) throws(PhotoLibError) in
+            try files.link(spool.relativePath, to: relativePath)
+        }
+        spool.markStaged()
+        return upload
+    }
+
+    /// Checks the staged-upload limit, puts the bytes at `uploads/<id>` with `placeFile`,
+    /// and records the row (removing the file again when that fails).
+    private func recordUpload(
+        digest: String, size: Int, metadata: ImportMetadata, now: Date,
+        placeFile: (String) throws(PhotoLibError) -> Void
+    ) throws(PhotoLibError) -> Upload {
         let name = metadata.originalFilename
-        let digest = try Self.checkedDigest(data, metadata: metadata, what: "upload \(name)")
         let created = try Microseconds.validated(now, "upload time")
         let expires = created + Int64(uploadLimits.lifetime * 1_000_000)
         let uploadID = UUID().uuidString.lowercased()
         let relativePath = FileStore.uploadPath(uploadID: uploadID)
-        // Refuse early, before writing the bytes, when the limit is reached; checked again
+        // Refuse early, before placing the bytes, when the limit is reached; checked again
         // under the write lock.
         let waiting = try withDatabase { (database) throws(PhotoLibError) in
             try database.prepare("SELECT count(*) FROM staged_upload WHERE expires > ?").firstRow([.integer(created)]) { $0.int(0) } ?? 0
         }
         guard waiting < uploadLimits.maximumCount else { throw uploadLimitError() }
 
-        try files.writeAtomically(data, to: relativePath)
+        try placeFile(relativePath)
         let existing: String?
         do {
             existing = try write { (database) throws(PhotoLibError) in
@@ -100,7 +125,7 @@ extension PhotoLibrary {
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """
                 ).execute([
-                    .text(uploadID), .text(relativePath), .text(digest), .int(data.count), .text(name),
+                    .text(uploadID), .text(relativePath), .text(digest), .int(size), .text(name),
                     .int(metadata.mediaType.rawValue), .integer(Int64(metadata.mediaSubtypes.rawValue)),
                     .int(metadata.pixelWidth), .int(metadata.pixelHeight), .int(metadata.orientation),
                     .integer(Microseconds.from(metadata.creationDate)), .optionalReal(location?.latitude),
@@ -114,7 +139,7 @@ extension PhotoLibrary {
             throw error
         }
         return Upload(
-            uploadID: uploadID, sha256: digest, size: data.count, existingAssetIdentifier: existing,
+            uploadID: uploadID, sha256: digest, size: size, existingAssetIdentifier: existing,
             expiresAt: Microseconds.date(expires))
     }
 
@@ -137,9 +162,11 @@ extension PhotoLibrary {
     @discardableResult
     public func purgeExpiredUploads(now: Date = Date()) throws(PhotoLibError) -> Int {
         let cutoff = Microseconds.from(now)
-        let paths = try write { (database) throws(PhotoLibError) in
-            try database.prepare("DELETE FROM staged_upload WHERE expires <= ? RETURNING file_path")
-                .rows([.integer(cutoff)]) { $0.text(0) }
+        let paths = try writeUsingReserveIfFull { () throws(PhotoLibError) in
+            try write { (database) throws(PhotoLibError) in
+                try database.prepare("DELETE FROM staged_upload WHERE expires <= ? RETURNING file_path")
+                    .rows([.integer(cutoff)]) { $0.text(0) }
+            }
         }
         for path in paths { try? files.remove(path) }
         return paths.count

@@ -16,6 +16,8 @@ public final class PhotoLibrary: @unchecked Sendable {
     public let lastRecovery: RecoveryReport
     /// How long staged uploads live and how many may wait at once.
     public let uploadLimits: UploadLimits
+    /// Disk space held back so that deletes and purges run on a full disk.
+    public let diskReserve: DiskReserve
 
     /// The database file name.
     public static let databaseFileName = "library.sqlite"
@@ -33,9 +35,10 @@ public final class PhotoLibrary: @unchecked Sendable {
     private let libraryLock: LibraryLock
 
     private init(directory: String, database: Database, files: FileStore, libraryLock: LibraryLock,
-                 libraryIdentifier: String, lastRecovery: RecoveryReport, uploadLimits: UploadLimits) {
+                 libraryIdentifier: String, lastRecovery: RecoveryReport, uploadLimits: UploadLimits, diskReserve: DiskReserve) {
         self.directory = directory
         self.uploadLimits = uploadLimits
+        self.diskReserve = diskReserve
         self.database = database
         self.files = files
         self.libraryLock = libraryLock
@@ -48,9 +51,11 @@ public final class PhotoLibrary: @unchecked Sendable {
     ///
     /// Throws `notFound` when DIR does not exist and `createIfMissing` is false, and
     /// `failedPrecondition` when DIR holds other files but no library. `uploadLimits` bounds
-    /// staged uploads (see ``stageUpload(_:metadata:now:)``).
+    /// staged uploads (see ``stageUpload(_:metadata:now:)``); `diskReserveSize` bytes of disk
+    /// are held back in `DIR/reserve` for deletes on a full disk (see ``DiskReserve``; 0: none).
     public static func open(
-        at directory: String, createIfMissing: Bool = true, uploadLimits: UploadLimits = UploadLimits()
+        at directory: String, createIfMissing: Bool = true, uploadLimits: UploadLimits = UploadLimits(),
+        diskReserveSize: Int = DiskReserve.defaultSize
     ) throws(PhotoLibError) -> PhotoLibrary {
         try uploadLimits.validate()
         guard !directory.isEmpty, !directory.utf8.contains(0) else {
@@ -65,6 +70,7 @@ public final class PhotoLibrary: @unchecked Sendable {
             if !hasDatabase {
                 let known: Set<String> = [
                     LibraryLock.fileName, FileStore.temporaryFolder, FileStore.originalsFolder, FileStore.uploadsFolder,
+                    DiskReserve.fileName,
                 ]
                 guard entries.allSatisfy(known.contains) else {
                     throw PhotoLibError(
@@ -102,9 +108,11 @@ public final class PhotoLibrary: @unchecked Sendable {
         try OwnerToken.ensure(in: files)
         if isNew { try FileStore.syncDirectory(directory) }
         try libraryLock.lockShared()
+        let reserve = DiskReserve(directory: directory, size: diskReserveSize)
+        reserve.replenish()
         return PhotoLibrary(
             directory: directory, database: database, files: files, libraryLock: libraryLock,
-            libraryIdentifier: identifier, lastRecovery: report, uploadLimits: uploadLimits)
+            libraryIdentifier: identifier, lastRecovery: report, uploadLimits: uploadLimits, diskReserve: reserve)
     }
 
     /// The owner token (`DIR/owner.token`, mode 0600): 64 hex digits.

@@ -20,7 +20,7 @@ extension PhotoLibDaemon {
         @Option(name: .long, help: "Address to listen on; port 0 picks a free port.")
         var listen: String = "127.0.0.1:7800"
 
-        @Option(name: .long, help: "Largest frame payload accepted, in bytes (16384…16777216).")
+        @Option(name: .long, help: "Largest frame payload accepted, in bytes (131072…16777216).")
         var maxFrameSize: Int = ServerConfiguration().maxFrameSize
 
         @Option(name: .long, help: "Most simultaneous connections.")
@@ -56,11 +56,17 @@ extension PhotoLibDaemon {
         @Option(name: .long, help: "Seconds between clean-up rounds (trash, staged uploads, history).")
         var maintenanceInterval: Double = ServerConfiguration().maintenanceInterval
 
+        @Option(name: .long, help: "Disk space held back in DIR/reserve so that deletes and trash purges work on a full disk, in MiB (0: none). Uploads are refused before they would use it.")
+        var diskReserveMib: Int = DiskReserve.defaultSize >> 20
+
+        @Option(name: .long, help: "Seconds one decode, render or upload check may run before it is stopped (DEADLINE_EXCEEDED).")
+        var decodeTimeLimit: Double = ServerConfiguration().decodeTimeLimit
+
         @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error, critical.")
         var logLevel: String = "info"
 
         func validate() throws {
-            guard (16_384...16_777_216).contains(maxFrameSize) else { throw ValidationError("--max-frame-size must be within 16384…16777216") }
+            guard (131_072...16_777_216).contains(maxFrameSize) else { throw ValidationError("--max-frame-size must be within 131072…16777216 (128 KiB … 16 MiB)") }
             guard maxConnections > 0 else { throw ValidationError("--max-connections must be positive") }
             guard (0...1024).contains(mallocArenas) else { throw ValidationError("--malloc-arenas must be within 0…1024") }
             guard maxConcurrentCalls > 0 else { throw ValidationError("--max-concurrent-calls must be positive") }
@@ -72,6 +78,8 @@ extension PhotoLibDaemon {
             guard (0...1_048_576).contains(imageMemoryCacheMib), (0...16_777_216).contains(imageDiskCacheMib) else {
                 throw ValidationError("--image-memory-cache-mib must be within 0…1048576 and --image-disk-cache-mib within 0…16777216")
             }
+            guard (0...65_536).contains(diskReserveMib) else { throw ValidationError("--disk-reserve-mib must be within 0…65536") }
+            guard decodeTimeLimit >= 0.1, decodeTimeLimit <= 3600 else { throw ValidationError("--decode-time-limit must be within 0.1…3600 seconds") }
             guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical") }
             do { _ = try Endpoint(parsing: listen) } catch { throw ValidationError(error.description) }
         }
@@ -92,7 +100,7 @@ extension PhotoLibDaemon {
 
             let photoLibrary: PhotoLibrary
             do {
-                photoLibrary = try PhotoLibrary.open(at: library)
+                photoLibrary = try PhotoLibrary.open(at: library, diskReserveSize: diskReserveMib << 20)
             } catch {
                 throw Failure.exit("photolibd: cannot open library \(library): \(error.message)")
             }
@@ -100,6 +108,11 @@ extension PhotoLibDaemon {
             if let mode = (try? FileManager.default.attributesOfItem(atPath: library)[.posixPermissions]) as? Int, mode & 0o077 != 0 {
                 logger.warning("the library directory is accessible by other users: run chmod 700 on it", metadata: [
                     "library": "\(library)", "mode": "\(String(mode & 0o777, radix: 8))",
+                ])
+            }
+            if !photoLibrary.diskReserve.isHeld {
+                logger.warning("the library's disk has no room for its reserve; uploads are refused until space is freed", metadata: [
+                    "free.mib": "\((photoLibrary.diskReserve.freeBytes() ?? 0) >> 20)", "reserve.mib": "\(diskReserveMib)",
                 ])
             }
             let report = photoLibrary.lastRecovery
@@ -117,6 +130,7 @@ extension PhotoLibDaemon {
             configuration.idleTimeout = idleTimeout
             configuration.shutdownGracePeriod = shutdownGrace
             configuration.maxImageDimension = maxImageDimension
+            configuration.decodeTimeLimit = decodeTimeLimit
             configuration.trashRetention = trashRetentionDays * 86_400
             configuration.historyRetention = historyRetentionDays * 86_400
             configuration.maintenanceInterval = maintenanceInterval

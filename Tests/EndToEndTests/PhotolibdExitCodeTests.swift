@@ -57,4 +57,12 @@ final class PhotolibdExitCodeTests: XCTestCase {
         XCTAssertTrue(result.stderr.contains("--no-such-option") || result.stderr.contains("Unknown option"), "\(result)")
         XCTAssertTrue(try photolibd(["--help"]).succeeded)
     }
+
+    /// docs/PROTOCOL.md section 12: the maximum frame payload is 128 KiB … 16 MiB (a 64 KiB
+    /// chunk message must fit); the server used to take 16 KiB.
+    func testMaxFrameSizeBelowTheDocumentedFloorIsAUsageError() throws {
+        let result = try photolibd(["serve", "--library", "/tmp/unused", "--max-frame-size", "16384"])
+        XCTAssertEqual(result.status, 64, "\(result)")
+        XCTAssertTrue(result.stderr.contains("131072"), "\(result)")
+    }
 }

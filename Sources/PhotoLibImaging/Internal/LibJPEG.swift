@@ -79,21 +79,20 @@ enum LibJPEG {
     /// Related libjpeg documentation: libjpeg.txt, "Decompression details",
     /// "Decompression parameter selection" (scale_num, scale_denom).
     static func decode(
-        _ data: [UInt8], scale: Int, limits: ImagingLimits, keepPixels: Bool
+        _ data: [UInt8], scale: Int, limits: ImagingLimits, keepPixels: Bool, control: RenderControl? = nil
     ) throws(ImagingError) -> (header: Header, pixels: PixelBuffer?) {
         var cLimits = try cLimits(limits)
         var info = CPhotoLibJPEG_HeaderInfo()
         var image = CPhotoLibJPEG_Image()
+        var options = CPhotoLibJPEG_DecodeOptions()
+        options.scale_num = UInt32(clamping: scale)
+        options.control = control?.pointer
         try call { message, capacity in
             data.withUnsafeBufferPointer { input in
                 if keepPixels {
-                    CPhotoLibJPEG_decode(
-                        input.baseAddress, input.count, &cLimits, UInt32(clamping: scale), &info,
-                        &image, message, capacity)
+                    CPhotoLibJPEG_decode_ex(input.baseAddress, input.count, &cLimits, &options, &info, &image, nil, message, capacity)
                 } else {
-                    CPhotoLibJPEG_decode(
-                        input.baseAddress, input.count, &cLimits, UInt32(clamping: scale), &info,
-                        nil, message, capacity)
+                    CPhotoLibJPEG_decode_ex(input.baseAddress, input.count, &cLimits, &options, &info, nil, nil, message, capacity)
                 }
             }
         }

@@ -57,6 +57,11 @@ final class Maintenance: Sendable {
         } catch {
             logger.warning("upload clean-up failed: \(error.message)")
         }
+        if !library.diskReserve.isHeld && !library.replenishDiskReserve() {
+            logger.warning("the library's disk is too full to hold its reserve; uploads are refused until space is freed", metadata: [
+                "free.mib": "\((library.diskReserve.freeBytes() ?? 0) >> 20)", "reserve.mib": "\(library.diskReserve.size >> 20)",
+            ])
+        }
         do {
             let pruned = try library.pruneHistory(olderThan: now.addingTimeInterval(-configuration.historyRetention))
             if pruned > 0 { logger.info("pruned history", metadata: ["transactions": "\(pruned)"]) }

@@ -1,5 +1,6 @@
 import Foundation
 import PhotoLibCore
+import PhotoLibImaging
 import PhotoLibStore
 import PhotoLibWire
 
@@ -11,38 +12,41 @@ extension PhotoLibraryService {
     }
 
     /// Client-streaming: a header, then data chunks adding up to exactly the announced size.
+    ///
+    /// Chunks are written to a spool file in the library as they arrive (memory per upload
+    /// is one chunk, however slow the client); a first chunk that is not a JPEG is refused at
+    /// once. The complete file is then checked (decoded) on the validation pool, with the
+    /// call's deadline and cancellation and the server's decode time limit.
     func uploadAsset(_ call: ServerCall<Wire.UploadChunk, Wire.UploadResult>) async throws {
         guard case .header(let header)? = try await call.nextRequest()?.part else {
             throw PhotoLibError(.invalidArgument, "UploadAsset must start with an UploadHeader")
         }
         let filename = header.originalFilename, type = header.uniformTypeIdentifier
-        let size = Int(clamping: header.size)
-        guard size > 0, size <= PhotoLibrary.maximumImportBytes else {
-            throw PhotoLibError(.resourceExhausted, "an upload of \(size) bytes is outside 1…\(PhotoLibrary.maximumImportBytes) bytes")
-        }
         guard type.isEmpty || type == "public.jpeg" else {
             throw PhotoLibError(.invalidArgument, "uploads of type '\(type)' are not supported; only public.jpeg")
         }
         guard filename.utf8.count <= ImportMetadata.maximumFilenameLength, !filename.contains("/") else {
             throw PhotoLibError(.invalidArgument, "the original filename must be a plain name of at most \(ImportMetadata.maximumFilenameLength) bytes")
         }
-        var data: [UInt8] = []
-        data.reserveCapacity(size)
+        let library = self.library
+        let size = Int(clamping: header.size)
+        let spool = try await libraryIO.run { () throws(PhotoLibError) in try library.beginUpload(size: size) }
+        defer { spool.discard() }
         while let chunk = try await call.nextRequest() {
             guard case .data(let bytes)? = chunk.part else {
                 throw PhotoLibError(.invalidArgument, chunk.part == nil ? "an UploadChunk carries neither a header nor data" : "a second UploadHeader in one upload")
             }
-            guard data.count + bytes.count <= size else {
-                throw PhotoLibError(.invalidArgument, "the upload sent more than the \(size) bytes its header announced")
-            }
-            data.append(contentsOf: bytes)
+            try await libraryIO.run { () throws(PhotoLibError) in try spool.append(bytes) }
         }
-        guard data.count == size else {
-            throw PhotoLibError(.invalidArgument, "the upload ended after \(data.count) of the \(size) bytes its header announced")
+        let received = spool.receivedSize
+        guard received == size else {
+            throw PhotoLibError(.invalidArgument, "the upload ended after \(received) of the \(size) bytes its header announced")
         }
-        let received = data
-        let intake = PhotoIntake(library: library)
-        let staged = try await renderer.run { () throws -> Upload in try intake.stage(received, filename: filename) }
+        let control = RenderControl()
+        let metadata = try await validator.run(control: control) { () throws -> ImportMetadata in
+            try PhotoIntake.metadata(for: try spool.contents(), filename: filename, fallbackDate: Date(), control: control)
+        }
+        let staged = try await libraryIO.run { () throws(PhotoLibError) in try library.stageUpload(spool, metadata: metadata) }
         try await call.send(Wire.UploadResult(staged))
     }
 

@@ -13,6 +13,8 @@ final class PhotoLibraryService: Sendable {
     let configuration: ServerConfiguration
     let logger: Logger
     let renderer: RenderPool
+    /// Checks uploads (full decodes) apart from ``renderer``: see ``RenderPool``.
+    let validator: RenderPool
     /// Where handlers run their store reads and writes and library file reads (SQLite and
     /// file I/O block, so never on the cooperative pool): see ``BlockingPool``.
     let libraryIO: BlockingPool
@@ -30,7 +32,9 @@ final class PhotoLibraryService: Sendable {
         self.library = library
         self.configuration = configuration
         self.logger = logger
-        self.renderer = RenderPool(concurrency: configuration.renderConcurrency)
+        self.renderer = RenderPool(concurrency: configuration.renderConcurrency, timeLimit: configuration.decodeTimeLimit)
+        self.validator = RenderPool(
+            name: "photolibd.validate", concurrency: configuration.validationConcurrency, timeLimit: configuration.decodeTimeLimit)
         self.libraryIO = BlockingPool(name: "photolibd.library-io", concurrency: Self.libraryIOConcurrency)
         self.imageSources = ImageSourceResolver(library: library)
         self.hub = ChangeHub(library: library, logger: logger, pollInterval: configuration.changePollInterval, maxQueuedPerSubscriber: configuration.maxQueuedNotifications)

@@ -1,0 +1,157 @@
+import Crypto
+import Foundation
+import PhotoLibCore
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// An upload on its way in: its bytes go to a private file in the library's `tmp/` as they
+/// arrive and are hashed on the way, so an upload holds one chunk of memory whatever its
+/// size and however long the client takes. ``PhotoLibrary/stageUpload(_:metadata:now:)``
+/// turns a complete spool into a staged upload without copying it; a spool that is not
+/// staged is removed when it is released (and by recovery after a crash: `tmp/` is garbage).
+///
+/// Blocking (file writes): call it from a thread that may block. One upload's chunks come
+/// from one handler in order; the lock only makes the hand-over between threads safe.
+public final class UploadSpool: Sendable {
+    /// The size the upload announced; more is refused.
+    public let expectedSize: Int
+    /// Where the bytes are, relative to the library.
+    let relativePath: String
+    private let files: FileStore
+
+    private struct State {
+        var descriptor: Int32
+        var received = 0
+        var hasher = SHA256()
+        var digest: String?
+        /// The first bytes, for the signature check.
+        var head: [UInt8] = []
+        var staged = false
+    }
+
+    /// Guards the file descriptor and the running hash (see the type's note).
+    private let state: Mutex<State>
+
+    /// How many leading bytes the JPEG signature check needs.
+    static let signatureLength = 3
+
+    init(files: FileStore, expectedSize: Int) throws(PhotoLibError) {
+        self.files = files
+        self.expectedSize = expectedSize
+        let relativePath = FileStore.temporaryFolder + "/upload-" + UUID().uuidString.lowercased() + ".part"
+        self.relativePath = relativePath
+        let descriptor = open(files.absolutePath(relativePath), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, FileStore.fileMode)
+        guard descriptor >= 0 else { throw FileStore.error(errno, "create a file for an upload in the library's tmp/") }
+        _ = fchmod(descriptor, FileStore.fileMode)
+        state = Mutex(State(descriptor: descriptor))
+    }
+
+    deinit {
+        discard()
+    }
+
+    /// Bytes written so far.
+    public var receivedSize: Int { state.withLock { $0.received } }
+
+    /// Appends `bytes`: refuses more than ``expectedSize`` in all (`invalidArgument`) and a
+    /// first chunk that is not a JPEG (`invalidArgument`, as soon as three bytes are in);
+    /// a full disk is `resourceExhausted`.
+    public func append(_ bytes: [UInt8]) throws(PhotoLibError) {
+        try state.withLock { (state) throws(PhotoLibError) in
+            guard state.descriptor >= 0, state.digest == nil else {
+                throw PhotoLibError(.failedPrecondition, "this upload is finished already")
+            }
+            guard state.received + bytes.count <= expectedSize else {
+                throw PhotoLibError(.invalidArgument, "the upload sent more than the \(expectedSize) bytes its header announced")
+            }
+            if state.head.count < Self.signatureLength {
+                state.head.append(contentsOf: bytes.prefix(Self.signatureLength - state.head.count))
+                try PhotoLibrary.checkSignature(state.head, complete: state.head.count == Self.signatureLength || state.received + bytes.count == expectedSize)
+            }
+            var written = 0
+            while written < bytes.count {
+                let count = bytes.withUnsafeBytes { buffer in
+                    write(state.descriptor, buffer.baseAddress! + written, buffer.count - written)
+                }
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    throw FileStore.error(errno, "write an upload to the library's tmp/")
+                }
+                written += count
+            }
+            state.hasher.update(data: bytes)
+            state.received += bytes.count
+        }
+    }
+
+    /// Ends the upload: checks that exactly ``expectedSize`` bytes came, syncs the file and
+    /// returns the SHA-256 of the bytes (hex).
+    func finish() throws(PhotoLibError) -> String {
+        try state.withLock { (state) throws(PhotoLibError) in
+            if let digest = state.digest { return digest }
+            guard state.received == expectedSize else {
+                throw PhotoLibError(.invalidArgument, "the upload ended after \(state.received) of the \(expectedSize) bytes its header announced")
+            }
+            guard fsync(state.descriptor) == 0 else { throw FileStore.error(errno, "sync an upload in the library's tmp/") }
+            let digest = state.hasher.finalize().map { OwnerToken.hexByte($0) }.joined()
+            state.digest = digest
+            return digest
+        }
+    }
+
+    /// Reads the whole upload back (to decode it); throws unless it is complete.
+    public func contents() throws(PhotoLibError) -> [UInt8] {
+        _ = try finish()
+        return try files.readWholeFile(relativePath, expectedSize: expectedSize)
+    }
+
+    /// Marks the spool as taken over by a staged upload (its file is linked there).
+    func markStaged() {
+        state.withLock { $0.staged = true }
+    }
+
+    /// Closes and removes the file (idempotent).
+    public func discard() {
+        let descriptor = state.withLock { (state) -> Int32 in
+            let descriptor = state.descriptor
+            state.descriptor = -1
+            return descriptor
+        }
+        guard descriptor >= 0 else { return }
+        close(descriptor)
+        _ = unlink(files.absolutePath(relativePath))
+    }
+}
+
+extension PhotoLibrary {
+    /// Starts an upload of `size` bytes: checks the size (an empty upload is
+    /// `invalidArgument` "empty file", more than ``maximumImportBytes`` `resourceExhausted`) and
+    /// that the disk can take it without touching the library's reserve (`resourceExhausted`
+    /// "disk full"), then opens the spool the chunks are written to.
+    public func beginUpload(size: Int) throws(PhotoLibError) -> UploadSpool {
+        guard size > 0 else {
+            throw PhotoLibError(.invalidArgument, "the upload is an empty file (its header announces 0 bytes)", reason: .invalidImage)
+        }
+        guard size <= Self.maximumImportBytes else {
+            throw PhotoLibError(.resourceExhausted, "an upload of \(size) bytes is larger than the \(Self.maximumImportBytes) bytes a photo may have")
+        }
+        try diskReserve.checkRoom(for: size)
+        return try UploadSpool(files: files, expectedSize: size)
+    }
+
+    /// Throws `invalidArgument` unless `head` starts like a JPEG (FF D8 FF); with `complete`
+    /// false a head shorter than the signature is only checked as far as it goes.
+    static func checkSignature(_ head: [UInt8], complete: Bool) throws(PhotoLibError) {
+        let signature: [UInt8] = [0xFF, 0xD8, 0xFF]
+        let matches = zip(head, signature).allSatisfy { $0 == $1 }
+        guard matches, !complete || head.count >= signature.count else {
+            let shown = head.prefix(4).map { OwnerToken.hexByte($0).uppercased() }.joined(separator: " ")
+            throw PhotoLibError(.invalidArgument, "the upload is not a JPEG file: it starts with \(shown), not FF D8 FF", reason: .invalidImage)
+        }
+    }
+}

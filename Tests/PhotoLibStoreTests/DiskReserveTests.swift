@@ -1,0 +1,99 @@
+import Foundation
+import PhotoLibCore
+import PhotoLibTestSupport
+import Testing
+@testable import PhotoLibStore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A library on a small filesystem of its own (tmpfs, mounted for the test: needs root) that
+/// is then filled to the last byte.
+private struct FullDisk {
+    let temp: TestDirectory
+    var mountPoint: String { temp.path + "/disk" }
+    var library: String { mountPoint + "/Library" }
+
+    init(megabytes: Int) throws {
+        temp = try TestDirectory()
+        try FileManager.default.createDirectory(atPath: temp.path + "/disk", withIntermediateDirectories: true)
+        guard mount("tmpfs", temp.path + "/disk", "tmpfs", 0, "size=\(megabytes)m,mode=0700") == 0 else {
+            let code = errno
+            temp.cleanUp()
+            throw SystemError(errno: code, action: "mount a \(megabytes) MiB tmpfs").photoLibError
+        }
+    }
+
+    /// Writes a filler file until the disk refuses more; returns its size.
+    @discardableResult
+    func fill() -> Int {
+        let descriptor = open(mountPoint + "/filler", O_WRONLY | O_CREAT | O_APPEND, 0o600)
+        defer { close(descriptor) }
+        let block = [UInt8](repeating: 1, count: 4096)
+        var total = 0
+        while block.withUnsafeBytes({ write(descriptor, $0.baseAddress, $0.count) }) > 0 { total += 4096 }
+        // The last partial block, byte by byte, so nothing at all is left.
+        while block.withUnsafeBytes({ write(descriptor, $0.baseAddress, 1) }) > 0 { total += 1 }
+        return total
+    }
+
+    func cleanUp() {
+        _ = umount2(mountPoint, Int32(MNT_DETACH))
+        temp.cleanUp()
+    }
+}
+
+@Suite("Disk reserve: deletes and purges work on a full disk; uploads stop before it")
+struct DiskReserveTests {
+    @Test("a full disk refuses uploads with 'disk full', and the owner can still trash and purge",
+          .enabled(if: getuid() == 0, "mounting a small tmpfs needs root"))
+    func fullDisk() throws {
+        let disk = try FullDisk(megabytes: 24)
+        defer { disk.cleanUp() }
+        let library = try PhotoLibrary.open(at: disk.library, diskReserveSize: 4 << 20)
+        #expect(library.diskReserve.isHeld)
+        let assets = try library.createAssetsForTesting(0..<4)
+        // Many small transactions grow the WAL; then a checkpoint leaves it to be rewritten.
+        disk.fill()
+        #expect((library.diskReserve.freeBytes() ?? 1) == 0)
+
+        let refused = expectError { () throws(PhotoLibError) in _ = try library.beginUpload(size: 100_000) }
+        #expect(refused.code == .resourceExhausted && refused.message.hasPrefix("disk full"), "\(refused.message)")
+        #expect(library.diskReserve.isHeld, "a refused upload does not touch the reserve")
+
+        _ = try library.performChanges([.deleteAssets(assets)])
+        let purged = try #require(try library.purgeExpiredTrash(olderThan: 0, now: Date().addingTimeInterval(1)))
+        #expect(purged.changes.filter { $0.objectType == .asset }.count == assets.count)
+        #expect(try library.countAssets(AssetQuery(identifiers: assets)) == 0)
+    }
+
+    @Test("without a reserve a purge on a completely full disk fails: the reserve is what makes it work",
+          .enabled(if: getuid() == 0, "mounting a small tmpfs needs root"))
+    func withoutReserve() throws {
+        let disk = try FullDisk(megabytes: 24)
+        defer { disk.cleanUp() }
+        let library = try PhotoLibrary.open(at: disk.library, diskReserveSize: 0)
+        let assets = try library.createAssetsForTesting(0..<4)
+        disk.fill()
+        let error = thrownError { () throws(PhotoLibError) in
+            _ = try library.performChanges([.deleteAssets(assets)])
+            _ = try library.purgeExpiredTrash(olderThan: 0, now: Date().addingTimeInterval(1))
+        }
+        #expect(error.map(PhotoLibrary.isDiskFull) == true, "\(error?.message ?? "no error")")
+    }
+
+    @Test("the reserve is a real allocation of its size, private, and comes back when space is freed",
+          .enabled(if: getuid() == 0, "mounting a small tmpfs needs root"))
+    func replenish() throws {
+        let disk = try FullDisk(megabytes: 24)
+        defer { disk.cleanUp() }
+        let library = try PhotoLibrary.open(at: disk.library, diskReserveSize: 4 << 20)
+        let path = disk.library + "/" + DiskReserve.fileName
+        var info = stat()
+        #expect(stat(path, &info) == 0 && info.st_size == 4 << 20 && info.st_blocks * 512 >= 4 << 20 && info.st_mode & 0o777 == 0o600)
+        #expect(library.diskReserve.release() && !library.diskReserve.isHeld)
+        #expect(stat(path, &info) != 0)
+        #expect(library.replenishDiskReserve() && stat(path, &info) == 0)
+    }
+}
