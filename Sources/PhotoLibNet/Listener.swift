@@ -12,6 +12,18 @@ public final class Listener: @unchecked Sendable {
     private let fd: Int32
     private let queue: DispatchQueue
     private var source: (any DispatchSourceRead)?
+    /// A descriptor kept open (on /dev/null) for one purpose: when the process has run out of
+    /// descriptors, it is closed to accept one waiting connection, refuse it, and close it
+    /// again, so the peer hears why instead of waiting. On ``queue``.
+    private var spare: Int32 = -1
+    /// How long accepting pauses after the process ran out of descriptors (doubling while it
+    /// lasts, 10 ms … 1 s); 0 when accepting works. On ``queue``.
+    private var backoff: Double = 0
+    /// Whether the read source is suspended for a backoff. On ``queue``.
+    private var paused = false
+
+    /// The longest pause in accepting while descriptors are exhausted (seconds).
+    public static let maximumBackoff = 1.0
 
     /// Binds and listens on `endpoint` (port 0 picks a free port).
     public init(endpoint: Endpoint, backlog: Int32 = 256, queue: DispatchQueue) throws(SocketError) {
@@ -48,36 +60,79 @@ public final class Listener: @unchecked Sendable {
 
     /// Starts accepting; `onAccept` runs on the listener's queue with each new socket
     /// (non-blocking, `TCP_NODELAY`) and its peer's address.
-    public func start(onAccept: @escaping @Sendable (Int32, Endpoint?) -> Void) {
+    ///
+    /// When the process runs out of file descriptors (EMFILE/ENFILE) the waiting connection
+    /// would make the listening socket readable forever and the loop spin; instead one
+    /// connection is accepted on the spare descriptor and handed to `onExhausted` (which
+    /// must answer and close it quickly), and accepting pauses, 10 ms at first, doubling up to
+    /// ``maximumBackoff`` while it lasts.
+    public func start(onAccept: @escaping @Sendable (Int32, Endpoint?) -> Void, onExhausted: @escaping @Sendable (Int32) -> Void = { close($0) }) {
+        spare = open("/dev/null", O_RDONLY | O_CLOEXEC)
         let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
-        source.setEventHandler { [fd] in
-            while true {
-                var storage = sockaddr_storage()
-                var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-                let client = withUnsafeMutablePointer(to: &storage) { pointer in
-                    pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { accept(fd, $0, &length) }
-                }
-                if client < 0 {
-                    // EAGAIN: drained. EMFILE/ENFILE and others: try again on the next event.
-                    return
-                }
-                do {
-                    try SocketOptions.setNonBlocking(client)
-                } catch {
-                    close(client)
-                    continue
-                }
-                SocketOptions.setNoDelay(client)
-                onAccept(client, SocketAddress.endpoint(from: storage))
+        source.setEventHandler { [weak self] in self?.acceptPending(onAccept: onAccept, onExhausted: onExhausted) }
+        source.setCancelHandler { [fd, weak self] in
+            _ = Glibc.close(fd)
+            if let self, self.spare >= 0 {
+                _ = Glibc.close(self.spare)
+                self.spare = -1
             }
         }
-        source.setCancelHandler { [fd] in _ = Glibc.close(fd) }
         self.source = source
         source.resume()
     }
 
+    private func acceptPending(onAccept: (Int32, Endpoint?) -> Void, onExhausted: (Int32) -> Void) {
+        while true {
+            var storage = sockaddr_storage()
+            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+            let client = withUnsafeMutablePointer(to: &storage) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { accept(fd, $0, &length) }
+            }
+            if client < 0 {
+                let code = errno
+                if code == EINTR || code == ECONNABORTED { continue }
+                if code == EMFILE || code == ENFILE || code == ENOBUFS || code == ENOMEM { descriptorsExhausted(onExhausted) }
+                // EAGAIN: drained; anything else: try again on the next event.
+                return
+            }
+            backoff = 0
+            do {
+                try SocketOptions.setNonBlocking(client)
+            } catch {
+                close(client)
+                continue
+            }
+            SocketOptions.setNoDelay(client)
+            onAccept(client, SocketAddress.endpoint(from: storage))
+        }
+    }
+
+    /// Refuses one waiting connection through the spare descriptor, then pauses accepting.
+    private func descriptorsExhausted(_ onExhausted: (Int32) -> Void) {
+        if spare >= 0 {
+            close(spare)
+            spare = -1
+            let client = accept(fd, nil, nil)
+            if client >= 0 { onExhausted(client) }
+            spare = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        }
+        guard let source, !paused else { return }
+        backoff = backoff == 0 ? 0.01 : min(Self.maximumBackoff, backoff * 2)
+        paused = true
+        source.suspend()
+        queue.asyncAfter(deadline: .now() + backoff) { [weak self] in
+            guard let self, self.paused else { return }
+            self.paused = false
+            self.source?.resume()
+        }
+    }
+
     /// Stops accepting and closes the socket. Call on the listener's queue.
     public func stop() {
+        if paused {
+            paused = false
+            source?.resume()
+        }
         source?.cancel()
         source = nil
     }

@@ -54,7 +54,7 @@ public final class PhotoLibServer: @unchecked Sendable {
         service.register(in: &router)
         self.core = ServerCore(
             configuration: configuration, router: router, logger: logger,
-            libraryIdentifier: library.libraryIdentifier, ownerToken: try library.ownerToken())
+            libraryIdentifier: library.libraryIdentifier, ownerToken: try library.ownerToken(), libraryDirectory: library.directory)
         guard let endpoint else {
             self.listener = nil
             return
@@ -71,7 +71,9 @@ public final class PhotoLibServer: @unchecked Sendable {
         hub.start()
         maintenance.start()
         queue.async {
-            self.listener?.start { [weak self] fd, peer in self?.accepted(fd: fd, peer: peer) }
+            self.listener?.start(
+                onAccept: { [weak self] fd, peer in self?.accepted(fd: fd, peer: peer) },
+                onExhausted: { [weak self] fd in self?.refuseForLackOfDescriptors(fd) })
         }
     }
 
@@ -142,6 +144,27 @@ public final class PhotoLibServer: @unchecked Sendable {
             }
         }
         connection.queue.async { connection.start() }
+    }
+
+    /// When the last exhaustion warning was logged; on ``queue``.
+    private var lastExhaustionWarning: DispatchTime?
+
+    /// The process is out of file descriptors: the listener accepted one waiting connection on
+    /// its spare descriptor. It gets GOAWAY `UNAVAILABLE` in one non-blocking send and is closed
+    /// at once (no thread, no descriptor kept), and the owner gets a warning (at most one per
+    /// minute).
+    private func refuseForLackOfDescriptors(_ fd: Int32) {
+        let status = Wire.Status(code: .unavailable, message: "the server has too many open files to take a connection now; retry in a few seconds")
+        let goAway = Frame(.goAway, payload: Wire.GoAway(lastStreamID: 0, status: status).encoded()).encoded
+        _ = goAway.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+        close(fd)
+        let now = DispatchTime.now()
+        if lastExhaustionWarning.map({ now.uptimeNanoseconds &- $0.uptimeNanoseconds > 60_000_000_000 }) ?? true {
+            lastExhaustionWarning = now
+            logger.warning("out of file descriptors: refusing connections until some close; raise the limit (ulimit -n) or lower --max-connections", metadata: [
+                "connections": "\(connections.count)",
+            ])
+        }
     }
 
     private func stopIfIdle() {

@@ -82,7 +82,7 @@ final class ImageSourceResolver: @unchecked Sendable {
             defer { lock.unlock() }
             file = try files.identity(of: current.path, receivedAt: receivedAt)
         } catch {
-            throw PhotoLibError(.dataLoss, "the \(current.type == .photo ? "original" : "edited photo") of asset \(identifier) is missing (\(SystemError.text(error.errno))); restore it from a backup")
+            throw LibraryFileError.make(errno: error.errno, "the \(current.type == .photo ? "original" : "edited photo") of asset \(identifier)")
         }
         let version = "\(current.sha256).\(records.generation).\(file.size)-\(file.modificationTime)-\(file.inode)"
         return ImageSource(current: current, original: original, contentVersion: version)

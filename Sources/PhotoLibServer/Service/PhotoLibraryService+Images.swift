@@ -266,18 +266,10 @@ extension PhotoLibraryService {
     /// the array (originals are megabytes; no intermediate `Data`).
     static func readFile(_ path: String, asset: String) throws(PhotoLibError) -> [UInt8] {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            let code = errno
-            if code == ENOENT {
-                throw PhotoLibError(.dataLoss, "the image file of \(asset) is missing from the library; restore it from a backup")
-            }
-            throw PhotoLibError(.dataLoss, "cannot open the image file of \(asset): \(SystemError.text(code))")
-        }
+        guard fd >= 0 else { throw LibraryFileError.make(errno: errno, "the image file of \(asset)") }
         defer { close(fd) }
         var status = stat()
-        guard fstat(fd, &status) == 0 else {
-            throw PhotoLibError(.dataLoss, "cannot stat the image file of \(asset): \(SystemError.text(errno))")
-        }
+        guard fstat(fd, &status) == 0 else { throw LibraryFileError.make(errno: errno, "the image file of \(asset)") }
         let size = Int(status.st_size)
         guard size <= ImagingLimits.default.maxInputBytes else {
             throw PhotoLibError(.resourceExhausted, "the image file of \(asset) is \(size) bytes, over the \(ImagingLimits.default.maxInputBytes)-byte limit", reason: .invalidImage)

@@ -55,9 +55,9 @@ extension PhotoLibraryService {
         let path = record.path, total = record.byteSize
         let what = "the \(record.type.name) file of \(record.assetIdentifier)"
         let handle = try await libraryIO.run { () throws -> FileHandle in
-            guard let handle = FileHandle(forReadingAtPath: path) else {
-                throw PhotoLibError(.dataLoss, "\(what) is missing from the library; restore it from a backup")
-            }
+            let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+            guard descriptor >= 0 else { throw LibraryFileError.make(errno: errno, what) }
+            let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
             do {
                 let actual = try handle.seekToEnd()
                 guard actual == UInt64(total) else {
@@ -69,7 +69,7 @@ extension PhotoLibraryService {
                 throw error
             } catch {
                 try? handle.close()
-                throw PhotoLibError(.dataLoss, "cannot read \(what): \(error.localizedDescription)")
+                throw Self.readError(error, what)
             }
             return handle
         }
@@ -87,11 +87,22 @@ extension PhotoLibraryService {
                 } catch let error as PhotoLibError {
                     throw error
                 } catch {
-                    throw PhotoLibError(.dataLoss, "cannot read \(what): \(error.localizedDescription)")
+                    throw Self.readError(error, what)
                 }
             }
             try await send(offset, [UInt8](data))
             offset += count
         }
+    }
+
+    /// A Foundation read error as the client sees it: its errno when it has one, never the
+    /// file's path (`localizedDescription` may hold it).
+    static func readError(_ error: any Error, _ what: String) -> PhotoLibError {
+        let error = error as NSError
+        if error.domain == NSPOSIXErrorDomain { return LibraryFileError.make(errno: Int32(error.code), what) }
+        if let underlying = error.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+            return LibraryFileError.make(errno: Int32(underlying.code), what)
+        }
+        return PhotoLibError(.dataLoss, "cannot read \(what) (Foundation error \(error.code))")
     }
 }

@@ -244,14 +244,14 @@ final class ServerConnection: @unchecked Sendable {
         let streamID = stream.id
         let handler = stream.route.handler
         let call = UntypedServerCall(method: method, streamID: streamID, session: session, requests: requests, connection: self)
-        let logger = self.logger
+        let logger = self.logger, core = self.core
         stream.task = Task { [weak self] in
             let status: Wire.Status
             do {
                 try await handler(call)
                 status = .ok
             } catch let error as PhotoLibError {
-                status = Wire.Status(error)
+                status = Wire.Status(core.clientVisible(error))
             } catch is CancellationError {
                 status = Wire.Status(code: .cancelled, message: "\(method.name) was cancelled")
             } catch {

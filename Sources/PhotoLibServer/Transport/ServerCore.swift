@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Logging
+import PhotoLibCore
 
 /// What every connection of a server shares: configuration, router, credentials, logger.
 final class ServerCore: Sendable {
@@ -9,12 +10,18 @@ final class ServerCore: Sendable {
     let logger: Logger
     let libraryIdentifier: String
     private let ownerTokenDigest: [UInt8]
+    /// The library directory as given and as resolved: spellings of server paths that must
+    /// never reach a client (see ``clientVisible(_:)``).
+    private let serverPaths: [String]
 
     struct Identity {
         var isOwner: Bool
     }
 
-    init(configuration: ServerConfiguration, router: RPCRouter, logger: Logger, libraryIdentifier: String, ownerToken: String) {
+    init(configuration: ServerConfiguration, router: RPCRouter, logger: Logger, libraryIdentifier: String, ownerToken: String, libraryDirectory: String) {
+        let resolved = URL(fileURLWithPath: libraryDirectory).resolvingSymlinksInPath().path
+        let absolute = URL(fileURLWithPath: libraryDirectory).standardizedFileURL.path
+        self.serverPaths = Set([libraryDirectory, resolved, absolute]).filter { $0.count > 1 }.sorted { $0.count > $1.count }
         self.configuration = configuration
         self.router = router
         self.logger = logger
@@ -29,5 +36,17 @@ final class ServerCore: Sendable {
         var difference: UInt8 = 0
         for (a, b) in zip(digest, ownerTokenDigest) { difference |= a ^ b }
         return difference == 0 ? Identity(isOwner: true) : nil
+    }
+
+    /// `error` as a client may see it: any spelling of the library's path on the server is
+    /// replaced by "<library>" (messages built deep in the store or by SQLite may hold one; a
+    /// client has no business knowing the server's file layout). The owner sees the full
+    /// message in the server log.
+    func clientVisible(_ error: PhotoLibError) -> PhotoLibError {
+        guard serverPaths.contains(where: { error.message.contains($0) }) else { return error }
+        var visible = error
+        for path in serverPaths { visible.message = visible.message.replacingOccurrences(of: path, with: "<library>") }
+        logger.notice("server path removed from a client's error", metadata: ["message": "\(error.message)"])
+        return visible
     }
 }
