@@ -51,6 +51,13 @@ public struct ServerConfiguration: Sendable {
     public var changePollInterval: Double = 0.05
     /// Notifications queued for one subscriber before its backlog becomes one resync.
     public var maxQueuedNotifications: Int = 64
+    /// Fetch results one connection may observe at once (over all its subscriptions).
+    public var maxObservedResultsPerConnection: Int = 64
+    /// Distinct live fetch results the server keeps up to date at once (identical fetches
+    /// share one; each holds its listing in memory).
+    public var maxLiveResults: Int = 512
+    /// Objects one subscription may observe with `registerObjects`.
+    public var maxObservedObjectsPerSubscription: Int = 10_000
 
     /// The server's name in WELCOME.
     public var serverName: String = "photolibd/0.1.0"

@@ -56,6 +56,12 @@ extension PhotoLibDaemon {
         @Option(name: .long, help: "Seconds between clean-up rounds (trash, staged uploads, history).")
         var maintenanceInterval: Double = ServerConfiguration().maintenanceInterval
 
+        @Option(name: .long, help: "Fetch results one connection may observe at once (change feed registrations).")
+        var maxObservedResultsPerConnection: Int = ServerConfiguration().maxObservedResultsPerConnection
+
+        @Option(name: .long, help: "Distinct live fetch results the server keeps up to date at once (each holds its listing in memory; identical fetches share one).")
+        var maxLiveResults: Int = ServerConfiguration().maxLiveResults
+
         @Option(name: .long, help: "Disk space held back in DIR/reserve so that deletes and trash purges work on a full disk, in MiB (0: none). Uploads are refused before they would use it.")
         var diskReserveMib: Int = DiskReserve.defaultSize >> 20
 
@@ -78,6 +84,7 @@ extension PhotoLibDaemon {
             guard (0...1_048_576).contains(imageMemoryCacheMib), (0...16_777_216).contains(imageDiskCacheMib) else {
                 throw ValidationError("--image-memory-cache-mib must be within 0…1048576 and --image-disk-cache-mib within 0…16777216")
             }
+            guard maxObservedResultsPerConnection > 0, maxLiveResults > 0 else { throw ValidationError("--max-observed-results-per-connection and --max-live-results must be positive") }
             guard (0...65_536).contains(diskReserveMib) else { throw ValidationError("--disk-reserve-mib must be within 0…65536") }
             guard decodeTimeLimit >= 0.1, decodeTimeLimit <= 3600 else { throw ValidationError("--decode-time-limit must be within 0.1…3600 seconds") }
             guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical") }
@@ -131,6 +138,8 @@ extension PhotoLibDaemon {
             configuration.shutdownGracePeriod = shutdownGrace
             configuration.maxImageDimension = maxImageDimension
             configuration.decodeTimeLimit = decodeTimeLimit
+            configuration.maxObservedResultsPerConnection = maxObservedResultsPerConnection
+            configuration.maxLiveResults = maxLiveResults
             configuration.trashRetention = trashRetentionDays * 86_400
             configuration.historyRetention = historyRetentionDays * 86_400
             configuration.maintenanceInterval = maintenanceInterval

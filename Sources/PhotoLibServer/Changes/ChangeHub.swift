@@ -23,6 +23,8 @@ final class ChangeHub: @unchecked Sendable {
     private let logger: Logger
     private let pollInterval: Double
     private let maxQueuedPerSubscriber: Int
+    /// The registration limits (per connection, server-wide); see ``checkRoomForRegistration(_:query:)``.
+    private let limits: ObservationLimits
     private var timer: (any DispatchSourceTimer)?
     private(set) var lastToken: Int64 = 0
     /// Live results by query, with how many registrations hold each (dropped at zero).
@@ -30,7 +32,8 @@ final class ChangeHub: @unchecked Sendable {
     private var subscribers: [UInt64: Subscriber] = [:]
     private var nextSubscriberID: UInt64 = 1
 
-    init(library: PhotoLibrary, logger: Logger, pollInterval: Double, maxQueuedPerSubscriber: Int) {
+    init(library: PhotoLibrary, logger: Logger, pollInterval: Double, maxQueuedPerSubscriber: Int, limits: ObservationLimits = ObservationLimits()) {
+        self.limits = limits
         self.library = library
         self.logger = logger
         self.pollInterval = pollInterval
@@ -119,6 +122,7 @@ final class ChangeHub: @unchecked Sendable {
                 mediaType: try options.domainMediaTypes().first)
             var scoped = query
             if !options.localIdentifiers.isEmpty { scoped.identifiers = options.localIdentifiers }
+            try checkRoomForRegistration(subscriber, query: scoped)
             let entry = try self.entry(for: scoped)
             let listing = entry.currentListing()
             let (snapshotID, expiresAt) = subscriber.session.fetchResults.add(.assets(listing))
@@ -138,6 +142,7 @@ final class ChangeHub: @unchecked Sendable {
                 throw PhotoLibError(.invalidArgument, "fetch result \(id) holds collections; only asset fetch results can be observed")
             }
             guard subscriber.results[id] == nil else { break }
+            try checkRoomForRegistration(subscriber, query: listing.query)
             let entry = try self.entry(for: listing.query)
             let current = entry.currentListing()
             subscriber.results[id] = Subscriber.Registration(entry: entry, snapshotID: id, count: listing.count)
@@ -154,10 +159,20 @@ final class ChangeHub: @unchecked Sendable {
                 return
             }
         case .unregisterFetchResult(let unregister)?:
-            if let registration = subscriber.results.removeValue(forKey: unregister.fetchResultID) { release(registration.entry) }
+            // By the id it was registered with, or by any later snapshot id the client got
+            // for it (each notification's after-snapshot).
+            let id = unregister.fetchResultID
+            let key = subscriber.results[id] != nil ? id : subscriber.results.first(where: { $0.value.snapshotID == id })?.key
+            if let key, let registration = subscriber.results.removeValue(forKey: key) { release(registration.entry) }
         case .registerObjects(let register)?:
             for id in register.localIdentifiers { try LocalIdentifier.validate(id) }
-            subscriber.objects.formUnion(register.localIdentifiers)
+            let added = Set(register.localIdentifiers).subtracting(subscriber.objects)
+            guard subscriber.objects.count + added.count <= limits.maxObjectsPerSubscription else {
+                throw PhotoLibError(
+                    .resourceExhausted,
+                    "a subscription observes at most \(limits.maxObjectsPerSubscription) objects; it has \(subscriber.objects.count) and asked for \(added.count) more")
+            }
+            subscriber.objects.formUnion(added)
         case .unregisterObjects(let unregister)?:
             subscriber.objects.subtract(unregister.localIdentifiers)
         }
@@ -170,6 +185,31 @@ final class ChangeHub: @unchecked Sendable {
             throw PhotoLibError(.invalidArgument, "'\(text.prefix(40))' is not a change token (a decimal number from a notification or photolib token)")
         }
         return value
+    }
+
+    /// Throws `resourceExhausted` when `subscriber`'s connection already holds
+    /// ``ObservationLimits/maxRegistrationsPerConnection`` registrations, or when `query` would
+    /// be a new live result beyond ``ObservationLimits/maxLiveResults`` server-wide (each
+    /// distinct live result keeps its whole listing in memory; results shared by several
+    /// subscribers cost one).
+    private func checkRoomForRegistration(_ subscriber: Subscriber, query: AssetQuery) throws(PhotoLibError) {
+        let connection = subscriber.session.connectionID
+        let held = subscribers.values.reduce(0) { $0 + ($1.session.connectionID == connection ? $1.results.count : 0) }
+        guard held < limits.maxRegistrationsPerConnection else {
+            throw PhotoLibError(
+                .resourceExhausted,
+                "this connection observes \(held) fetch results, the server's limit per connection; unregister some before registering more")
+        }
+        guard entries[query] != nil || entries.count < limits.maxLiveResults else {
+            throw PhotoLibError(
+                .resourceExhausted,
+                "the server keeps \(entries.count) distinct live fetch results, its limit; retry later, or observe a fetch others observe already")
+        }
+    }
+
+    /// How many distinct live results and registrations the hub holds (for stats).
+    var registrationCounts: (liveResults: Int, registrations: Int) {
+        (entries.count, subscribers.values.reduce(0) { $0 + $1.results.count })
     }
 
     private func entry(for query: AssetQuery) throws(PhotoLibError) -> LiveEntry {
@@ -398,4 +438,15 @@ final class ChangeHub: @unchecked Sendable {
         subscriber.enqueue(resync(subscriber, replacing: [empty])) { replaced in self.resync(subscriber, replacing: replaced) }
         subscriber.token = token
     }
+}
+
+/// Bounds on what subscriptions may make the change feed hold.
+struct ObservationLimits: Sendable {
+    /// Fetch-result registrations (`registerFetch`, `registerFetchResult`) over all of one
+    /// connection's subscriptions.
+    var maxRegistrationsPerConnection = 64
+    /// Distinct live fetch results server-wide (identical fetches share one).
+    var maxLiveResults = 512
+    /// Objects one subscription observes with `registerObjects`.
+    var maxObjectsPerSubscription = 10_000
 }

@@ -37,7 +37,11 @@ final class PhotoLibraryService: Sendable {
             name: "photolibd.validate", concurrency: configuration.validationConcurrency, timeLimit: configuration.decodeTimeLimit)
         self.libraryIO = BlockingPool(name: "photolibd.library-io", concurrency: Self.libraryIOConcurrency)
         self.imageSources = ImageSourceResolver(library: library)
-        self.hub = ChangeHub(library: library, logger: logger, pollInterval: configuration.changePollInterval, maxQueuedPerSubscriber: configuration.maxQueuedNotifications)
+        self.hub = ChangeHub(
+            library: library, logger: logger, pollInterval: configuration.changePollInterval, maxQueuedPerSubscriber: configuration.maxQueuedNotifications,
+            limits: ObservationLimits(
+                maxRegistrationsPerConnection: configuration.maxObservedResultsPerConnection, maxLiveResults: configuration.maxLiveResults,
+                maxObjectsPerSubscription: configuration.maxObservedObjectsPerSubscription))
     }
 
     func register(in router: inout RPCRouter) {

@@ -101,7 +101,6 @@ final class ServerConnection: @unchecked Sendable {
 
     private func received(_ bytes: [UInt8]) {
         guard phase != .closed else { return }
-        lastFrameAt = .now()
         decoder.append(bytes)
         handlingReceivedBytes = true
         defer {
@@ -110,6 +109,8 @@ final class ServerConnection: @unchecked Sendable {
         }
         do throws(PhotoLibError) {
             while phase != .closed, let frame = try decoder.next() {
+                // Only a complete frame counts as activity: a peer trickling bytes is idle.
+                lastFrameAt = .now()
                 try handle(frame)
             }
         } catch {
@@ -561,7 +562,10 @@ final class ServerConnection: @unchecked Sendable {
                 fail(PhotoLibError(.deadlineExceeded, "no HELLO within \(configuration.handshakeTimeout) s of connecting"))
             }
         case .open, .draining:
-            if seconds(from: lastFrameAt, to: now) > configuration.idleTimeout && streams.isEmpty {
+            // Idle: no complete frame for the timeout and no call the server is working on.
+            // A call whose request side is still open waits for the client (an upload that
+            // stalled, a subscription): the client's frames or PINGs keep it alive, not the call.
+            if seconds(from: lastFrameAt, to: now) > configuration.idleTimeout && streams.values.allSatisfy({ !$0.requestEnded }) {
                 fail(PhotoLibError(.unavailable, "idle for more than \(configuration.idleTimeout) s"))
             }
         case .closed:
