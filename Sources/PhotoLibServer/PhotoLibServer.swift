@@ -32,6 +32,7 @@ public final class PhotoLibServer: @unchecked Sendable {
     private let logger: Logger
     private let maintenance: Maintenance
     private let hub: ChangeHub
+    private let service: PhotoLibraryService
 
     /// Binds `endpoint` and prepares to serve `library`.
     public convenience init(library: PhotoLibrary, endpoint: Endpoint, configuration: ServerConfiguration = ServerConfiguration(), logger: Logger) throws {
@@ -50,6 +51,7 @@ public final class PhotoLibServer: @unchecked Sendable {
         let service = PhotoLibraryService(library: library, configuration: configuration, logger: logger)
         self.maintenance = Maintenance(service: service, configuration: configuration, logger: logger)
         self.hub = service.hub
+        self.service = service
         var router = RPCRouter()
         service.register(in: &router)
         self.core = ServerCore(
@@ -64,6 +66,18 @@ public final class PhotoLibServer: @unchecked Sendable {
         } catch {
             throw PhotoLibError(.unavailable, "cannot listen on \(endpoint): \(error)")
         }
+    }
+
+    /// What each bounded resource holds now beside its limit (`GetLibraryInfo` for the owner
+    /// and `photolibd stats` report it). Waits briefly for the server's and the change feed's
+    /// queues; do not call it from them.
+    public var statistics: ServerStatistics {
+        let snapshots = core.snapshotBudget.usage
+        let (live, registrations) = hub.registrationCounts
+        return ServerStatistics(
+            connections: queue.sync { connections.count }, snapshotBytes: snapshots.bytes, snapshotLimit: snapshots.limit,
+            snapshotsReleased: snapshots.released, liveResults: live, liveResultLimit: hub.liveResultLimit, registrations: registrations,
+            imageCacheBytes: service.imageCache.memory.heldBytes, imageCacheLimit: service.imageCache.memory.budget)
     }
 
     /// Starts accepting connections.

@@ -23,6 +23,11 @@ public struct ServerConfiguration: Sendable {
     public var snapshotLifetime: Double = 600
     /// Most live snapshots per connection; the least recently used one is dropped beyond it.
     public var maxSnapshotsPerConnection: Int = 256
+    /// Bytes all connections' fetch-result snapshots may hold at once (a snapshot of n assets
+    /// takes about 16 n bytes; identical fetches share one list). Beyond it the least
+    /// recently used snapshots of the connection holding the most are released; their next
+    /// use fails "snapshot expired — fetch again".
+    public var snapshotMemoryBytes: Int = 256 << 20
     /// Largest image side a client may ask for (pixels).
     public var maxImageDimension: Int = 16_384
     /// Concurrent image renders across the server (CPU bound).

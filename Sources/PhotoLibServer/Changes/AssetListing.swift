@@ -13,31 +13,40 @@ protocol AssetListing: Sendable {
     func identifiers(in range: Range<Int>) throws(PhotoLibError) -> [String]
     /// The index of `identifier`, or `nil`.
     func index(of identifier: String) throws(PhotoLibError) -> Int?
+    /// About how many bytes the listing holds (for the snapshot memory budget).
+    var byteCount: Int { get }
+    /// Names the list when several snapshots may share it (charged once), else `nil`.
+    var sharedIdentity: ObjectIdentifier? { get }
 }
 
-/// A snapshot as a plain list, taken by `FetchAssets`.
+extension AssetListing {
+    var sharedIdentity: ObjectIdentifier? { nil }
+}
+
+/// A snapshot as a plain list, taken by `FetchAssets`, stored compactly (16 bytes per asset).
 struct StaticAssetListing: AssetListing {
-    let identifiers: [String]
     let query: AssetQuery
-    private let positions: [String: Int]
+    private let storage: CompactIdentifiers
 
     init(identifiers: [String], query: AssetQuery) {
-        self.identifiers = identifiers
+        self.storage = CompactIdentifiers(identifiers)
         self.query = query
-        var positions: [String: Int] = [:]
-        positions.reserveCapacity(identifiers.count)
-        for (index, identifier) in identifiers.enumerated() where positions[identifier] == nil { positions[identifier] = index }
-        self.positions = positions
     }
 
-    var count: Int { identifiers.count }
+    var count: Int { storage.count }
+
+    /// The bytes the list holds (for the snapshot memory budget).
+    var byteCount: Int { storage.byteCount }
+
+    /// Every identifier, in order.
+    var identifiers: [String] { storage.all }
 
     func identifiers(in range: Range<Int>) throws(PhotoLibError) -> [String] {
-        Array(identifiers[range])
+        storage.identifiers(in: range)
     }
 
     func index(of identifier: String) throws(PhotoLibError) -> Int? {
-        positions[identifier]
+        storage.index(of: identifier)
     }
 }
 
@@ -49,6 +58,9 @@ struct LiveAssetListing: AssetListing {
     let count: Int
 
     var query: AssetQuery { entry.query }
+
+    /// The live entry's memory is bounded by the live-result limit, not by snapshots.
+    var byteCount: Int { 64 }
 
     func identifiers(in range: Range<Int>) throws(PhotoLibError) -> [String] {
         try entry.read(version: version) { live throws(PhotoLibError) in try live.identifiers(in: range) }
@@ -82,6 +94,9 @@ final class PendingAssetListing: AssetListing, @unchecked Sendable {
     private var full: StaticAssetListing?
     private var failure: PhotoLibError?
     private var reader: FetchSnapshotReader?
+    /// Snapshots holding this listing (identical fetches share one); the background read is
+    /// given up when the last lets go.
+    private var holders = 0
 
     init(reader: FetchSnapshotReader, query: AssetQuery) {
         self.query = query
@@ -112,8 +127,42 @@ final class PendingAssetListing: AssetListing, @unchecked Sendable {
         }
     }
 
-    /// Gives up the background read (the snapshot was released or evicted).
-    func cancel() {
+    /// 16 bytes per asset once read (see ``CompactIdentifiers``), plus the first page.
+    var byteCount: Int { count * 16 + first.count * 64 + 256 }
+
+    /// Identical fetches at one library version share one pending listing.
+    var sharedIdentity: ObjectIdentifier? { ObjectIdentifier(self) }
+
+    /// One more snapshot holds this listing.
+    func hold() {
+        condition.lock()
+        holders += 1
+        condition.unlock()
+    }
+
+    /// Holds the listing for one more snapshot if it can still be read in full (some snapshot
+    /// holds it and it has not failed): only then may another snapshot share it. `false`
+    /// otherwise, and nothing changes.
+    func holdIfUsable() -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        guard failure == nil, holders > 0 else { return false }
+        holders += 1
+        return true
+    }
+
+    /// A snapshot holding this listing was released or evicted; the last one gives up the
+    /// background read.
+    func letGo() {
+        condition.lock()
+        holders -= 1
+        let last = holders <= 0
+        condition.unlock()
+        if last { cancel() }
+    }
+
+    /// Gives up the background read.
+    private func cancel() {
         condition.lock()
         let pending = reader
         reader = nil

@@ -207,10 +207,14 @@ final class ChangeHub: @unchecked Sendable {
         }
     }
 
-    /// How many distinct live results and registrations the hub holds (for stats).
+    /// How many distinct live results and registrations the hub holds (for stats); waits
+    /// for the hub's queue.
     var registrationCounts: (liveResults: Int, registrations: Int) {
-        (entries.count, subscribers.values.reduce(0) { $0 + $1.results.count })
+        queue.sync { (entries.count, subscribers.values.reduce(0) { $0 + $1.results.count }) }
     }
+
+    /// The live-result limit.
+    var liveResultLimit: Int { limits.maxLiveResults }
 
     private func entry(for query: AssetQuery) throws(PhotoLibError) -> LiveEntry {
         if let existing = entries[query] {

@@ -17,6 +17,21 @@ public final class FetchResultRegistry: Sendable {
         /// Folders as they were at fetch time.
         case collectionLists([CollectionList])
 
+        /// About how many bytes the snapshot holds (for the memory budget).
+        var byteCount: Int {
+            switch self {
+            case .assets(let listing): return listing.byteCount
+            case .collections(let collections): return 256 + collections.count * 320
+            case .collectionLists(let lists): return 256 + lists.count * 256
+            }
+        }
+
+        /// Names a list other snapshots may share (charged once).
+        var sharedIdentity: ObjectIdentifier? {
+            if case .assets(let listing) = self { return listing.sharedIdentity }
+            return nil
+        }
+
         /// How many objects.
         var count: Int {
             switch self {
@@ -31,6 +46,8 @@ public final class FetchResultRegistry: Sendable {
         var contents: Contents
         var expiresAt: Date
         var lastUsed: UInt64
+        /// What was charged to the budget for it.
+        var bytes: Int
     }
 
     /// What ``state`` guards.
@@ -38,6 +55,9 @@ public final class FetchResultRegistry: Sendable {
         var entries: [String: Entry] = [:]
         /// A logical clock for least-recently-used eviction.
         var clock: UInt64 = 0
+        /// Ids the memory budget released lately (oldest first, at most ``rememberedEvictions``),
+        /// so that their next use says why.
+        var evicted: [String] = []
 
         /// Removes the expired snapshots and returns them.
         mutating func purgeExpired(_ now: Date) -> [Entry] {
@@ -47,49 +67,95 @@ public final class FetchResultRegistry: Sendable {
         }
     }
 
-    /// Guards the snapshots. A leaf lock: nothing else is locked under it.
+    /// Guards the snapshots. A leaf lock: nothing else is locked under it (the budget is
+    /// charged and credited after it is released).
     private let state = Mutex(State())
     private let lifetime: TimeInterval
     private let capacity: Int
+    /// The server-wide budget this connection's snapshots count against (`nil`: unbounded,
+    /// for tools and tests that make a registry alone).
+    private let budget: SnapshotBudget?
+    /// The connection, as the budget knows it.
+    private let connectionID: UInt64
 
-    init(lifetime: TimeInterval, capacity: Int) {
+    /// How many released ids a registry remembers to explain their next use.
+    static let rememberedEvictions = 256
+
+    init(lifetime: TimeInterval, capacity: Int, budget: SnapshotBudget? = nil, connectionID: UInt64 = 0) {
         self.lifetime = lifetime
         self.capacity = capacity
+        self.budget = budget
+        self.connectionID = connectionID
+        budget?.attach(self, connection: connectionID)
     }
 
-    /// Stores a snapshot; returns its id and expiry. Drops the least recently used beyond capacity.
+    deinit {
+        budget?.detach(connection: connectionID)
+    }
+
+    /// Stores a snapshot; returns its id and expiry. Drops the least recently used beyond
+    /// capacity, and lets the server-wide budget release others when it is exceeded.
     func add(_ contents: Contents, now: Date = Date()) -> (id: String, expiresAt: Date) {
         let id = "fr-" + UUID().uuidString.lowercased()
         let expiry = now.addingTimeInterval(lifetime)
         let capacity = self.capacity
-        let dropped = state.withLock { state in
+        if case .assets(let listing) = contents, let pending = listing as? PendingAssetListing { pending.hold() }
+        let bytes = contents.byteCount
+        let released = state.withLock { state in
             var dropped = state.purgeExpired(now)
             if state.entries.count >= capacity, let oldest = state.entries.min(by: { $0.value.lastUsed < $1.value.lastUsed }) {
                 dropped.append(state.entries.removeValue(forKey: oldest.key)!)
             }
             state.clock += 1
-            state.entries[id] = Entry(contents: contents, expiresAt: expiry, lastUsed: state.clock)
+            state.entries[id] = Entry(contents: contents, expiresAt: expiry, lastUsed: state.clock, bytes: bytes)
             return dropped
         }
-        for entry in dropped { Self.dropped(entry) }
+        budget?.charge(bytes, connection: connectionID, sharedList: contents.sharedIdentity)
+        for entry in released { dropped(entry) }
+        budget?.enforce(sparing: id)
         return (id, expiry)
+    }
+
+    /// Releases the least recently used snapshot other than `sparing` for the memory budget;
+    /// `false` when there is none. Its id is remembered so that its next use says why.
+    func evictLeastRecentlyUsed(sparing: String) -> Bool {
+        let victim = state.withLock { state -> Entry? in
+            guard let oldest = state.entries.filter({ $0.key != sparing }).min(by: { $0.value.lastUsed < $1.value.lastUsed }) else { return nil }
+            state.evicted.append(oldest.key)
+            if state.evicted.count > Self.rememberedEvictions { state.evicted.removeFirst() }
+            return state.entries.removeValue(forKey: oldest.key)
+        }
+        guard let victim else { return false }
+        dropped(victim, byBudget: true)
+        return true
+    }
+
+    /// Bytes and snapshots this connection holds.
+    var holdings: (snapshots: Int, bytes: Int) {
+        state.withLock { state in (state.entries.count, state.entries.values.reduce(0) { $0 + $1.bytes }) }
     }
 
     /// The snapshot with `id`, extending its life; `failedPrecondition` when expired or unknown.
     func use(_ id: String, now: Date = Date()) throws(PhotoLibError) -> Contents {
         let lifetime = self.lifetime
-        let (found, dropped) = state.withLock { state -> (Contents?, [Entry]) in
+        let (found, expired, wasEvicted) = state.withLock { state -> (Contents?, [Entry], Bool) in
             let dropped = state.purgeExpired(now)
-            guard var entry = state.entries[id] else { return (nil, dropped) }
+            guard var entry = state.entries[id] else { return (nil, dropped, state.evicted.contains(id)) }
             state.clock += 1
             entry.lastUsed = state.clock
             entry.expiresAt = now.addingTimeInterval(lifetime)
             state.entries[id] = entry
-            return (entry.contents, dropped)
+            return (entry.contents, dropped, false)
         }
-        for entry in dropped { Self.dropped(entry) }
+        for entry in expired { dropped(entry) }
         guard let found else {
-            throw PhotoLibError(.failedPrecondition, "fetch result '\(id.prefix(64))' has expired or was released (snapshots live \(Int(lifetime)) s after their last use); fetch again", reason: .fetchResultExpired)
+            if wasEvicted {
+                throw PhotoLibError(
+                    .failedPrecondition,
+                    "snapshot expired — fetch again: fetch result '\(id.prefix(64))' was released to keep the server within its memory budget for snapshots",
+                    reason: .fetchResultExpired)
+            }
+            throw PhotoLibError(.failedPrecondition, "snapshot expired — fetch again: fetch result '\(id.prefix(64))' has expired or was released (snapshots live \(Int(lifetime)) s after their last use)", reason: .fetchResultExpired)
         }
         return found
     }
@@ -98,7 +164,7 @@ public final class FetchResultRegistry: Sendable {
     @discardableResult
     func release(_ id: String) -> Bool {
         let removed = state.withLock { $0.entries.removeValue(forKey: id) }
-        Self.dropped(removed)
+        if let removed { dropped(removed) }
         return removed != nil
     }
 
@@ -108,13 +174,15 @@ public final class FetchResultRegistry: Sendable {
             defer { state.entries.removeAll() }
             return Array(state.entries.values)
         }
-        for entry in all { Self.dropped(entry) }
+        for entry in all { dropped(entry) }
     }
 
-    /// A snapshot still being read in the background stops being read once dropped.
-    private static func dropped(_ entry: Entry?) {
-        if case .assets(let listing)? = entry?.contents, let pending = listing as? PendingAssetListing {
-            pending.cancel()
+    /// Credits the budget; a snapshot still being read in the background stops being read
+    /// once no snapshot holds its listing.
+    private func dropped(_ entry: Entry, byBudget: Bool = false) {
+        budget?.credit(entry.bytes, connection: connectionID, sharedList: entry.contents.sharedIdentity, byBudget: byBudget)
+        if case .assets(let listing) = entry.contents, let pending = listing as? PendingAssetListing {
+            pending.letGo()
         }
     }
 }

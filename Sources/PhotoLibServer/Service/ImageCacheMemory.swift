@@ -39,6 +39,13 @@ final class ImageCacheMemory: @unchecked Sendable {
         self.budget = max(0, budget)
     }
 
+    /// ``bytes``, read under the lock (from any thread).
+    var heldBytes: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return bytes
+    }
+
     /// Number of entries.
     var count: Int { lock.withLock { nodes.count } }
 

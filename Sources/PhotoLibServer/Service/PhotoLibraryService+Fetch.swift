@@ -18,13 +18,27 @@ extension PhotoLibraryService {
             options: options, collection: wire.collectionIdentifier.isEmpty ? nil : wire.collectionIdentifier, mediaType: mediaTypes.first)
         if !wire.localIdentifiers.isEmpty { query.identifiers = wire.localIdentifiers }
         let prefetchCount = min(Int(request.prefetchCount), Self.maxPageLength)
-        let library = self.library, scoped = query
-        let (listing, prefetch) = try await libraryIO.run { () throws(PhotoLibError) in
+        let library = self.library, scoped = query, shared = sharedSnapshots
+        let (listing, prefetch, reused) = try await libraryIO.run { () throws(PhotoLibError) in
+            // The same query at the same library version: share the list a snapshot holds.
+            let version = try library.dataVersion()
+            if let existing = shared.listing(for: scoped, version: version) {
+                do throws(PhotoLibError) {
+                    let first = try existing.identifiers(in: 0..<min(prefetchCount, existing.count))
+                    return (existing, try library.assets(withIdentifiers: first), true)
+                } catch {
+                    existing.letGo()
+                    throw error
+                }
+            }
             let reader = try library.beginFetch(scoped, prefetch: prefetchCount)
             let listing = PendingAssetListing(reader: reader, query: scoped)
-            return (listing, try library.assets(withIdentifiers: reader.firstIdentifiers))
+            shared.remember(listing, for: scoped, version: version)
+            return (listing, try library.assets(withIdentifiers: reader.firstIdentifiers), false)
         }
         let (id, expiresAt) = call.session.fetchResults.add(.assets(listing))
+        // The cache held a shared list for us until the snapshot did.
+        if reused { listing.letGo() }
         try await call.send(Self.fitting(prefetch, within: call.session.maxResponseSize) { objects in
             Wire.FetchResultSnapshot(
                 fetchResultID: id, objectType: .asset, count: UInt64(listing.count), expiresAtMs: Wire.milliseconds(expiresAt),

@@ -9,7 +9,7 @@ extension PhotoLibraryService {
     /// Registers the image, caching and resource methods. Their shared state (the image
     /// caches and the pre-render bookkeeping) is created here and captured by the handlers.
     func registerImageRoutes(in router: inout RPCRouter) {
-        let cache = ImageCache(directory: library.directory, configuration: configuration, logger: logger)
+        let cache = imageCache
         router.register(
             PhotoLibraryMethods.requestImage,
             inline: { [self] request, context throws(PhotoLibError) in try requestImageFromMemory(request, context: context, cache: cache) },

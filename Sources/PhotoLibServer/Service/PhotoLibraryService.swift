@@ -21,6 +21,10 @@ final class PhotoLibraryService: Sendable {
     let hub: ChangeHub
     /// Which files an asset's images render from, and their content version (cached).
     let imageSources: ImageSourceResolver
+    /// Snapshot lists shared by identical fetches.
+    let sharedSnapshots = SharedSnapshotCache()
+    /// Rendered images in memory and on disk, and the pre-render bookkeeping.
+    let imageCache: ImageCache
 
     /// Objects returned with a snapshot or per page, at most.
     static let maxPageLength = 1000
@@ -37,6 +41,7 @@ final class PhotoLibraryService: Sendable {
             name: "photolibd.validate", concurrency: configuration.validationConcurrency, timeLimit: configuration.decodeTimeLimit)
         self.libraryIO = BlockingPool(name: "photolibd.library-io", concurrency: Self.libraryIOConcurrency)
         self.imageSources = ImageSourceResolver(library: library)
+        self.imageCache = ImageCache(directory: library.directory, configuration: configuration, logger: logger)
         self.hub = ChangeHub(
             library: library, logger: logger, pollInterval: configuration.changePollInterval, maxQueuedPerSubscriber: configuration.maxQueuedNotifications,
             limits: ObservationLimits(

@@ -165,7 +165,9 @@ final class ServerConnection: @unchecked Sendable {
         decoder.maxPayloadSize = configuration.maxFrameSize
         session = ConnectionSession(
             connectionID: id, isOwner: identity.isOwner,
-            fetchResults: FetchResultRegistry(lifetime: configuration.snapshotLifetime, capacity: configuration.maxSnapshotsPerConnection),
+            fetchResults: FetchResultRegistry(
+                lifetime: configuration.snapshotLifetime, capacity: configuration.maxSnapshotsPerConnection,
+                budget: core.snapshotBudget, connectionID: id),
             maxResponseSize: peerMaxFrameSize)
         phase = .open
         logger[metadataKey: "client.name"] = "\(hello.clientName)"

@@ -9,6 +9,8 @@ final class ServerCore: Sendable {
     let router: RPCRouter
     let logger: Logger
     let libraryIdentifier: String
+    /// The server-wide memory budget of every connection's fetch-result snapshots.
+    let snapshotBudget: SnapshotBudget
     private let ownerTokenDigest: [UInt8]
     /// The library directory as given and as resolved: spellings of server paths that must
     /// never reach a client (see ``clientVisible(_:)``).
@@ -23,6 +25,7 @@ final class ServerCore: Sendable {
         let absolute = URL(fileURLWithPath: libraryDirectory).standardizedFileURL.path
         self.serverPaths = Set([libraryDirectory, resolved, absolute]).filter { $0.count > 1 }.sorted { $0.count > $1.count }
         self.configuration = configuration
+        self.snapshotBudget = SnapshotBudget(limit: configuration.snapshotMemoryBytes)
         self.router = router
         self.logger = logger
         self.libraryIdentifier = libraryIdentifier
