@@ -107,7 +107,9 @@ final class ChangeHub: @unchecked Sendable {
         defer { subscriber.started = true }
         switch request.request {
         case nil:
-            throw PhotoLibError(.invalidArgument, "SubscriptionRequest carries no request (or one this server does not know)")
+            // A member this server does not know (a newer client): skipped, and answered like
+            // every request so that the client's acknowledgements stay in step.
+            break
         case .resume(let resume)?:
             let text = resume.sinceToken
             guard !subscriber.started else {

@@ -33,8 +33,10 @@ extension PhotoLibraryService {
         let spool = try await libraryIO.run { () throws(PhotoLibError) in try library.beginUpload(size: size) }
         defer { spool.discard() }
         while let chunk = try await call.nextRequest() {
-            guard case .data(let bytes)? = chunk.part else {
-                throw PhotoLibError(.invalidArgument, chunk.part == nil ? "an UploadChunk carries neither a header nor data" : "a second UploadHeader in one upload")
+            // A member this server does not know (a newer client) is skipped.
+            guard let part = chunk.part else { continue }
+            guard case .data(let bytes) = part else {
+                throw PhotoLibError(.invalidArgument, "a second UploadHeader in one upload")
             }
             try await libraryIO.run { () throws(PhotoLibError) in try spool.append(bytes) }
         }

@@ -52,8 +52,14 @@ extension PhotoLibraryService {
         let subtype: AssetCollectionSubtype? = request.subtype == .any ? nil : try request.subtype.domain(field: "FetchAssetCollectionsRequest.subtype")
         let containing = request.containingAssetIdentifier
         if !containing.isEmpty { try LocalIdentifier.validate(containing) }
+        let parent = request.parentFolderIdentifier
+        if !parent.isEmpty { try LocalIdentifier.validate(parent) }
         let library = self.library
         var collections = try await libraryIO.run { () throws(PhotoLibError) -> [AssetCollection] in
+            // An unknown folder is NOT_FOUND, like every other unknown identifier.
+            if !parent.isEmpty, try library.collectionList(withIdentifier: parent) == nil {
+                throw PhotoLibError(.notFound, "no folder has the identifier \(parent)")
+            }
             guard !containing.isEmpty else { return try library.assetCollections() }
             guard try library.asset(withIdentifier: containing) != nil else {
                 throw PhotoLibError(.notFound, "no asset has the identifier \(containing)")

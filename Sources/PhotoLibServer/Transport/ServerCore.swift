@@ -34,6 +34,9 @@ final class ServerCore: Sendable {
 
     /// Checks a HELLO token. Compares digests in constant time.
     func authenticate(token: String) -> Identity? {
+        // Spaces and line ends around the token are not part of it (owner.token ends with a
+        // newline; a client that sends the file's text as it is must get in).
+        let token = token.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !token.isEmpty else { return nil }
         let digest = Array(SHA256.hash(data: Array(token.utf8)))
         var difference: UInt8 = 0

@@ -105,8 +105,15 @@ extension Wire {
     }
 
     /// PHFetchResultChangeDetails for one registered fetch result and one transaction.
-    /// Applying removed (before indexes, descending), then inserted (after indexes, ascending)
-    /// to the old snapshot gives the new one; changed indexes are after-indexes whose object changed.
+    /// Applying them to the old snapshot gives the new one (docs/PROTOCOL.md section 15a.3):
+    /// 1. removed_indexes and every move's from_index (before indexes) leave; the rest keep
+    /// their relative order;
+    /// 2. the after list is built index by index: an inserted index takes a new object, a move's
+    /// to_index takes before[from_index], every other index the next remaining object;
+    /// 3. changed_indexes (after indexes, possibly a move's to_index) hold objects whose value
+    /// changed: replace them.
+    /// Removing then inserting without the moves does NOT give the new snapshot when moves is
+    /// not empty.
     public struct FetchResultChangeDetails: Hashable, Sendable {
         /// `fetch_result_id` (field 1).
         public var fetchResultID: String

@@ -122,7 +122,9 @@ extension Wire.ChangeRequest {
                 renderedUploadID: optional(c.renderedUploadID)))
         case .revertAssetContent(let r)?: return .revertAssetContent(r.assetIdentifier)
         case nil:
-            throw PhotoLibError(.invalidArgument, "the change request carries no request (or one this server does not know)")
+            // Not skipped: dropping one change from an atomic batch would apply something
+            // other than what the client asked for.
+            throw PhotoLibError(.unimplemented, "the change request carries no request, or a kind this server does not know; nothing was applied")
         }
     }
 }

@@ -18,15 +18,14 @@ extension Wire.ImageRequest {
     /// The target size (0 × 0: PhotoKit's maximum size).
     public var targetSize: PixelSize { PixelSize(width: Int(targetWidth), height: Int(targetHeight)) }
 
-    /// The content mode and options it asks for; unknown enum values are `invalidArgument`.
+    /// The content mode and options it asks for. An enum number this side does not know
+    /// (from a newer peer) is read as the field's default, value 0 (proto3 open enums,
+    /// docs/PROTOCOL.md section 13.1).
     public func domain() throws(PhotoLibError) -> (contentMode: ContentMode, options: ImageRequestOptions) {
-        guard let mode = ContentMode(rawValue: Int(contentMode.rawValue)),
-            let delivery = DeliveryMode(rawValue: Int(deliveryMode.rawValue)),
-            let resize = ResizeMode(rawValue: Int(resizeMode.rawValue)),
-            let version = ImageVersion(rawValue: Int(version.rawValue))
-        else {
-            throw PhotoLibError(.invalidArgument, "ImageRequest has an unknown content mode, delivery mode, resize mode or version (see images.proto)")
-        }
+        let mode = ContentMode(rawValue: Int(contentMode.rawValue)) ?? ContentMode(rawValue: 0)!
+        let delivery = DeliveryMode(rawValue: Int(deliveryMode.rawValue)) ?? DeliveryMode(rawValue: 0)!
+        let resize = ResizeMode(rawValue: Int(resizeMode.rawValue)) ?? ResizeMode(rawValue: 0)!
+        let version = ImageVersion(rawValue: Int(version.rawValue)) ?? ImageVersion(rawValue: 0)!
         let crop = normalizedCropRect.map { NormalizedRect(x: $0.x, y: $0.y, width: $0.width, height: $0.height) }
         return (mode, ImageRequestOptions(deliveryMode: delivery, resizeMode: resize, version: version, normalizedCropRect: crop))
     }
@@ -53,18 +52,16 @@ extension Wire.CachingRequest {
     /// The target size.
     public var targetSize: PixelSize { PixelSize(width: Int(targetWidth), height: Int(targetHeight)) }
 
-    /// The arguments, checked: at most ``maxAssets`` assets and known enum values.
+    /// The arguments, checked: at most ``maxAssets`` assets; an unknown enum number is read
+    /// as the field's default, value 0 (as for ``Wire/ImageRequest/domain()``).
     public func domain() throws(PhotoLibError) -> (contentMode: ContentMode, resizeMode: ResizeMode, version: ImageVersion) {
         guard assetIdentifiers.count <= Self.maxAssets else {
             throw PhotoLibError(.resourceExhausted, "a caching request holds at most \(Self.maxAssets) asset identifiers; this one has \(assetIdentifiers.count): split it")
         }
-        guard let mode = ContentMode(rawValue: Int(contentMode.rawValue)),
-            let resize = ResizeMode(rawValue: Int(resizeMode.rawValue)),
-            let version = ImageVersion(rawValue: Int(version.rawValue))
-        else {
-            throw PhotoLibError(.invalidArgument, "CachingRequest has an unknown content mode, resize mode or version (see images.proto)")
-        }
-        return (mode, resize, version)
+        return (
+            ContentMode(rawValue: Int(contentMode.rawValue)) ?? ContentMode(rawValue: 0)!,
+            ResizeMode(rawValue: Int(resizeMode.rawValue)) ?? ResizeMode(rawValue: 0)!,
+            ImageVersion(rawValue: Int(version.rawValue)) ?? ImageVersion(rawValue: 0)!)
     }
 }
 

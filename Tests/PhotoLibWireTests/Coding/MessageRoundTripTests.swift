@@ -135,14 +135,16 @@ final class MessageRoundTripTests: XCTestCase {
         XCTAssertThrowsError(try PersistentChange(Wire.PersistentChange(changeToken: "x")))
     }
 
-    func testUnknownEnumNumbersAreKeptAndRefusedAtTheDomain() throws {
-        // ImageRequest with content_mode (field 4, varint) = 9.
-        let request = try Wire.ImageRequest(decoding: [0x20, 0x09])
+    /// docs/PROTOCOL.md 13.1: unknown enum numbers are kept; a mode reads as its default (0),
+    /// a sort key (which would select another order) is refused.
+    func testUnknownEnumNumbersAreKeptDefaultedOrRefusedAtTheDomain() throws {
+        // ImageRequest with content_mode (field 4, varint) = 9 and delivery_mode (5) = 40.
+        let request = try Wire.ImageRequest(decoding: [0x20, 0x09, 0x28, 40])
         XCTAssertEqual(request.contentMode, .unrecognized(9))
         XCTAssertEqual(try Wire.ImageRequest(decoding: request.encoded()).contentMode, .unrecognized(9), "re-encoded as received")
-        XCTAssertThrowsError(try request.domain()) { error in
-            XCTAssertEqual((error as? PhotoLibError)?.code, .invalidArgument)
-        }
+        let (mode, imageOptions) = try request.domain()
+        XCTAssertEqual(mode, ContentMode(rawValue: 0))
+        XCTAssertEqual(imageOptions.deliveryMode, DeliveryMode(rawValue: 0))
         // SortDescriptor key 99 inside FetchOptions inside FetchAssetsRequest.
         let sort: [UInt8] = [0x08, 99]
         let options: [UInt8] = [0x12, UInt8(sort.count)] + sort
