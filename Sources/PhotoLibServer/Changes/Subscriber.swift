@@ -63,24 +63,68 @@ final class Subscriber: @unchecked Sendable {
     }
 
     /// Queues an event. When a notification finds ``maxQueued`` notifications still waiting,
-    /// those and it are replaced by the one notification `resync` builds from them (oldest
-    /// first), so the client's token chain stays contiguous. Called on the hub's queue.
+    /// or is itself too large for one frame to the client, those and it are replaced by the
+    /// one notification `resync` builds from them (oldest first; every registered result
+    /// non-incremental), so the client's token chain stays contiguous and the subscription
+    /// goes on. Called on the hub's queue.
     func enqueue(_ event: Wire.SubscriptionEvent.Event, resync: ([Wire.ChangeNotification]) -> Wire.SubscriptionEvent.Event? = { _ in nil }) {
         guard case .change(let notification) = event else {
             push(event)
             return
         }
         let maxQueued = self.maxQueued
+        let oversized = Self.exceedsFrame(notification, maxResponseSize: session.maxResponseSize)
         let replacement: Wire.SubscriptionEvent.Event? = outbox.withLock { outbox in
             let waiting = outbox.queue.compactMap { event -> Wire.ChangeNotification? in
                 if case .change(let change) = event { return change } else { return nil }
             }
-            guard waiting.count >= maxQueued, let replacement = resync(waiting + [notification]) else { return nil }
+            guard waiting.count >= maxQueued || oversized, let replacement = resync(waiting + [notification]) else { return nil }
             outbox.queue.removeAll { if case .change = $0 { return true } else { return false } }
             outbox.resyncCount += 1
             return replacement
         }
-        push(replacement ?? event)
+        let final = replacement ?? event
+        guard case .change(let change) = final, Self.exceedsFrame(change, maxResponseSize: session.maxResponseSize) else {
+            push(final)
+            return
+        }
+        // Still too large: its object details alone are. They follow in notifications of
+        // their own with since_token == change_token (nothing new happened between them).
+        for part in Self.split(change, maxResponseSize: session.maxResponseSize) { push(.change(part)) }
+    }
+
+    /// `notification` as several that each fit a frame of `maxResponseSize`: the first has
+    /// the fetch-result details and as many object details as fit, the next ones the rest,
+    /// with `since_token == change_token`.
+    static func split(_ notification: Wire.ChangeNotification, maxResponseSize: Int) -> [Wire.ChangeNotification] {
+        let overhead = 64
+        var parts: [Wire.ChangeNotification] = []
+        var current = notification
+        current.objectChanges = []
+        var size = Wire.SubscriptionEvent(event: .change(current)).encoded().count + overhead
+        for object in notification.objectChanges {
+            let cost = object.encoded().count + 8
+            if size + cost > maxResponseSize, !(current.objectChanges.isEmpty && current.fetchResultChanges.isEmpty && parts.isEmpty) {
+                parts.append(current)
+                current = Wire.ChangeNotification(changeToken: notification.changeToken, sinceToken: notification.changeToken)
+                size = Wire.SubscriptionEvent(event: .change(current)).encoded().count + overhead
+            }
+            current.objectChanges.append(object)
+            size += cost
+        }
+        parts.append(current)
+        return parts
+    }
+
+    /// Whether `notification`, as a `SubscriptionEvent`, is larger than the client's maximum
+    /// frame. Small notifications (under 200 objects, a few tens of KB at most, below the
+    /// 128 KiB minimum frame) are not encoded to find out.
+    static func exceedsFrame(_ notification: Wire.ChangeNotification, maxResponseSize: Int) -> Bool {
+        let objects = notification.objectChanges.count + notification.fetchResultChanges.reduce(0) {
+            $0 + $1.insertedAndChangedAssets.count + $1.insertedIndexes.count + $1.removedIndexes.count + $1.changedIndexes.count + $1.moves.count
+        }
+        guard objects >= 200 else { return false }
+        return Wire.SubscriptionEvent(event: .change(notification)).encoded().count > maxResponseSize
     }
 
     private func push(_ event: Wire.SubscriptionEvent.Event) {
