@@ -75,6 +75,13 @@ public struct PhotoLibraryChange: Sendable {
         fetchResults[fetchResult.fetchResultID]
     }
 
+    /// Every object detail this change carries, by identifier: the registered objects that
+    /// changed, or — in the catch-up of a resumed subscription (`subscribe(since:)`) — every
+    /// object each past transaction touched, with its current values.
+    public var objectChanges: [ObjectChanges] {
+        objects.values.sorted { $0.localIdentifier < $1.localIdentifier }
+    }
+
     /// `changeDetails(for:)`: the details of a registered object, `nil` if unchanged.
     public func changeDetails(forObject localIdentifier: String) -> ObjectChanges? {
         objects[localIdentifier]

@@ -101,6 +101,10 @@ extension PhotoLibCommand {
             var changedIdentifiers: [String]?
             /// Of the changed assets, those whose image changed (edited or reverted).
             var contentChangedIdentifiers: [String]?
+            /// Catch-up (`--since`) notifications: the assets each transaction touched that
+            /// still exist, and those it deleted.
+            var touchedIdentifiers: [String]?
+            var deletedIdentifiers: [String]?
         }
 
         func validate() throws {
@@ -126,19 +130,27 @@ extension PhotoLibCommand {
                 for try await change in subscription.changes {
                     let details = change.changeDetails(for: watched)
                     if let details { watched = details.fetchResultAfterChanges }
+                    // Catch-up notifications (before the watched list existed) say which
+                    // assets each past transaction touched.
+                    let assets = details == nil ? change.objectChanges.filter { $0.localIdentifier.hasSuffix(LocalIdentifier.assetSuffix) } : []
+                    let touched = assets.filter { !$0.objectWasDeleted }.map(\.localIdentifier)
+                    let deleted = assets.filter(\.objectWasDeleted).map(\.localIdentifier)
                     if connection.json {
                         try Output.jsonLine(NotificationJSON(
                             changeToken: change.changeToken, sinceToken: change.sinceToken, hasIncrementalChanges: details?.hasIncrementalChanges,
                             count: details?.fetchResultAfterChanges.count, removedIndexes: details?.removedIndexes, insertedIndexes: details?.insertedIndexes,
                             changedIndexes: details?.changedIndexes, moves: details?.moves.map { [$0.from, $0.to] },
                             insertedIdentifiers: details?.insertedObjects.map(\.localIdentifier), changedIdentifiers: details?.changedObjects.map(\.localIdentifier),
-                            contentChangedIdentifiers: details.map { changes in changes.changedObjects.map(\.localIdentifier).filter(changes.contentChangedIdentifiers.contains) }))
+                            contentChangedIdentifiers: details.map { changes in changes.changedObjects.map(\.localIdentifier).filter(changes.contentChangedIdentifiers.contains) },
+                            touchedIdentifiers: assets.isEmpty ? nil : touched, deletedIdentifiers: assets.isEmpty ? nil : deleted))
                     } else if let details {
                         let summary = details.hasIncrementalChanges
                             ? "removed \(details.removedIndexes) inserted \(details.insertedIndexes) changed \(details.changedIndexes) moves \(details.moves.map { "\($0.from)->\($0.to)" })"
                                 + (details.contentChangedIdentifiers.isEmpty ? "" : " content changed \(details.changedObjects.map(\.localIdentifier).filter(details.contentChangedIdentifiers.contains))")
                             : "resync"
                         print("change \(change.changeToken): \(summary), count \(details.fetchResultAfterChanges.count)")
+                    } else if !assets.isEmpty {
+                        print("change \(change.changeToken) (history): assets touched \(touched) deleted \(deleted)")
                     } else {
                         print("change \(change.changeToken): nothing for this fetch")
                     }

@@ -17,10 +17,14 @@ protocol AssetListing: Sendable {
     var byteCount: Int { get }
     /// Names the list when several snapshots may share it (charged once), else `nil`.
     var sharedIdentity: ObjectIdentifier? { get }
+    /// A change token at or before the state the list was read in (`nil`: unknown): every
+    /// transaction after it may have changed the values of its assets.
+    var changeToken: Int64? { get }
 }
 
 extension AssetListing {
     var sharedIdentity: ObjectIdentifier? { nil }
+    var changeToken: Int64? { nil }
 }
 
 /// A snapshot as a plain list, taken by `FetchAssets`, stored compactly (16 bytes per asset).
@@ -86,6 +90,7 @@ final class PendingAssetListing: AssetListing, @unchecked Sendable {
 
     let query: AssetQuery
     let count: Int
+    let changeToken: Int64?
     private let first: [String]
     /// Guards `full`, `failure` and `reader`, and wakes the readers waiting in `complete()`
     /// (a condition variable, which `Mutex` has not). A leaf lock: the SQLite read runs
@@ -98,8 +103,9 @@ final class PendingAssetListing: AssetListing, @unchecked Sendable {
     /// given up when the last lets go.
     private var holders = 0
 
-    init(reader: FetchSnapshotReader, query: AssetQuery) {
+    init(reader: FetchSnapshotReader, query: AssetQuery, changeToken: Int64? = nil) {
         self.query = query
+        self.changeToken = changeToken
         self.count = reader.count
         self.first = reader.firstIdentifiers
         self.reader = reader

@@ -150,10 +150,17 @@ final class ChangeHub: @unchecked Sendable {
             subscriber.results[id] = Subscriber.Registration(entry: entry, snapshotID: id, count: listing.count)
             let snapshotIDs = try listing.identifiers(in: 0..<listing.count)
             let currentIDs = entry.currentIdentifiers()
-            if snapshotIDs != currentIDs {
+            // Assets whose values may have changed since the snapshot was read (a favourite
+            // set meanwhile moves nothing but must reach the client); `nil` when the history
+            // no longer reaches back that far (then the client gets a resync).
+            let touched = try assetsTouched(since: listing.changeToken)
+            let changed = touched.map { $0.intersection(snapshotIDs).intersection(currentIDs) } ?? []
+            if snapshotIDs != currentIDs || !changed.isEmpty || touched == nil {
                 // The snapshot predates changes the entry has seen: bring it up to date.
                 let (afterID, _) = subscriber.session.fetchResults.add(.assets(current))
-                let details = FetchResultChangeDetails.diff(before: snapshotIDs, after: currentIDs, changed: [])
+                let details = touched == nil
+                    ? FetchResultChangeDetails(nonIncrementalFrom: snapshotIDs.count, to: currentIDs.count)
+                    : FetchResultChangeDetails.diff(before: snapshotIDs, after: currentIDs, changed: changed)
                 subscriber.results[id] = Subscriber.Registration(entry: entry, snapshotID: afterID, count: current.count)
                 subscriber.enqueue(.registeredAtToken(String(subscriber.token)))
                 let message = fetchMessage(beforeID: id, afterID: afterID, details: details, objects: try insertedAndChanged(details, in: current, known: [:]), contentChanged: [])
@@ -187,6 +194,36 @@ final class ChangeHub: @unchecked Sendable {
             throw PhotoLibError(.invalidArgument, "'\(text.prefix(40))' is not a change token (a decimal number from a notification or photolib token)")
         }
         return value
+    }
+
+    /// The most asset changes read from history to bring a registered snapshot up to date;
+    /// beyond it the client gets a resync of that result.
+    static let maxCatchUpObjects = 100_000
+
+    /// The assets touched by transactions after `token` up to ``lastToken``; empty when
+    /// `token` is current, `nil` when it is unknown, the history no longer reaches back to
+    /// it, or more than ``maxCatchUpObjects`` changes would have to be read.
+    private func assetsTouched(since token: Int64?) throws(PhotoLibError) -> Set<String>? {
+        guard let token else { return nil }
+        guard token < lastToken else { return [] }
+        var touched = Set<String>()
+        var cursor = token
+        var read = 0
+        do {
+            while cursor < lastToken {
+                let page = try library.persistentChanges(since: cursor, limit: 500)
+                for change in page.changes where change.token <= lastToken {
+                    for object in change.objects where object.objectType == .asset { touched.insert(object.identifier) }
+                    read += change.objects.count
+                    cursor = change.token
+                }
+                guard read <= Self.maxCatchUpObjects else { return nil }
+                guard page.hasMore, !page.changes.isEmpty else { break }
+            }
+        } catch where error.reason == .persistentChangeTokenExpired {
+            return nil
+        }
+        return touched
     }
 
     /// Throws `resourceExhausted` when `subscriber`'s connection already holds

@@ -31,8 +31,11 @@ extension PhotoLibraryService {
                     throw error
                 }
             }
+            // Read before the list: any later transaction may have changed its assets' values
+            // (a later registration for changes brings them up to date from here).
+            let token = try library.currentChangeToken()
             let reader = try library.beginFetch(scoped, prefetch: prefetchCount)
-            let listing = PendingAssetListing(reader: reader, query: scoped)
+            let listing = PendingAssetListing(reader: reader, query: scoped, changeToken: token)
             shared.remember(listing, for: scoped, version: version)
             return (listing, try library.assets(withIdentifiers: reader.firstIdentifiers), false)
         }

@@ -101,6 +101,8 @@ final class ChangeResumeTests: XCTestCase {
             var count: Int?
             var changedIdentifiers: [String]?
             var insertedIdentifiers: [String]?
+            var touchedIdentifiers: [String]?
+            var deletedIdentifiers: [String]?
         }
         func lines(_ child: ChildProcess) -> [Line] {
             child.stdout.split(separator: "\n").compactMap { try? JSONDecoder().decode(Line.self, from: Data($0.utf8)) }
@@ -160,6 +162,12 @@ final class ChangeResumeTests: XCTestCase {
         }
         let catchUp = try waitForLines(resumed, expectedCatchUp.count, "catch-up")
         XCTAssertEqual(catchUp.map(\.changeToken), expectedCatchUp, "the resumed watcher must first print exactly the missed transactions")
+        // Each catch-up line says which assets its transaction touched (they used to be empty).
+        for (token, asset) in zip(missed, [ids[3], ids[4], ids[5]]) {
+            let line = try XCTUnwrap(catchUp.first { $0.changeToken == String(token) }, "no catch-up line for \(token)")
+            XCTAssertEqual(line.touchedIdentifiers, [asset], "catch-up line \(token)")
+            XCTAssertEqual(line.deletedIdentifiers, [])
+        }
         // Its registerFetch follows the catch-up; commits made before it lands are (rightly)
         // not notified to a subscription with nothing registered, so keep committing until
         // the watcher has printed its two live notifications and stopped.
