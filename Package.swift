@@ -69,7 +69,7 @@ let package = Package(
         .executableTarget(
             name: "photolibd",
             dependencies: [
-                "PhotoLibServer", "PhotoLibStore", "PhotoLibImaging", "PhotoLibCore", "PhotoLibNet", "CPhotoLibSystem",
+                "PhotoLibServer", "PhotoLibStore", "PhotoLibImaging", "PhotoLibCore", "PhotoLibNet", "PhotoLibClient", "CPhotoLibSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),

@@ -727,6 +727,51 @@ void   photolib__v1__library_info__free_unpacked
   assert(message->base.descriptor == &photolib__v1__library_info__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   photolib__v1__resource_budget__init
+                     (Photolib__V1__ResourceBudget         *message)
+{
+  static const Photolib__V1__ResourceBudget init_value = PHOTOLIB__V1__RESOURCE_BUDGET__INIT;
+  *message = init_value;
+}
+size_t photolib__v1__resource_budget__get_packed_size
+                     (const Photolib__V1__ResourceBudget *message)
+{
+  assert(message->base.descriptor == &photolib__v1__resource_budget__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t photolib__v1__resource_budget__pack
+                     (const Photolib__V1__ResourceBudget *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &photolib__v1__resource_budget__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t photolib__v1__resource_budget__pack_to_buffer
+                     (const Photolib__V1__ResourceBudget *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &photolib__v1__resource_budget__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Photolib__V1__ResourceBudget *
+       photolib__v1__resource_budget__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Photolib__V1__ResourceBudget *)
+     protobuf_c_message_unpack (&photolib__v1__resource_budget__descriptor,
+                                allocator, len, data);
+}
+void   photolib__v1__resource_budget__free_unpacked
+                     (Photolib__V1__ResourceBudget *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &photolib__v1__resource_budget__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 static const ProtobufCFieldDescriptor photolib__v1__location__field_descriptors[4] =
 {
   {
@@ -2064,7 +2109,7 @@ const ProtobufCMessageDescriptor photolib__v1__release_fetch_result_request__des
   (ProtobufCMessageInit) photolib__v1__release_fetch_result_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor photolib__v1__library_info__field_descriptors[5] =
+static const ProtobufCFieldDescriptor photolib__v1__library_info__field_descriptors[6] =
 {
   {
     "library_identifier",
@@ -2126,10 +2171,23 @@ static const ProtobufCFieldDescriptor photolib__v1__library_info__field_descript
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "budgets",
+    6,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Photolib__V1__LibraryInfo, n_budgets),
+    offsetof(Photolib__V1__LibraryInfo, budgets),
+    &photolib__v1__resource_budget__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned photolib__v1__library_info__field_indices_by_name[] = {
   3,   /* field[3] = album_count */
   2,   /* field[2] = asset_count */
+  5,   /* field[5] = budgets */
   4,   /* field[4] = current_change_token */
   0,   /* field[0] = library_identifier */
   1,   /* field[1] = server_name */
@@ -2137,7 +2195,7 @@ static const unsigned photolib__v1__library_info__field_indices_by_name[] = {
 static const ProtobufCIntRange photolib__v1__library_info__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 5 }
+  { 0, 6 }
 };
 const ProtobufCMessageDescriptor photolib__v1__library_info__descriptor =
 {
@@ -2147,11 +2205,101 @@ const ProtobufCMessageDescriptor photolib__v1__library_info__descriptor =
   "Photolib__V1__LibraryInfo",
   "photolib.v1",
   sizeof(Photolib__V1__LibraryInfo),
-  5,
+  6,
   photolib__v1__library_info__field_descriptors,
   photolib__v1__library_info__field_indices_by_name,
   1,  photolib__v1__library_info__number_ranges,
   (ProtobufCMessageInit) photolib__v1__library_info__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor photolib__v1__resource_budget__field_descriptors[5] =
+{
+  {
+    "name",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Photolib__V1__ResourceBudget, name),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "bytes_held",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Photolib__V1__ResourceBudget, bytes_held),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "bytes_limit",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Photolib__V1__ResourceBudget, bytes_limit),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "items_held",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Photolib__V1__ResourceBudget, items_held),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "items_limit",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Photolib__V1__ResourceBudget, items_limit),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned photolib__v1__resource_budget__field_indices_by_name[] = {
+  1,   /* field[1] = bytes_held */
+  2,   /* field[2] = bytes_limit */
+  3,   /* field[3] = items_held */
+  4,   /* field[4] = items_limit */
+  0,   /* field[0] = name */
+};
+static const ProtobufCIntRange photolib__v1__resource_budget__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 5 }
+};
+const ProtobufCMessageDescriptor photolib__v1__resource_budget__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "photolib.v1.ResourceBudget",
+  "ResourceBudget",
+  "Photolib__V1__ResourceBudget",
+  "photolib.v1",
+  sizeof(Photolib__V1__ResourceBudget),
+  5,
+  photolib__v1__resource_budget__field_descriptors,
+  photolib__v1__resource_budget__field_indices_by_name,
+  1,  photolib__v1__resource_budget__number_ranges,
+  (ProtobufCMessageInit) photolib__v1__resource_budget__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
 static const ProtobufCEnumValue photolib__v1__media_type__enum_values_by_number[4] =

@@ -72,7 +72,12 @@ public final class PhotoLibrary: Sendable {
         let info = try await connection.unary(PhotoLibraryMethods.getLibraryInfo, Wire.Empty())
         return LibraryInfo(
             libraryIdentifier: info.libraryIdentifier, serverName: info.serverName, assetCount: Int(clamping: info.assetCount),
-            albumCount: Int(clamping: info.albumCount), currentChangeToken: info.currentChangeToken)
+            albumCount: Int(clamping: info.albumCount), currentChangeToken: info.currentChangeToken,
+            budgets: info.budgets.map {
+                ResourceBudget(
+                    name: $0.name, bytesHeld: Int(clamping: $0.bytesHeld), bytesLimit: Int(clamping: $0.bytesLimit),
+                    itemsHeld: Int(clamping: $0.itemsHeld), itemsLimit: Int(clamping: $0.itemsLimit))
+            })
     }
 
     /// `PHAsset.fetchAssets(with:)`: every asset matching `options`, as a server-side snapshot.
@@ -148,4 +153,22 @@ public struct LibraryInfo: Sendable, Hashable {
     public var albumCount: Int
     /// The library's current persistent-change token.
     public var currentChangeToken: String
+    /// What each of the server's bounded resources holds beside its limit (the owner only;
+    /// empty for other clients).
+    public var budgets: [ResourceBudget] = []
+}
+
+/// One bounded resource of the server: what it holds now beside its limit.
+public struct ResourceBudget: Sendable, Hashable, Codable {
+    /// Its name: `memory`, `connections`, `snapshots`, `live-results`, `image-cache`,
+    /// `disk-reserve`; servers may add others.
+    public var name: String
+    /// Bytes held now (0 when counted in items only).
+    public var bytesHeld: Int
+    /// The byte limit (0 when counted in items only).
+    public var bytesLimit: Int
+    /// Items held now (0 when counted in bytes only).
+    public var itemsHeld: Int
+    /// The item limit (0 when counted in bytes only).
+    public var itemsLimit: Int
 }

@@ -46,7 +46,9 @@ public final class PhotoLibServer: @unchecked Sendable {
         try self.init(library: library, listeningOn: nil, configuration: configuration, logger: logger)
     }
 
-    private init(library: PhotoLibrary, listeningOn endpoint: Endpoint?, configuration: ServerConfiguration, logger: Logger) throws {
+    private init(library: PhotoLibrary, listeningOn endpoint: Endpoint?, configuration requested: ServerConfiguration, logger: Logger) throws {
+        // Every memory budget capped at its share of maxMemory.
+        let configuration = requested.effective
         self.logger = logger
         let service = PhotoLibraryService(library: library, configuration: configuration, logger: logger)
         self.maintenance = Maintenance(service: service, configuration: configuration, logger: logger)
@@ -59,6 +61,7 @@ public final class PhotoLibServer: @unchecked Sendable {
             libraryIdentifier: library.libraryIdentifier, ownerToken: try library.ownerToken(), libraryDirectory: library.directory)
         guard let endpoint else {
             self.listener = nil
+            service.statisticsSource.set { [weak self] in self?.statistics }
             return
         }
         do {
@@ -66,6 +69,7 @@ public final class PhotoLibServer: @unchecked Sendable {
         } catch {
             throw PhotoLibError(.unavailable, "cannot listen on \(endpoint): \(error)")
         }
+        service.statisticsSource.set { [weak self] in self?.statistics }
     }
 
     /// What each bounded resource holds now beside its limit (`GetLibraryInfo` for the owner
@@ -73,10 +77,14 @@ public final class PhotoLibServer: @unchecked Sendable {
     /// queues; do not call it from them.
     public var statistics: ServerStatistics {
         let snapshots = core.snapshotBudget.usage
-        let (live, registrations) = hub.registrationCounts
+        let (_, registrations) = hub.registrationCounts
+        let live = hub.liveResultUsage
         return ServerStatistics(
-            connections: queue.sync { connections.count }, snapshotBytes: snapshots.bytes, snapshotLimit: snapshots.limit,
-            snapshotsReleased: snapshots.released, liveResults: live, liveResultLimit: hub.liveResultLimit, registrations: registrations,
+            maxMemory: core.configuration.maxMemory, residentBytes: ServerStatistics.residentBytes(),
+            connections: queue.sync { connections.count }, connectionLimit: core.configuration.maxConnections,
+            snapshotBytes: snapshots.bytes, snapshotLimit: snapshots.limit,
+            snapshotsReleased: snapshots.released, liveResults: live.count, liveResultLimit: hub.liveResultLimit,
+            liveResultBytes: live.bytes, liveResultByteLimit: live.byteLimit, registrations: registrations,
             imageCacheBytes: service.imageCache.memory.heldBytes, imageCacheLimit: service.imageCache.memory.budget)
     }
 

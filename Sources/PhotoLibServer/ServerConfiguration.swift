@@ -1,3 +1,4 @@
+import Foundation
 import PhotoLibWire
 
 /// The server's explicit limits and timings; every one can be set from `photolibd serve`.
@@ -66,6 +67,36 @@ public struct ServerConfiguration: Sendable {
 
     /// The server's name in WELCOME.
     public var serverName: String = "photolibd/0.1.0"
+
+    /// The one memory limit every in-memory budget draws from (bytes): fetch-result
+    /// snapshots, the rendered-image memory cache and the live fetch results of the change
+    /// feed may each take at most a quarter of it (their own settings apply when smaller).
+    /// The rest is for what is bounded by counts: connections, calls, uploads in flight (one
+    /// chunk each) and decodes (``renderConcurrency`` + ``validationConcurrency`` at once).
+    /// Default: a quarter of the machine's memory, at most 8 GiB.
+    public var maxMemory: Int = ServerConfiguration.defaultMaxMemory
+
+    /// A quarter of the machine's physical memory, at most 8 GiB, at least 256 MiB.
+    public static var defaultMaxMemory: Int {
+        let physical = Int(clamping: ProcessInfo.processInfo.physicalMemory)
+        return max(256 << 20, min(physical / 4, 8 << 30))
+    }
+
+    /// Estimated bytes one asset costs in a live fetch result of the change feed (its sort
+    /// keys and identifier in the order-statistic index).
+    public static let liveResultBytesPerAsset = 160
+
+    /// The settings in force: each memory budget capped at its share of ``maxMemory``.
+    public var effective: ServerConfiguration {
+        var capped = self
+        let share = max(1 << 20, maxMemory / 4)
+        capped.snapshotMemoryBytes = min(snapshotMemoryBytes, share)
+        capped.imageMemoryCacheBytes = min(imageMemoryCacheBytes, share)
+        return capped
+    }
+
+    /// The bytes the change feed's live fetch results may hold: a quarter of ``maxMemory``.
+    public var liveResultMemoryBytes: Int { max(1 << 20, maxMemory / 4) }
 
     /// The defaults.
     public init() {}

@@ -56,6 +56,9 @@ extension PhotoLibDaemon {
         @Option(name: .long, help: "Seconds between clean-up rounds (trash, staged uploads, history).")
         var maintenanceInterval: Double = ServerConfiguration().maintenanceInterval
 
+        @Option(name: .long, help: "The memory limit every in-memory budget draws from, in MiB: fetch-result snapshots, the image memory cache and live fetch results take at most a quarter each (default: a quarter of this machine's memory, at most 8 GiB).")
+        var maxMemoryMib: Int = ServerConfiguration.defaultMaxMemory >> 20
+
         @Option(name: .long, help: "Fetch results one connection may observe at once (change feed registrations).")
         var maxObservedResultsPerConnection: Int = ServerConfiguration().maxObservedResultsPerConnection
 
@@ -84,6 +87,7 @@ extension PhotoLibDaemon {
             guard (0...1_048_576).contains(imageMemoryCacheMib), (0...16_777_216).contains(imageDiskCacheMib) else {
                 throw ValidationError("--image-memory-cache-mib must be within 0…1048576 and --image-disk-cache-mib within 0…16777216")
             }
+            guard (64...1_048_576).contains(maxMemoryMib) else { throw ValidationError("--max-memory-mib must be within 64…1048576") }
             guard maxObservedResultsPerConnection > 0, maxLiveResults > 0 else { throw ValidationError("--max-observed-results-per-connection and --max-live-results must be positive") }
             guard (0...65_536).contains(diskReserveMib) else { throw ValidationError("--disk-reserve-mib must be within 0…65536") }
             guard decodeTimeLimit >= 0.1, decodeTimeLimit <= 3600 else { throw ValidationError("--decode-time-limit must be within 0.1…3600 seconds") }
@@ -138,6 +142,7 @@ extension PhotoLibDaemon {
             configuration.shutdownGracePeriod = shutdownGrace
             configuration.maxImageDimension = maxImageDimension
             configuration.decodeTimeLimit = decodeTimeLimit
+            configuration.maxMemory = maxMemoryMib << 20
             configuration.maxObservedResultsPerConnection = maxObservedResultsPerConnection
             configuration.maxLiveResults = maxLiveResults
             configuration.trashRetention = trashRetentionDays * 86_400
@@ -165,7 +170,12 @@ extension PhotoLibDaemon {
             server.start()
             // Unbuffered, so a parent process reading the pipe sees it at once.
             FileHandle.standardOutput.write(Data("listening on \(server.listeningEndpoint.map(\.description) ?? listen)\n".utf8))
-            logger.info("serving", metadata: ["library": "\(library)", "endpoint": "\(server.listeningEndpoint.map(\.description) ?? listen)"])
+            let effective = configuration.effective
+            logger.info("serving", metadata: [
+                "library": "\(library)", "endpoint": "\(server.listeningEndpoint.map(\.description) ?? listen)",
+                "memory.limit.mib": "\(effective.maxMemory >> 20)", "snapshots.mib": "\(effective.snapshotMemoryBytes >> 20)",
+                "image.cache.mib": "\(effective.imageMemoryCacheBytes >> 20)", "live.results.mib": "\(effective.liveResultMemoryBytes >> 20)",
+            ])
 
             await server.serve()
             signals.forEach { $0.cancel() }

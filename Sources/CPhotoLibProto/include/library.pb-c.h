@@ -31,6 +31,7 @@ typedef struct Photolib__V1__FetchResultIndexRequest Photolib__V1__FetchResultIn
 typedef struct Photolib__V1__FetchResultIndexResponse Photolib__V1__FetchResultIndexResponse;
 typedef struct Photolib__V1__ReleaseFetchResultRequest Photolib__V1__ReleaseFetchResultRequest;
 typedef struct Photolib__V1__LibraryInfo Photolib__V1__LibraryInfo;
+typedef struct Photolib__V1__ResourceBudget Photolib__V1__ResourceBudget;
 
 
 /* --- enums --- */
@@ -473,10 +474,43 @@ struct  Photolib__V1__LibraryInfo
    * The current persistent-change token (see observation.proto).
    */
   char *current_change_token;
+  /*
+   * For the owner only (empty for other clients): what each of the server's bounded
+   * resources holds now beside its limit.
+   */
+  size_t n_budgets;
+  Photolib__V1__ResourceBudget **budgets;
 };
 #define PHOTOLIB__V1__LIBRARY_INFO__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&photolib__v1__library_info__descriptor) \
-    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0, (char *)protobuf_c_empty_string }
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0, (char *)protobuf_c_empty_string, 0,NULL }
+
+
+/*
+ * One bounded resource of the server (docs/PROTOCOL.md section 12).
+ */
+struct  Photolib__V1__ResourceBudget
+{
+  ProtobufCMessage base;
+  /*
+   * "memory" (the whole of --max-memory), "snapshots", "live-results", "image-cache",
+   * "connections", "uploads-disk" …; new names may appear.
+   */
+  char *name;
+  /*
+   * What it holds now and its limit, in bytes (0 when counted in items only).
+   */
+  uint64_t bytes_held;
+  uint64_t bytes_limit;
+  /*
+   * What it holds now and its limit, in items (0 when counted in bytes only).
+   */
+  uint64_t items_held;
+  uint64_t items_limit;
+};
+#define PHOTOLIB__V1__RESOURCE_BUDGET__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&photolib__v1__resource_budget__descriptor) \
+    , (char *)protobuf_c_empty_string, 0, 0, 0, 0 }
 
 
 /* Photolib__V1__Location methods */
@@ -783,6 +817,25 @@ Photolib__V1__LibraryInfo *
 void   photolib__v1__library_info__free_unpacked
                      (Photolib__V1__LibraryInfo *message,
                       ProtobufCAllocator *allocator);
+/* Photolib__V1__ResourceBudget methods */
+void   photolib__v1__resource_budget__init
+                     (Photolib__V1__ResourceBudget         *message);
+size_t photolib__v1__resource_budget__get_packed_size
+                     (const Photolib__V1__ResourceBudget   *message);
+size_t photolib__v1__resource_budget__pack
+                     (const Photolib__V1__ResourceBudget   *message,
+                      uint8_t             *out);
+size_t photolib__v1__resource_budget__pack_to_buffer
+                     (const Photolib__V1__ResourceBudget   *message,
+                      ProtobufCBuffer     *buffer);
+Photolib__V1__ResourceBudget *
+       photolib__v1__resource_budget__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   photolib__v1__resource_budget__free_unpacked
+                     (Photolib__V1__ResourceBudget *message,
+                      ProtobufCAllocator *allocator);
 /* --- per-message closures --- */
 
 typedef void (*Photolib__V1__Location_Closure)
@@ -833,6 +886,9 @@ typedef void (*Photolib__V1__ReleaseFetchResultRequest_Closure)
 typedef void (*Photolib__V1__LibraryInfo_Closure)
                  (const Photolib__V1__LibraryInfo *message,
                   void *closure_data);
+typedef void (*Photolib__V1__ResourceBudget_Closure)
+                 (const Photolib__V1__ResourceBudget *message,
+                  void *closure_data);
 
 /* --- services --- */
 
@@ -861,6 +917,7 @@ extern const ProtobufCMessageDescriptor photolib__v1__fetch_result_index_request
 extern const ProtobufCMessageDescriptor photolib__v1__fetch_result_index_response__descriptor;
 extern const ProtobufCMessageDescriptor photolib__v1__release_fetch_result_request__descriptor;
 extern const ProtobufCMessageDescriptor photolib__v1__library_info__descriptor;
+extern const ProtobufCMessageDescriptor photolib__v1__resource_budget__descriptor;
 
 PROTOBUF_C__END_DECLS
 

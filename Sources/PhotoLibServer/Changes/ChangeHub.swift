@@ -239,10 +239,17 @@ final class ChangeHub: @unchecked Sendable {
                 .resourceExhausted,
                 "this connection observes \(held) fetch results, the server's limit per connection; unregister some before registering more")
         }
-        guard entries[query] != nil || entries.count < limits.maxLiveResults else {
+        guard entries[query] == nil else { return }
+        guard entries.count < limits.maxLiveResults else {
             throw PhotoLibError(
                 .resourceExhausted,
                 "the server keeps \(entries.count) distinct live fetch results, its limit; retry later, or observe a fetch others observe already")
+        }
+        let liveBytes = liveResultBytes
+        guard liveBytes < limits.maxLiveResultBytes else {
+            throw PhotoLibError(
+                .resourceExhausted,
+                "the server's live fetch results hold \(liveBytes >> 20) MiB, their share of its memory limit; retry later, or observe a fetch others observe already")
         }
     }
 
@@ -254,6 +261,16 @@ final class ChangeHub: @unchecked Sendable {
 
     /// The live-result limit.
     var liveResultLimit: Int { limits.maxLiveResults }
+
+    /// The estimated bytes the live results hold (on the hub's queue).
+    private var liveResultBytes: Int {
+        entries.values.reduce(0) { $0 + $1.entry.currentListing().count * ServerConfiguration.liveResultBytesPerAsset }
+    }
+
+    /// What the live results hold: (count, estimated bytes, byte limit); waits for the hub's queue.
+    var liveResultUsage: (count: Int, bytes: Int, byteLimit: Int) {
+        queue.sync { (entries.count, liveResultBytes, limits.maxLiveResultBytes) }
+    }
 
     private func entry(for query: AssetQuery) throws(PhotoLibError) -> LiveEntry {
         if let existing = entries[query] {
@@ -492,4 +509,6 @@ struct ObservationLimits: Sendable {
     var maxLiveResults = 512
     /// Objects one subscription observes with `registerObjects`.
     var maxObjectsPerSubscription = 10_000
+    /// Estimated bytes all live results may hold (a new distinct result is refused beyond it).
+    var maxLiveResultBytes = Int.max
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Logging
 import PhotoLibCore
 import PhotoLibImaging
@@ -25,6 +26,8 @@ final class PhotoLibraryService: Sendable {
     let sharedSnapshots = SharedSnapshotCache()
     /// Rendered images in memory and on disk, and the pre-render bookkeeping.
     let imageCache: ImageCache
+    /// Where `GetLibraryInfo` reads the server's statistics (set by the server).
+    let statisticsSource = StatisticsSource()
 
     /// Objects returned with a snapshot or per page, at most.
     static let maxPageLength = 1000
@@ -46,7 +49,8 @@ final class PhotoLibraryService: Sendable {
             library: library, logger: logger, pollInterval: configuration.changePollInterval, maxQueuedPerSubscriber: configuration.maxQueuedNotifications,
             limits: ObservationLimits(
                 maxRegistrationsPerConnection: configuration.maxObservedResultsPerConnection, maxLiveResults: configuration.maxLiveResults,
-                maxObjectsPerSubscription: configuration.maxObservedObjectsPerSubscription))
+                maxObjectsPerSubscription: configuration.maxObservedObjectsPerSubscription,
+                maxLiveResultBytes: configuration.liveResultMemoryBytes))
     }
 
     func register(in router: inout RPCRouter) {
@@ -65,12 +69,49 @@ final class PhotoLibraryService: Sendable {
 
     private func getLibraryInfo(_ call: ServerCall<Wire.Empty, Wire.LibraryInfo>) async throws {
         _ = try await call.singleRequest()
-        let library = self.library
-        let (assets, albums, token) = try await libraryIO.run { () throws(PhotoLibError) in
-            (try library.countAssets(AssetQuery()), try library.userAlbumCount(), try library.currentChangeToken())
+        let library = self.library, source = statisticsSource, isOwner = call.session.isOwner
+        let (assets, albums, token, statistics) = try await libraryIO.run { () throws(PhotoLibError) in
+            (try library.countAssets(AssetQuery()), try library.userAlbumCount(), try library.currentChangeToken(),
+             isOwner ? source.current() : nil)
         }
         try await call.send(Wire.LibraryInfo(
             libraryIdentifier: library.libraryIdentifier, serverName: configuration.serverName,
-            assetCount: UInt64(assets), albumCount: UInt64(albums), currentChangeToken: String(token)))
+            assetCount: UInt64(assets), albumCount: UInt64(albums), currentChangeToken: String(token),
+            budgets: statistics.map { Self.budgets(of: $0, library: library) } ?? []))
+    }
+
+    /// The owner's view of the server's bounded resources.
+    static func budgets(of statistics: ServerStatistics, library: PhotoLibrary) -> [Wire.ResourceBudget] {
+        func budget(_ name: String, bytes: Int = 0, byteLimit: Int = 0, items: Int = 0, itemLimit: Int = 0) -> Wire.ResourceBudget {
+            Wire.ResourceBudget(
+                name: name, bytesHeld: UInt64(max(0, bytes)), bytesLimit: UInt64(max(0, byteLimit)),
+                itemsHeld: UInt64(max(0, items)), itemsLimit: UInt64(max(0, itemLimit)))
+        }
+        let reserve = library.diskReserve
+        return [
+            budget("memory", bytes: statistics.residentBytes, byteLimit: statistics.maxMemory),
+            budget("connections", items: statistics.connections, itemLimit: statistics.connectionLimit),
+            budget("snapshots", bytes: statistics.snapshotBytes, byteLimit: statistics.snapshotLimit),
+            budget("live-results", bytes: statistics.liveResultBytes, byteLimit: statistics.liveResultByteLimit,
+                   items: statistics.liveResults, itemLimit: statistics.liveResultLimit),
+            budget("image-cache", bytes: statistics.imageCacheBytes, byteLimit: statistics.imageCacheLimit),
+            budget("disk-reserve", bytes: reserve.isHeld ? reserve.size : 0, byteLimit: reserve.size),
+        ]
+    }
+}
+
+/// The server's statistics, as the service reads them (the server sets the provider once
+/// it exists; the service is made first).
+final class StatisticsSource: Sendable {
+    /// Guards the provider. A leaf lock.
+    private let provider = Mutex<(@Sendable () -> ServerStatistics?)?>(nil)
+
+    func set(_ provider: @escaping @Sendable () -> ServerStatistics?) {
+        self.provider.withLock { $0 = provider }
+    }
+
+    /// The statistics now; `nil` before the server has set a provider.
+    func current() -> ServerStatistics? {
+        provider.withLock { $0 }?()
     }
 }

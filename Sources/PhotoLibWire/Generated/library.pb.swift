@@ -749,14 +749,42 @@ extension Wire {
         public var albumCount: UInt64
         /// The current persistent-change token (see observation.proto).
         public var currentChangeToken: String
+        /// For the owner only (empty for other clients): what each of the server's bounded
+        /// resources holds now beside its limit.
+        public var budgets: [Wire.ResourceBudget]
 
         /// A message with the given fields (every field defaults to its proto3 default).
-        public init(libraryIdentifier: String = "", serverName: String = "", assetCount: UInt64 = 0, albumCount: UInt64 = 0, currentChangeToken: String = "") {
+        public init(libraryIdentifier: String = "", serverName: String = "", assetCount: UInt64 = 0, albumCount: UInt64 = 0, currentChangeToken: String = "", budgets: [Wire.ResourceBudget] = []) {
             self.libraryIdentifier = libraryIdentifier
             self.serverName = serverName
             self.assetCount = assetCount
             self.albumCount = albumCount
             self.currentChangeToken = currentChangeToken
+            self.budgets = budgets
+        }
+    }
+
+    /// One bounded resource of the server (docs/PROTOCOL.md section 12).
+    public struct ResourceBudget: Hashable, Sendable {
+        /// "memory" (the whole of --max-memory), "snapshots", "live-results", "image-cache",
+        /// "connections", "uploads-disk" …; new names may appear.
+        public var name: String
+        /// What it holds now and its limit, in bytes (0 when counted in items only).
+        public var bytesHeld: UInt64
+        /// `bytes_limit` (field 3).
+        public var bytesLimit: UInt64
+        /// What it holds now and its limit, in items (0 when counted in bytes only).
+        public var itemsHeld: UInt64
+        /// `items_limit` (field 5).
+        public var itemsLimit: UInt64
+
+        /// A message with the given fields (every field defaults to its proto3 default).
+        public init(name: String = "", bytesHeld: UInt64 = 0, bytesLimit: UInt64 = 0, itemsHeld: UInt64 = 0, itemsLimit: UInt64 = 0) {
+            self.name = name
+            self.bytesHeld = bytesHeld
+            self.bytesLimit = bytesLimit
+            self.itemsHeld = itemsHeld
+            self.itemsLimit = itemsLimit
         }
     }
 }
@@ -1320,6 +1348,7 @@ extension Wire.LibraryInfo: WireMessage {
         assetCount = c.asset_count
         albumCount = c.album_count
         currentChangeToken = ProtoCodec.string(c.current_change_token)
+        budgets = ProtoCodec.messages(c.n_budgets, c.budgets) { Wire.ResourceBudget($0.pointee) }
     }
 
     /// The C struct for packing; its pointers live as long as `arena`.
@@ -1331,6 +1360,43 @@ extension Wire.LibraryInfo: WireMessage {
         m.asset_count = assetCount
         m.album_count = albumCount
         if !currentChangeToken.isEmpty { m.current_change_token = arena.string(currentChangeToken) }
+        if !budgets.isEmpty { (m.n_budgets, m.budgets) = arena.objects(budgets.map { $0.c(arena: arena) }) }
+        return m
+    }
+}
+
+extension Wire.ResourceBudget: WireMessage {
+    /// Decodes and checks a `photolib.v1.ResourceBudget` payload (malformed protobuf or bad text: `invalidArgument`).
+    public init(decoding bytes: [UInt8]) throws(PhotoLibError) {
+        self = try ProtoCodec.decode(bytes, "ResourceBudget", photolib__v1__resource_budget__unpack, photolib__v1__resource_budget__free_unpacked) { Wire.ResourceBudget($0.pointee) }
+    }
+
+    /// Encodes the message as a `photolib.v1.ResourceBudget` payload.
+    public func encoded() -> [UInt8] {
+        let arena = ProtoArena()
+        var m = c(arena: arena)
+        return ProtoCodec.pack(&m, photolib__v1__resource_budget__get_packed_size, photolib__v1__resource_budget__pack)
+    }
+
+    /// The value of a decoded C struct.
+    init(_ c: Photolib__V1__ResourceBudget) {
+        self.init()
+        name = ProtoCodec.string(c.name)
+        bytesHeld = c.bytes_held
+        bytesLimit = c.bytes_limit
+        itemsHeld = c.items_held
+        itemsLimit = c.items_limit
+    }
+
+    /// The C struct for packing; its pointers live as long as `arena`.
+    func c(arena: ProtoArena) -> Photolib__V1__ResourceBudget {
+        var m = Photolib__V1__ResourceBudget()
+        photolib__v1__resource_budget__init(&m)
+        if !name.isEmpty { m.name = arena.string(name) }
+        m.bytes_held = bytesHeld
+        m.bytes_limit = bytesLimit
+        m.items_held = itemsHeld
+        m.items_limit = itemsLimit
         return m
     }
 }
