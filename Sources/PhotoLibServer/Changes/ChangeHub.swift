@@ -264,7 +264,7 @@ final class ChangeHub: @unchecked Sendable {
 
     /// The estimated bytes the live results hold (on the hub's queue).
     private var liveResultBytes: Int {
-        entries.values.reduce(0) { $0 + $1.entry.currentListing().count * ServerConfiguration.liveResultBytesPerAsset }
+        entries.values.reduce(0) { $0 + $1.entry.memberCount * ServerConfiguration.liveResultBytesPerAsset }
     }
 
     /// What the live results hold: (count, estimated bytes, byte limit); waits for the hub's queue.

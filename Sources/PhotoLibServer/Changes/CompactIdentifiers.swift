@@ -19,12 +19,8 @@ struct CompactIdentifiers: Sendable {
     init(_ identifiers: [String]) {
         var bytes = [UInt8](repeating: 0, count: identifiers.count * 16)
         var others: [Int: String] = [:]
-        for (index, identifier) in identifiers.enumerated() {
-            if let uuid = Self.uuid(of: identifier) {
-                withUnsafeBytes(of: uuid.uuid) { raw in
-                    for offset in 0..<16 { bytes[index * 16 + offset] = raw[offset] }
-                }
-            } else {
+        bytes.withUnsafeMutableBufferPointer { buffer in
+            for (index, identifier) in identifiers.enumerated() where !Self.pack(identifier, into: buffer.baseAddress! + index * 16) {
                 others[index] = identifier
             }
         }
@@ -36,26 +32,66 @@ struct CompactIdentifiers: Sendable {
     /// The bytes this list holds (for memory budgets).
     var byteCount: Int { bytes.count + others.reduce(0) { $0 + 48 + $1.value.utf8.count } + 64 }
 
-    /// The UUID of an identifier stored compactly, or `nil` when it must be kept as text.
-    private static func uuid(of identifier: String) -> UUID? {
-        let utf8 = identifier.utf8
-        guard utf8.count == 36 + LocalIdentifier.assetSuffix.utf8.count, identifier.hasSuffix(LocalIdentifier.assetSuffix) else { return nil }
-        let text = String(identifier.prefix(36))
-        guard let uuid = UUID(uuidString: text), uuid.uuidString == text else { return nil }
-        return uuid
+    /// Whether a UUID's text has a dash at `position`, and the length of `UUID/L0/001`.
+    private static func isDash(_ position: Int) -> Bool {
+        position == 8 || position == 13 || position == 18 || position == 23
+    }
+    private static let suffix = Array(LocalIdentifier.assetSuffix.utf8)
+    private static let length = 36 + suffix.count
+    private static let hexDigits = Array("0123456789ABCDEF".utf8)
+
+    /// Writes the 16 bytes of `identifier` to `target` when it is an upper-case UUID followed
+    /// by `/L0/001` (exactly as this library makes them), `false` otherwise.
+    private static func pack(_ identifier: String, into target: UnsafeMutablePointer<UInt8>) -> Bool {
+        var identifier = identifier
+        return identifier.withUTF8 { utf8 -> Bool in
+            guard utf8.count == length else { return false }
+            for offset in 0..<suffix.count where utf8[36 + offset] != suffix[offset] { return false }
+            var out = 0
+            var position = 0
+            while position < 36 {
+                if isDash(position) {
+                    guard utf8[position] == UInt8(ascii: "-") else { return false }
+                    position += 1
+                    continue
+                }
+                guard let high = nibble(utf8[position]), let low = nibble(utf8[position + 1]) else { return false }
+                target[out] = high << 4 | low
+                out += 1
+                position += 2
+            }
+            return true
+        }
+    }
+
+    /// The value of an upper-case hex digit.
+    private static func nibble(_ character: UInt8) -> UInt8? {
+        switch character {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return character - UInt8(ascii: "0")
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return character - UInt8(ascii: "A") + 10
+        default: return nil
+        }
     }
 
     /// The identifier at `index`.
     subscript(index: Int) -> String {
         if let other = others[index] { return other }
-        let uuid = bytes.withUnsafeBytes { raw -> UUID in
-            var value = UUID().uuid
-            withUnsafeMutableBytes(of: &value) { target in
-                target.copyMemory(from: UnsafeRawBufferPointer(rebasing: raw[(index * 16)..<(index * 16 + 16)]))
+        return String(unsafeUninitializedCapacity: Self.length) { output in
+            bytes.withUnsafeBufferPointer { raw in
+                var position = 0
+                for byte in raw[(index * 16)..<(index * 16 + 16)] {
+                    if Self.isDash(position) {
+                        output[position] = UInt8(ascii: "-")
+                        position += 1
+                    }
+                    output[position] = Self.hexDigits[Int(byte >> 4)]
+                    output[position + 1] = Self.hexDigits[Int(byte & 0x0F)]
+                    position += 2
+                }
             }
-            return UUID(uuid: value)
+            for (offset, character) in Self.suffix.enumerated() { output[36 + offset] = character }
+            return Self.length
         }
-        return uuid.uuidString + LocalIdentifier.assetSuffix
     }
 
     /// The identifiers at `range`.
@@ -68,10 +104,11 @@ struct CompactIdentifiers: Sendable {
 
     /// The first index of `identifier`, or `nil`.
     func index(of identifier: String) -> Int? {
-        guard let uuid = Self.uuid(of: identifier) else {
+        var key = [UInt8](repeating: 0, count: 16)
+        guard key.withUnsafeMutableBufferPointer({ Self.pack(identifier, into: $0.baseAddress!) }) else {
             return others.filter { $0.value == identifier }.keys.min()
         }
-        return withUnsafeBytes(of: uuid.uuid) { key -> Int? in
+        return key.withUnsafeBytes { key -> Int? in
             bytes.withUnsafeBytes { raw -> Int? in
                 var index = 0
                 while index < count {

@@ -72,6 +72,17 @@ final class LiveEntry: Sendable {
     /// The current version (for tests and logs).
     var version: Int { state.withLock { $0.version } }
 
+    /// The assets the entry keeps: every match of its query with the limit lifted (a limited
+    /// result must know what moves into view), or the album's members.
+    var memberCount: Int {
+        state.withLock { state in
+            switch state.index {
+            case .ordered(let live): return live.memberCount
+            case .albumOrder(let ids, _): return ids.count
+            }
+        }
+    }
+
     /// Builds the entry from the library's current state (O(n); once per distinct query).
     static func build(query: AssetQuery, library: PhotoLibrary, albumOrdered: Bool) throws(PhotoLibError) -> LiveEntry {
         if albumOrdered {
