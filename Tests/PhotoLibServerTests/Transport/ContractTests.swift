@@ -1,4 +1,5 @@
 import Foundation
+import PhotoLibCore
 import PhotoLibServer
 import PhotoLibServerTestSupport
 import PhotoLibTestSupport
@@ -64,6 +65,23 @@ final class ContractTests: XCTestCase {
         }
         guard case .registeredAtToken? = events[0].event else { return XCTFail("the unknown request was not answered: \(events[0])") }
         guard case .registeredFetchResult? = events[1].event else { return XCTFail("the subscription did not go on: \(events[1])") }
+    }
+
+    /// Section 15a.3: half-closing the request side keeps a subscription (it is a
+    /// server-streaming call from then on).
+    func testAHalfClosedSubscriptionKeepsDelivering() throws {
+        connection.send(Frame(.call, stream: 1, payload: Wire.CallStart(method: PhotoLibraryMethods.subscribe.path).encoded()))
+        let register = Wire.SubscriptionRequest(request: .registerFetch(Wire.FetchAssetsRequest()))
+        connection.send(Frame(.message, stream: 1, flags: .endStream, payload: register.encoded()))
+        func next() throws -> Wire.SubscriptionEvent {
+            let (read, _) = connection.readUntil(timeout: 10) { $0.streamID == 1 && ($0.type == .message || $0.type == .status) }
+            guard case .frame(let frame) = read, frame.type == .message else { throw RawConnectionError("expected an event, got \(read)") }
+            return try Wire.SubscriptionEvent(decoding: frame.payload)
+        }
+        guard case .registeredFetchResult? = try next().event else { return XCTFail("not registered") }
+        _ = try server.library.performChanges([.setAssetProperties(.init(asset: server.assets[0], isFavorite: true))])
+        guard case .change(let change)? = try next().event else { return XCTFail("no notification after the half-close") }
+        XCTAssertEqual(change.fetchResultChanges.first?.changedIndexes, [0])
     }
 
     /// Section 13.1: a ChangeRequest with no (known) member fails its batch UNIMPLEMENTED with
