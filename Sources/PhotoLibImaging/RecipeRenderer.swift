@@ -16,7 +16,7 @@ public enum RecipeRenderer {
     /// Renders `recipe` on `original` (JPEG bytes) at full size.
     ///
     /// Throws ``ImagingError/Code/invalidArgument`` for a recipe value out of range, the decode
-    /// errors of ``JPEGInspector/validate(_:limits:)``, and ``ImagingError/Code/cancelled``
+    /// errors of ``JPEGInspector/validate(_:limits:control:)``, and ``ImagingError/Code/cancelled``
     /// when `control` is cancelled.
     public static func render(
         _ original: [UInt8], recipe: FilterRecipe, limits: ImagingLimits = .default, control: RenderControl? = nil

@@ -1,7 +1,7 @@
 import Foundation
 import PhotoLibCore
 
-/// How long staged uploads live and how many may wait at once (given to ``PhotoLibrary/open(at:createIfMissing:uploadLimits:)``).
+/// How long staged uploads live and how many may wait at once (given to ``PhotoLibrary/open(at:createIfMissing:uploadLimits:diskReserveSize:)``).
 public struct UploadLimits: Sendable, Hashable {
     /// Seconds a staged upload stays usable (default one hour).
     public var lifetime: TimeInterval
@@ -78,7 +78,7 @@ extension PhotoLibrary {
     }
 
     /// Stages a complete spooled upload (see ``beginUpload(size:)``) like
-    /// ``stageUpload(_:metadata:now:)`` without copying its bytes: the spool's synced file is
+    /// ``stageUpload(_:metadata:now:)-([UInt8],_,_)`` without copying its bytes: the spool's synced file is
     /// linked into `uploads/`. The caller has checked that the bytes decode and read
     /// `metadata` from them.
     public func stageUpload(_ spool: UploadSpool, metadata: ImportMetadata, now: Date = Date()) throws(PhotoLibError) -> Upload {

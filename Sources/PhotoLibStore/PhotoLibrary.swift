@@ -51,7 +51,7 @@ public final class PhotoLibrary: @unchecked Sendable {
     ///
     /// Throws `notFound` when DIR does not exist and `createIfMissing` is false, and
     /// `failedPrecondition` when DIR holds other files but no library. `uploadLimits` bounds
-    /// staged uploads (see ``stageUpload(_:metadata:now:)``); `diskReserveSize` bytes of disk
+    /// staged uploads (see ``stageUpload(_:metadata:now:)-([UInt8],_,_)``); `diskReserveSize` bytes of disk
     /// are held back in `DIR/reserve` for deletes on a full disk (see ``DiskReserve``; 0: none).
     public static func open(
         at directory: String, createIfMissing: Bool = true, uploadLimits: UploadLimits = UploadLimits(),

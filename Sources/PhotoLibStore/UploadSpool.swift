@@ -11,7 +11,7 @@ import Darwin
 
 /// An upload on its way in: its bytes go to a private file in the library's `tmp/` as they
 /// arrive and are hashed on the way, so an upload holds one chunk of memory whatever its
-/// size and however long the client takes. ``PhotoLibrary/stageUpload(_:metadata:now:)``
+/// size and however long the client takes. ``PhotoLibrary/stageUpload(_:metadata:now:)-(UploadSpool,_,_)``
 /// turns a complete spool into a staged upload without copying it; a spool that is not
 /// staged is removed when it is released (and by recovery after a crash: `tmp/` is garbage).
 ///

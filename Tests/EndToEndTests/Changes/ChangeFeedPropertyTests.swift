@@ -80,6 +80,8 @@ final class ChangeFeedPropertyTests: XCTestCase {
         var kinds: [String: Int] = [:]
         var failures: [String] = []
         var nextPhoto = 100
+        var stale: StaleFetch?
+        var staleChecked = 0
         for step in 0..<transactions {
             let roll = Int.random(in: 0..<100, using: &random)
             var requests: [ChangeRequest] = []
@@ -206,7 +208,30 @@ final class ChangeFeedPropertyTests: XCTestCase {
                 for fetch in fetches { try await fetch.apply(change) }
             }
             for fetch in fetches { try await fetch.assertMatchesFresh(writer, "seed \(seed) step \(step) (\(kind))") }
+
+            // A stale snapshot: fetched (not registered) now, registered three transactions
+            // later; what the registration delivers must bring its list and its values to a
+            // fresh fetch's, value-only changes (favourites) included.
+            if step % 6 == 1 {
+                let options = [FetchOptions(), FetchOptions(predicate: "isFavorite == true")][step / 6 % 2]
+                stale = try await StaleFetch(name: "stale @\(step)", options: options, library: observer)
+            } else if step % 6 == 4, let pending = stale {
+                stale = nil
+                try await withTimeout(20, "register stale") { try await subscription.register(pending.result) }
+                // Its catch-up (if anything changed) follows the acknowledgement at once.
+                try await Task.sleep(nanoseconds: 300_000_000)
+                let all = collector.changes
+                for change in all[processed...] {
+                    XCTAssertEqual(change.sinceToken, change.changeToken, "a registration's catch-up covers no new transaction")
+                    try await pending.apply(change)
+                }
+                processed = all.count
+                try await pending.assertMatchesFresh(writer, "seed \(seed) step \(step)")
+                staleChecked += 1
+                try await withTimeout(20, "unregister stale") { try await subscription.unregister(pending.result) }
+            }
         }
+        XCTAssertGreaterThan(staleChecked, 0)
         // Nothing else arrives once the library is quiet.
         try await Task.sleep(nanoseconds: 300_000_000)
         XCTAssertEqual(collector.changes.count, processed, "notifications without a transaction")
@@ -228,5 +253,51 @@ final class ChangeFeedPropertyTests: XCTestCase {
         // Trashed members stay members; keep them after the visible ones.
         model.albumMembers = members + known.albumMembers.filter { known.trashed.contains($0) && !members.contains($0) }
         return model
+    }
+}
+
+/// A snapshot fetched without registering, with the values of its objects as read then;
+/// registered later, the details it gets must bring both up to date.
+final class StaleFetch: @unchecked Sendable {
+    let name: String
+    let options: FetchOptions
+    private(set) var result: FetchResult<Asset>
+    private(set) var objects: [Asset]
+
+    init(name: String, options: FetchOptions, library: PhotoLibrary) async throws {
+        self.name = name
+        self.options = options
+        result = try await withTimeout(20, "fetch \(name)") { try await library.fetchAssets(with: options) }
+        let fetched = result
+        objects = try await withTimeout(20, "objects of \(name)") { try await fetched.allObjects() }
+    }
+
+    /// Applies `change`'s details for this snapshot, if it names it.
+    func apply(_ change: PhotoLibraryChange) async throws {
+        guard let details = change.changeDetails(for: result) else { return }
+        let after = details.fetchResultAfterChanges
+        if details.hasIncrementalChanges {
+            var values: [Int: Asset] = [:]
+            for (index, asset) in zip(details.insertedIndexes, details.insertedObjects) { values[index] = asset }
+            for (index, asset) in zip(details.changedIndexes, details.changedObjects) { values[index] = asset }
+            let byID = Dictionary(objects.map { ($0.localIdentifier, $0) }, uniquingKeysWith: { a, _ in a })
+            let ids = details.details.apply(to: objects.map(\.localIdentifier)) { values[$0]!.localIdentifier }
+            objects = ids.enumerated().map { index, id in values[index] ?? byID[id]! }
+        } else {
+            objects = try await after.allObjects()
+        }
+        result = after
+    }
+
+    /// The list and every object's favourite, hidden and date equal a fresh fetch's.
+    func assertMatchesFresh(_ library: PhotoLibrary, _ context: String, file: StaticString = #filePath, line: UInt = #line) async throws {
+        let options = options
+        let fresh = try await withTimeout(30, "fresh \(name)") { try await library.fetchAssets(with: options).allObjects() }
+        XCTAssertEqual(objects.map(\.localIdentifier), fresh.map(\.localIdentifier), "\(name) after \(context): list", file: file, line: line)
+        for (mine, now) in zip(objects, fresh) where mine.localIdentifier == now.localIdentifier {
+            XCTAssertEqual(mine.isFavorite, now.isFavorite, "\(name) after \(context): stale value of \(now.localIdentifier)", file: file, line: line)
+            XCTAssertEqual(mine.isHidden, now.isHidden, "\(name) after \(context): stale value of \(now.localIdentifier)", file: file, line: line)
+            XCTAssertEqual(mine.creationDate, now.creationDate, "\(name) after \(context): stale value of \(now.localIdentifier)", file: file, line: line)
+        }
     }
 }
