@@ -1,3 +1,5 @@
+import Foundation
+
 /// Whether a client may use the library: PhotoKit's `PHAuthorizationStatus`.
 public enum AuthorizationStatus: Int, Sendable, Hashable, CaseIterable {
     /// The owner has not decided yet.
@@ -18,4 +20,69 @@ public enum AccessLevel: Int, Sendable, Hashable, CaseIterable {
     case addOnly = 1
     /// Read and change the library.
     case readWrite = 2
+}
+
+/// A client other than the owner, as the library records it (PhotoKit's app, seen from the
+/// Settings screen): who it says it is, and the owner's decision per access level.
+public struct ClientRecord: Sendable, Hashable {
+    /// The identifier the server gave it (`client-` + 32 hex digits).
+    public var clientIdentifier: String
+    /// The name it gave when it asked.
+    public var name: String
+    /// The decision for ``AccessLevel/readWrite``.
+    public var readWrite: AuthorizationStatus
+    /// The decision for ``AccessLevel/addOnly``.
+    public var addOnly: AuthorizationStatus
+    /// Revoked by the owner: its credential no longer opens anything.
+    public var isRevoked: Bool
+    /// When it first asked.
+    public var requestedAt: Date
+
+    /// Creates a record.
+    public init(clientIdentifier: String, name: String, readWrite: AuthorizationStatus, addOnly: AuthorizationStatus, isRevoked: Bool, requestedAt: Date) {
+        self.clientIdentifier = clientIdentifier
+        self.name = name
+        self.readWrite = readWrite
+        self.addOnly = addOnly
+        self.isRevoked = isRevoked
+        self.requestedAt = requestedAt
+    }
+
+    /// The decision for `level`.
+    public func status(for level: AccessLevel) -> AuthorizationStatus {
+        switch level {
+        case .readWrite: return readWrite
+        case .addOnly: return addOnly
+        }
+    }
+}
+
+/// One line of the owner's audit log: a decision, or a call that was refused.
+public struct AuditEntry: Sendable, Hashable {
+    /// When it happened.
+    public var date: Date
+    /// The client it concerns (`owner` for the owner's own decisions' subject-less events).
+    public var clientIdentifier: String
+    /// What happened: `requested`, `authorized`, `denied`, `revoked`, `refused` …
+    public var event: String
+    /// Details a person can read (the access level, the method refused …).
+    public var detail: String
+
+    /// Creates an entry.
+    public init(date: Date, clientIdentifier: String, event: String, detail: String) {
+        self.date = date
+        self.clientIdentifier = clientIdentifier
+        self.event = event
+        self.detail = detail
+    }
+}
+
+extension AccessLevel {
+    /// `read-write` or `add-only`, as the CLI and the audit log write it.
+    public var name: String {
+        switch self {
+        case .readWrite: return "read-write"
+        case .addOnly: return "add-only"
+        }
+    }
 }

@@ -19,6 +19,7 @@ enum Schema {
         Migration(version: 1, sql: version1),
         Migration(version: 2, sql: version2),
         Migration(version: 3, sql: version3),
+        Migration(version: 4, sql: version4),
     ]
 
     /// The version this build writes.
@@ -226,5 +227,30 @@ enum Schema {
             SELECT value FROM meta WHERE key = 'content_generation/' || asset.local_identifier)
         WHERE EXISTS (SELECT 1 FROM meta WHERE key = 'content_generation/' || asset.local_identifier);
         DELETE FROM meta WHERE key LIKE 'content_generation/%';
+        """
+
+    /// Version 4: clients other than the owner. A client's secret token is stored only as
+    /// its SHA-256; its decision is kept per access level (0 not determined … 4 limited, as
+    /// `AuthorizationStatus`). `audit_log` records every decision and every refused call, for
+    /// the owner.
+    static let version4 = """
+        CREATE TABLE client (
+            id                 INTEGER PRIMARY KEY,
+            client_identifier  TEXT    NOT NULL UNIQUE,
+            name               TEXT    NOT NULL CHECK (length(name) BETWEEN 1 AND 128),
+            token_sha256       TEXT    NOT NULL UNIQUE CHECK (length(token_sha256) = 64),
+            read_write_status  INTEGER NOT NULL DEFAULT 0 CHECK (read_write_status BETWEEN 0 AND 4),
+            add_only_status    INTEGER NOT NULL DEFAULT 0 CHECK (add_only_status BETWEEN 0 AND 4),
+            revoked            INTEGER NOT NULL DEFAULT 0 CHECK (revoked IN (0, 1)),
+            requested_at       INTEGER NOT NULL,
+            decided_at         INTEGER
+        ) STRICT;
+        CREATE TABLE audit_log (
+            id                 INTEGER PRIMARY KEY,
+            at                 INTEGER NOT NULL,
+            client_identifier  TEXT    NOT NULL,
+            event              TEXT    NOT NULL,
+            detail             TEXT    NOT NULL
+        ) STRICT;
         """
 }
