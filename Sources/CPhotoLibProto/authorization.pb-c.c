@@ -52,6 +52,51 @@ void   photolib__v1__authorization_request__free_unpacked
   assert(message->base.descriptor == &photolib__v1__authorization_request__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   photolib__v1__authorization_status_request__init
+                     (Photolib__V1__AuthorizationStatusRequest         *message)
+{
+  static const Photolib__V1__AuthorizationStatusRequest init_value = PHOTOLIB__V1__AUTHORIZATION_STATUS_REQUEST__INIT;
+  *message = init_value;
+}
+size_t photolib__v1__authorization_status_request__get_packed_size
+                     (const Photolib__V1__AuthorizationStatusRequest *message)
+{
+  assert(message->base.descriptor == &photolib__v1__authorization_status_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t photolib__v1__authorization_status_request__pack
+                     (const Photolib__V1__AuthorizationStatusRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &photolib__v1__authorization_status_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t photolib__v1__authorization_status_request__pack_to_buffer
+                     (const Photolib__V1__AuthorizationStatusRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &photolib__v1__authorization_status_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Photolib__V1__AuthorizationStatusRequest *
+       photolib__v1__authorization_status_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Photolib__V1__AuthorizationStatusRequest *)
+     protobuf_c_message_unpack (&photolib__v1__authorization_status_request__descriptor,
+                                allocator, len, data);
+}
+void   photolib__v1__authorization_status_request__free_unpacked
+                     (Photolib__V1__AuthorizationStatusRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &photolib__v1__authorization_status_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   photolib__v1__authorization_state__init
                      (Photolib__V1__AuthorizationState         *message)
 {
@@ -232,6 +277,141 @@ void   photolib__v1__set_client_authorization_request__free_unpacked
   assert(message->base.descriptor == &photolib__v1__set_client_authorization_request__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   photolib__v1__audit_log_request__init
+                     (Photolib__V1__AuditLogRequest         *message)
+{
+  static const Photolib__V1__AuditLogRequest init_value = PHOTOLIB__V1__AUDIT_LOG_REQUEST__INIT;
+  *message = init_value;
+}
+size_t photolib__v1__audit_log_request__get_packed_size
+                     (const Photolib__V1__AuditLogRequest *message)
+{
+  assert(message->base.descriptor == &photolib__v1__audit_log_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t photolib__v1__audit_log_request__pack
+                     (const Photolib__V1__AuditLogRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &photolib__v1__audit_log_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t photolib__v1__audit_log_request__pack_to_buffer
+                     (const Photolib__V1__AuditLogRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &photolib__v1__audit_log_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Photolib__V1__AuditLogRequest *
+       photolib__v1__audit_log_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Photolib__V1__AuditLogRequest *)
+     protobuf_c_message_unpack (&photolib__v1__audit_log_request__descriptor,
+                                allocator, len, data);
+}
+void   photolib__v1__audit_log_request__free_unpacked
+                     (Photolib__V1__AuditLogRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &photolib__v1__audit_log_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   photolib__v1__audit_log_entry__init
+                     (Photolib__V1__AuditLogEntry         *message)
+{
+  static const Photolib__V1__AuditLogEntry init_value = PHOTOLIB__V1__AUDIT_LOG_ENTRY__INIT;
+  *message = init_value;
+}
+size_t photolib__v1__audit_log_entry__get_packed_size
+                     (const Photolib__V1__AuditLogEntry *message)
+{
+  assert(message->base.descriptor == &photolib__v1__audit_log_entry__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t photolib__v1__audit_log_entry__pack
+                     (const Photolib__V1__AuditLogEntry *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &photolib__v1__audit_log_entry__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t photolib__v1__audit_log_entry__pack_to_buffer
+                     (const Photolib__V1__AuditLogEntry *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &photolib__v1__audit_log_entry__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Photolib__V1__AuditLogEntry *
+       photolib__v1__audit_log_entry__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Photolib__V1__AuditLogEntry *)
+     protobuf_c_message_unpack (&photolib__v1__audit_log_entry__descriptor,
+                                allocator, len, data);
+}
+void   photolib__v1__audit_log_entry__free_unpacked
+                     (Photolib__V1__AuditLogEntry *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &photolib__v1__audit_log_entry__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   photolib__v1__audit_log_response__init
+                     (Photolib__V1__AuditLogResponse         *message)
+{
+  static const Photolib__V1__AuditLogResponse init_value = PHOTOLIB__V1__AUDIT_LOG_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t photolib__v1__audit_log_response__get_packed_size
+                     (const Photolib__V1__AuditLogResponse *message)
+{
+  assert(message->base.descriptor == &photolib__v1__audit_log_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t photolib__v1__audit_log_response__pack
+                     (const Photolib__V1__AuditLogResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &photolib__v1__audit_log_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t photolib__v1__audit_log_response__pack_to_buffer
+                     (const Photolib__V1__AuditLogResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &photolib__v1__audit_log_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Photolib__V1__AuditLogResponse *
+       photolib__v1__audit_log_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Photolib__V1__AuditLogResponse *)
+     protobuf_c_message_unpack (&photolib__v1__audit_log_response__descriptor,
+                                allocator, len, data);
+}
+void   photolib__v1__audit_log_response__free_unpacked
+                     (Photolib__V1__AuditLogResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &photolib__v1__audit_log_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 static const ProtobufCFieldDescriptor photolib__v1__authorization_request__field_descriptors[2] =
 {
   {
@@ -281,6 +461,57 @@ const ProtobufCMessageDescriptor photolib__v1__authorization_request__descriptor
   photolib__v1__authorization_request__field_indices_by_name,
   1,  photolib__v1__authorization_request__number_ranges,
   (ProtobufCMessageInit) photolib__v1__authorization_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor photolib__v1__authorization_status_request__field_descriptors[2] =
+{
+  {
+    "access_level",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_ENUM,
+    0,   /* quantifier_offset */
+    offsetof(Photolib__V1__AuthorizationStatusRequest, access_level),
+    &photolib__v1__access_level__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "wait_for_decision",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Photolib__V1__AuthorizationStatusRequest, wait_for_decision),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned photolib__v1__authorization_status_request__field_indices_by_name[] = {
+  0,   /* field[0] = access_level */
+  1,   /* field[1] = wait_for_decision */
+};
+static const ProtobufCIntRange photolib__v1__authorization_status_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor photolib__v1__authorization_status_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "photolib.v1.AuthorizationStatusRequest",
+  "AuthorizationStatusRequest",
+  "Photolib__V1__AuthorizationStatusRequest",
+  "photolib.v1",
+  sizeof(Photolib__V1__AuthorizationStatusRequest),
+  2,
+  photolib__v1__authorization_status_request__field_descriptors,
+  photolib__v1__authorization_status_request__field_indices_by_name,
+  1,  photolib__v1__authorization_status_request__number_ranges,
+  (ProtobufCMessageInit) photolib__v1__authorization_status_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
 static const ProtobufCFieldDescriptor photolib__v1__authorization_state__field_descriptors[4] =
@@ -360,7 +591,7 @@ const ProtobufCMessageDescriptor photolib__v1__authorization_state__descriptor =
   (ProtobufCMessageInit) photolib__v1__authorization_state__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor photolib__v1__client_record__field_descriptors[6] =
+static const ProtobufCFieldDescriptor photolib__v1__client_record__field_descriptors[9] =
 {
   {
     "client_identifier",
@@ -434,19 +665,58 @@ static const ProtobufCFieldDescriptor photolib__v1__client_record__field_descrip
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "read_write_status",
+    7,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_ENUM,
+    0,   /* quantifier_offset */
+    offsetof(Photolib__V1__ClientRecord, read_write_status),
+    &photolib__v1__authorization_status__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "add_only_status",
+    8,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_ENUM,
+    0,   /* quantifier_offset */
+    offsetof(Photolib__V1__ClientRecord, add_only_status),
+    &photolib__v1__authorization_status__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "revoked",
+    9,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Photolib__V1__ClientRecord, revoked),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned photolib__v1__client_record__field_indices_by_name[] = {
   3,   /* field[3] = access_level */
+  7,   /* field[7] = add_only_status */
   0,   /* field[0] = client_identifier */
   1,   /* field[1] = client_name */
+  6,   /* field[6] = read_write_status */
   4,   /* field[4] = requested_at_ms */
+  8,   /* field[8] = revoked */
   5,   /* field[5] = selected_asset_count */
   2,   /* field[2] = status */
 };
 static const ProtobufCIntRange photolib__v1__client_record__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 6 }
+  { 0, 9 }
 };
 const ProtobufCMessageDescriptor photolib__v1__client_record__descriptor =
 {
@@ -456,7 +726,7 @@ const ProtobufCMessageDescriptor photolib__v1__client_record__descriptor =
   "Photolib__V1__ClientRecord",
   "photolib.v1",
   sizeof(Photolib__V1__ClientRecord),
-  6,
+  9,
   photolib__v1__client_record__field_descriptors,
   photolib__v1__client_record__field_indices_by_name,
   1,  photolib__v1__client_record__number_ranges,
@@ -501,7 +771,7 @@ const ProtobufCMessageDescriptor photolib__v1__list_clients_response__descriptor
   (ProtobufCMessageInit) photolib__v1__list_clients_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor photolib__v1__set_client_authorization_request__field_descriptors[4] =
+static const ProtobufCFieldDescriptor photolib__v1__set_client_authorization_request__field_descriptors[5] =
 {
   {
     "client_identifier",
@@ -551,17 +821,30 @@ static const ProtobufCFieldDescriptor photolib__v1__set_client_authorization_req
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "revoke",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Photolib__V1__SetClientAuthorizationRequest, revoke),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned photolib__v1__set_client_authorization_request__field_indices_by_name[] = {
   2,   /* field[2] = access_level */
   0,   /* field[0] = client_identifier */
+  4,   /* field[4] = revoke */
   3,   /* field[3] = selected_asset_identifiers */
   1,   /* field[1] = status */
 };
 static const ProtobufCIntRange photolib__v1__set_client_authorization_request__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 4 }
+  { 0, 5 }
 };
 const ProtobufCMessageDescriptor photolib__v1__set_client_authorization_request__descriptor =
 {
@@ -571,10 +854,163 @@ const ProtobufCMessageDescriptor photolib__v1__set_client_authorization_request_
   "Photolib__V1__SetClientAuthorizationRequest",
   "photolib.v1",
   sizeof(Photolib__V1__SetClientAuthorizationRequest),
-  4,
+  5,
   photolib__v1__set_client_authorization_request__field_descriptors,
   photolib__v1__set_client_authorization_request__field_indices_by_name,
   1,  photolib__v1__set_client_authorization_request__number_ranges,
   (ProtobufCMessageInit) photolib__v1__set_client_authorization_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor photolib__v1__audit_log_request__field_descriptors[1] =
+{
+  {
+    "limit",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Photolib__V1__AuditLogRequest, limit),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned photolib__v1__audit_log_request__field_indices_by_name[] = {
+  0,   /* field[0] = limit */
+};
+static const ProtobufCIntRange photolib__v1__audit_log_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor photolib__v1__audit_log_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "photolib.v1.AuditLogRequest",
+  "AuditLogRequest",
+  "Photolib__V1__AuditLogRequest",
+  "photolib.v1",
+  sizeof(Photolib__V1__AuditLogRequest),
+  1,
+  photolib__v1__audit_log_request__field_descriptors,
+  photolib__v1__audit_log_request__field_indices_by_name,
+  1,  photolib__v1__audit_log_request__number_ranges,
+  (ProtobufCMessageInit) photolib__v1__audit_log_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor photolib__v1__audit_log_entry__field_descriptors[4] =
+{
+  {
+    "at_ms",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_SINT64,
+    0,   /* quantifier_offset */
+    offsetof(Photolib__V1__AuditLogEntry, at_ms),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "client_identifier",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Photolib__V1__AuditLogEntry, client_identifier),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "event",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Photolib__V1__AuditLogEntry, event),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "detail",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Photolib__V1__AuditLogEntry, detail),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned photolib__v1__audit_log_entry__field_indices_by_name[] = {
+  0,   /* field[0] = at_ms */
+  1,   /* field[1] = client_identifier */
+  3,   /* field[3] = detail */
+  2,   /* field[2] = event */
+};
+static const ProtobufCIntRange photolib__v1__audit_log_entry__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 4 }
+};
+const ProtobufCMessageDescriptor photolib__v1__audit_log_entry__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "photolib.v1.AuditLogEntry",
+  "AuditLogEntry",
+  "Photolib__V1__AuditLogEntry",
+  "photolib.v1",
+  sizeof(Photolib__V1__AuditLogEntry),
+  4,
+  photolib__v1__audit_log_entry__field_descriptors,
+  photolib__v1__audit_log_entry__field_indices_by_name,
+  1,  photolib__v1__audit_log_entry__number_ranges,
+  (ProtobufCMessageInit) photolib__v1__audit_log_entry__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor photolib__v1__audit_log_response__field_descriptors[1] =
+{
+  {
+    "entries",
+    1,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Photolib__V1__AuditLogResponse, n_entries),
+    offsetof(Photolib__V1__AuditLogResponse, entries),
+    &photolib__v1__audit_log_entry__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned photolib__v1__audit_log_response__field_indices_by_name[] = {
+  0,   /* field[0] = entries */
+};
+static const ProtobufCIntRange photolib__v1__audit_log_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor photolib__v1__audit_log_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "photolib.v1.AuditLogResponse",
+  "AuditLogResponse",
+  "Photolib__V1__AuditLogResponse",
+  "photolib.v1",
+  sizeof(Photolib__V1__AuditLogResponse),
+  1,
+  photolib__v1__audit_log_response__field_descriptors,
+  photolib__v1__audit_log_response__field_indices_by_name,
+  1,  photolib__v1__audit_log_response__number_ranges,
+  (ProtobufCMessageInit) photolib__v1__audit_log_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };

@@ -7,13 +7,14 @@
 #endif
 
 #include "service.pb-c.h"
-static const ProtobufCMethodDescriptor photolib__v1__photo_library__method_descriptors[23] =
+static const ProtobufCMethodDescriptor photolib__v1__photo_library__method_descriptors[24] =
 {
   { "GetLibraryInfo", &photolib__v1__empty__descriptor, &photolib__v1__library_info__descriptor },
   { "RequestAuthorization", &photolib__v1__authorization_request__descriptor, &photolib__v1__authorization_state__descriptor },
-  { "GetAuthorizationStatus", &photolib__v1__empty__descriptor, &photolib__v1__authorization_state__descriptor },
+  { "GetAuthorizationStatus", &photolib__v1__authorization_status_request__descriptor, &photolib__v1__authorization_state__descriptor },
   { "ListClients", &photolib__v1__empty__descriptor, &photolib__v1__list_clients_response__descriptor },
   { "SetClientAuthorization", &photolib__v1__set_client_authorization_request__descriptor, &photolib__v1__authorization_state__descriptor },
+  { "GetAuditLog", &photolib__v1__audit_log_request__descriptor, &photolib__v1__audit_log_response__descriptor },
   { "FetchAssets", &photolib__v1__fetch_assets_request__descriptor, &photolib__v1__fetch_result_snapshot__descriptor },
   { "FetchAssetCollections", &photolib__v1__fetch_asset_collections_request__descriptor, &photolib__v1__fetch_result_snapshot__descriptor },
   { "FetchCollectionLists", &photolib__v1__fetch_collection_lists_request__descriptor, &photolib__v1__fetch_result_snapshot__descriptor },
@@ -34,29 +35,30 @@ static const ProtobufCMethodDescriptor photolib__v1__photo_library__method_descr
   { "FetchPersistentChanges", &photolib__v1__persistent_changes_request__descriptor, &photolib__v1__persistent_changes_response__descriptor },
 };
 const unsigned photolib__v1__photo_library__method_indices_by_name[] = {
-  14,        /* CancelImageRequest */
-  6,        /* FetchAssetCollections */
-  5,        /* FetchAssets */
-  7,        /* FetchCollectionLists */
-  22,        /* FetchPersistentChanges */
-  9,        /* FetchResultIndex */
-  8,        /* FetchResultObjects */
-  18,        /* GetAssetResources */
+  15,        /* CancelImageRequest */
+  7,        /* FetchAssetCollections */
+  6,        /* FetchAssets */
+  8,        /* FetchCollectionLists */
+  23,        /* FetchPersistentChanges */
+  10,        /* FetchResultIndex */
+  9,        /* FetchResultObjects */
+  19,        /* GetAssetResources */
+  5,        /* GetAuditLog */
   2,        /* GetAuthorizationStatus */
   0,        /* GetLibraryInfo */
   3,        /* ListClients */
-  12,        /* PerformChanges */
-  10,        /* ReleaseFetchResult */
+  13,        /* PerformChanges */
+  11,        /* ReleaseFetchResult */
   1,        /* RequestAuthorization */
-  20,        /* RequestContentEditingInput */
-  13,        /* RequestImage */
-  19,        /* RequestResourceData */
+  21,        /* RequestContentEditingInput */
+  14,        /* RequestImage */
+  20,        /* RequestResourceData */
   4,        /* SetClientAuthorization */
-  15,        /* StartCachingImages */
-  16,        /* StopCachingImages */
-  17,        /* StopCachingImagesForAllAssets */
-  21,        /* Subscribe */
-  11         /* UploadAsset */
+  16,        /* StartCachingImages */
+  17,        /* StopCachingImages */
+  18,        /* StopCachingImagesForAllAssets */
+  22,        /* Subscribe */
+  12         /* UploadAsset */
 };
 const ProtobufCServiceDescriptor photolib__v1__photo_library__descriptor =
 {
@@ -65,7 +67,7 @@ const ProtobufCServiceDescriptor photolib__v1__photo_library__descriptor =
   "PhotoLibrary",
   "Photolib__V1__PhotoLibrary",
   "photolib.v1",
-  23,
+  24,
   photolib__v1__photo_library__method_descriptors,
   photolib__v1__photo_library__method_indices_by_name
 };
@@ -86,7 +88,7 @@ void photolib__v1__photo_library__request_authorization(ProtobufCService *servic
   service->invoke(service, 1, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void photolib__v1__photo_library__get_authorization_status(ProtobufCService *service,
-                                                           const Photolib__V1__Empty *input,
+                                                           const Photolib__V1__AuthorizationStatusRequest *input,
                                                            Photolib__V1__AuthorizationState_Closure closure,
                                                            void *closure_data)
 {
@@ -109,13 +111,21 @@ void photolib__v1__photo_library__set_client_authorization(ProtobufCService *ser
   assert(service->descriptor == &photolib__v1__photo_library__descriptor);
   service->invoke(service, 4, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
+void photolib__v1__photo_library__get_audit_log(ProtobufCService *service,
+                                                const Photolib__V1__AuditLogRequest *input,
+                                                Photolib__V1__AuditLogResponse_Closure closure,
+                                                void *closure_data)
+{
+  assert(service->descriptor == &photolib__v1__photo_library__descriptor);
+  service->invoke(service, 5, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
 void photolib__v1__photo_library__fetch_assets(ProtobufCService *service,
                                                const Photolib__V1__FetchAssetsRequest *input,
                                                Photolib__V1__FetchResultSnapshot_Closure closure,
                                                void *closure_data)
 {
   assert(service->descriptor == &photolib__v1__photo_library__descriptor);
-  service->invoke(service, 5, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 6, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void photolib__v1__photo_library__fetch_asset_collections(ProtobufCService *service,
                                                           const Photolib__V1__FetchAssetCollectionsRequest *input,
@@ -123,7 +133,7 @@ void photolib__v1__photo_library__fetch_asset_collections(ProtobufCService *serv
                                                           void *closure_data)
 {
   assert(service->descriptor == &photolib__v1__photo_library__descriptor);
-  service->invoke(service, 6, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 7, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void photolib__v1__photo_library__fetch_collection_lists(ProtobufCService *service,
                                                          const Photolib__V1__FetchCollectionListsRequest *input,
@@ -131,7 +141,7 @@ void photolib__v1__photo_library__fetch_collection_lists(ProtobufCService *servi
                                                          void *closure_data)
 {
   assert(service->descriptor == &photolib__v1__photo_library__descriptor);
-  service->invoke(service, 7, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 8, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void photolib__v1__photo_library__fetch_result_objects(ProtobufCService *service,
                                                        const Photolib__V1__FetchResultObjectsRequest *input,
@@ -139,7 +149,7 @@ void photolib__v1__photo_library__fetch_result_objects(ProtobufCService *service
                                                        void *closure_data)
 {
   assert(service->descriptor == &photolib__v1__photo_library__descriptor);
-  service->invoke(service, 8, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 9, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void photolib__v1__photo_library__fetch_result_index(ProtobufCService *service,
                                                      const Photolib__V1__FetchResultIndexRequest *input,
@@ -147,7 +157,7 @@ void photolib__v1__photo_library__fetch_result_index(ProtobufCService *service,
                                                      void *closure_data)
 {
   assert(service->descriptor == &photolib__v1__photo_library__descriptor);
-  service->invoke(service, 9, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 10, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void photolib__v1__photo_library__release_fetch_result(ProtobufCService *service,
                                                        const Photolib__V1__ReleaseFetchResultRequest *input,
@@ -155,7 +165,7 @@ void photolib__v1__photo_library__release_fetch_result(ProtobufCService *service
                                                        void *closure_data)
 {
   assert(service->descriptor == &photolib__v1__photo_library__descriptor);
-  service->invoke(service, 10, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 11, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void photolib__v1__photo_library__upload_asset(ProtobufCService *service,
                                                const Photolib__V1__UploadChunk *input,
@@ -163,7 +173,7 @@ void photolib__v1__photo_library__upload_asset(ProtobufCService *service,
                                                void *closure_data)
 {
   assert(service->descriptor == &photolib__v1__photo_library__descriptor);
-  service->invoke(service, 11, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 12, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void photolib__v1__photo_library__perform_changes(ProtobufCService *service,
                                                   const Photolib__V1__PerformChangesRequest *input,
@@ -171,7 +181,7 @@ void photolib__v1__photo_library__perform_changes(ProtobufCService *service,
                                                   void *closure_data)
 {
   assert(service->descriptor == &photolib__v1__photo_library__descriptor);
-  service->invoke(service, 12, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 13, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void photolib__v1__photo_library__request_image(ProtobufCService *service,
                                                 const Photolib__V1__ImageRequest *input,
@@ -179,7 +189,7 @@ void photolib__v1__photo_library__request_image(ProtobufCService *service,
                                                 void *closure_data)
 {
   assert(service->descriptor == &photolib__v1__photo_library__descriptor);
-  service->invoke(service, 13, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 14, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void photolib__v1__photo_library__cancel_image_request(ProtobufCService *service,
                                                        const Photolib__V1__CancelImageRequestRequest *input,
@@ -187,7 +197,7 @@ void photolib__v1__photo_library__cancel_image_request(ProtobufCService *service
                                                        void *closure_data)
 {
   assert(service->descriptor == &photolib__v1__photo_library__descriptor);
-  service->invoke(service, 14, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 15, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void photolib__v1__photo_library__start_caching_images(ProtobufCService *service,
                                                        const Photolib__V1__CachingRequest *input,
@@ -195,7 +205,7 @@ void photolib__v1__photo_library__start_caching_images(ProtobufCService *service
                                                        void *closure_data)
 {
   assert(service->descriptor == &photolib__v1__photo_library__descriptor);
-  service->invoke(service, 15, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 16, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void photolib__v1__photo_library__stop_caching_images(ProtobufCService *service,
                                                       const Photolib__V1__CachingRequest *input,
@@ -203,7 +213,7 @@ void photolib__v1__photo_library__stop_caching_images(ProtobufCService *service,
                                                       void *closure_data)
 {
   assert(service->descriptor == &photolib__v1__photo_library__descriptor);
-  service->invoke(service, 16, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 17, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void photolib__v1__photo_library__stop_caching_images_for_all_assets(ProtobufCService *service,
                                                                      const Photolib__V1__Empty *input,
@@ -211,7 +221,7 @@ void photolib__v1__photo_library__stop_caching_images_for_all_assets(ProtobufCSe
                                                                      void *closure_data)
 {
   assert(service->descriptor == &photolib__v1__photo_library__descriptor);
-  service->invoke(service, 17, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 18, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void photolib__v1__photo_library__get_asset_resources(ProtobufCService *service,
                                                       const Photolib__V1__AssetResourcesRequest *input,
@@ -219,7 +229,7 @@ void photolib__v1__photo_library__get_asset_resources(ProtobufCService *service,
                                                       void *closure_data)
 {
   assert(service->descriptor == &photolib__v1__photo_library__descriptor);
-  service->invoke(service, 18, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 19, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void photolib__v1__photo_library__request_resource_data(ProtobufCService *service,
                                                         const Photolib__V1__ResourceDataRequest *input,
@@ -227,7 +237,7 @@ void photolib__v1__photo_library__request_resource_data(ProtobufCService *servic
                                                         void *closure_data)
 {
   assert(service->descriptor == &photolib__v1__photo_library__descriptor);
-  service->invoke(service, 19, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 20, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void photolib__v1__photo_library__request_content_editing_input(ProtobufCService *service,
                                                                 const Photolib__V1__ContentEditingInputRequest *input,
@@ -235,7 +245,7 @@ void photolib__v1__photo_library__request_content_editing_input(ProtobufCService
                                                                 void *closure_data)
 {
   assert(service->descriptor == &photolib__v1__photo_library__descriptor);
-  service->invoke(service, 20, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 21, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void photolib__v1__photo_library__subscribe(ProtobufCService *service,
                                             const Photolib__V1__SubscriptionRequest *input,
@@ -243,7 +253,7 @@ void photolib__v1__photo_library__subscribe(ProtobufCService *service,
                                             void *closure_data)
 {
   assert(service->descriptor == &photolib__v1__photo_library__descriptor);
-  service->invoke(service, 21, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 22, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void photolib__v1__photo_library__fetch_persistent_changes(ProtobufCService *service,
                                                            const Photolib__V1__PersistentChangesRequest *input,
@@ -251,7 +261,7 @@ void photolib__v1__photo_library__fetch_persistent_changes(ProtobufCService *ser
                                                            void *closure_data)
 {
   assert(service->descriptor == &photolib__v1__photo_library__descriptor);
-  service->invoke(service, 22, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 23, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void photolib__v1__photo_library__init (Photolib__V1__PhotoLibrary_Service *service,
                                         Photolib__V1__PhotoLibrary_ServiceDestroy destroy)

@@ -86,3 +86,16 @@ extension AccessLevel {
         }
     }
 }
+
+extension AuthorizationStatus {
+    /// `not determined`, `restricted`, `denied`, `authorized`, `limited`.
+    public var name: String {
+        switch self {
+        case .notDetermined: return "not determined"
+        case .restricted: return "restricted"
+        case .denied: return "denied"
+        case .authorized: return "authorized"
+        case .limited: return "limited"
+        }
+    }
+}

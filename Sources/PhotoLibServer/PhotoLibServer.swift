@@ -50,7 +50,8 @@ public final class PhotoLibServer: @unchecked Sendable {
         // Every memory budget capped at its share of maxMemory.
         let configuration = requested.effective
         self.logger = logger
-        let service = PhotoLibraryService(library: library, configuration: configuration, logger: logger)
+        let clients = try ClientDirectory(library: library, logger: logger)
+        let service = PhotoLibraryService(library: library, configuration: configuration, logger: logger, clients: clients)
         self.maintenance = Maintenance(service: service, configuration: configuration, logger: logger)
         self.hub = service.hub
         self.service = service
@@ -58,10 +59,11 @@ public final class PhotoLibServer: @unchecked Sendable {
         service.register(in: &router)
         self.core = ServerCore(
             configuration: configuration, router: router, logger: logger,
-            libraryIdentifier: library.libraryIdentifier, ownerToken: try library.ownerToken(), libraryDirectory: library.directory)
+            libraryIdentifier: library.libraryIdentifier, ownerToken: try library.ownerToken(), libraryDirectory: library.directory, clients: clients)
         guard let endpoint else {
             self.listener = nil
             service.statisticsSource.set { [weak self] in self?.statistics }
+            service.clientConnections.set { [weak self] identifier, error in self?.closeConnections(ofClient: identifier, error: error) }
             return
         }
         do {
@@ -70,6 +72,7 @@ public final class PhotoLibServer: @unchecked Sendable {
             throw PhotoLibError(.unavailable, "cannot listen on \(endpoint): \(error)")
         }
         service.statisticsSource.set { [weak self] in self?.statistics }
+        service.clientConnections.set { [weak self] identifier, error in self?.closeConnections(ofClient: identifier, error: error) }
     }
 
     /// What each bounded resource holds now beside its limit (`GetLibraryInfo` for the owner
@@ -166,6 +169,16 @@ public final class PhotoLibServer: @unchecked Sendable {
             }
         }
         connection.queue.async { connection.start() }
+    }
+
+    /// Ends every open connection of client `identifier` with `error` (the owner denied or
+    /// revoked it): their calls get `error`'s STATUS, then GOAWAY, then the socket closes.
+    func closeConnections(ofClient identifier: String, error: PhotoLibError) {
+        queue.async {
+            for connection in self.connections.values {
+                connection.queue.async { connection.closeIfClient(identifier, error: error) }
+            }
+        }
     }
 
     /// When the last exhaustion warning was logged; on ``queue``.

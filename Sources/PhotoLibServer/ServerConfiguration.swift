@@ -1,4 +1,5 @@
 import Foundation
+import PhotoLibCore
 import PhotoLibWire
 
 /// The server's explicit limits and timings; every one can be set from `photolibd serve`.
@@ -64,6 +65,10 @@ public struct ServerConfiguration: Sendable {
     public var maxLiveResults: Int = 512
     /// Objects one subscription may observe with `registerObjects`.
     public var maxObservedObjectsPerSubscription: Int = 10_000
+
+    /// Access levels the server refuses by policy: a client asking for one is `restricted`
+    /// (PhotoKit's `.restricted`), e.g. add-only uploads on a read-only archive.
+    public var restrictedAccessLevels: Set<AccessLevel> = []
 
     /// The server's name in WELCOME.
     public var serverName: String = "photolibd/0.1.0"

@@ -69,6 +69,20 @@ extension PhotoLibrary {
         }
     }
 
+    /// Every client not revoked, with the SHA-256 its token is looked up by (what a server
+    /// keeps in memory to authenticate without a database read).
+    public func clientCredentials() throws(PhotoLibError) -> [(tokenDigest: String, client: ClientRecord)] {
+        try withDatabase { (database) throws(PhotoLibError) in
+            try database.prepare("SELECT \(Self.clientColumns), token_sha256 FROM client WHERE revoked = 0 ORDER BY id")
+                .rows { (row) throws(PhotoLibError) in (row.text(6), try Self.clientRecord(row)) }
+        }
+    }
+
+    /// The SHA-256 of a client token, hex: what the library stores and looks tokens up by.
+    public static func clientTokenDigest(_ token: String) -> String {
+        tokenDigest(token)
+    }
+
     /// The client `identifier`, revoked or not; `nil` when unknown.
     public func client(withIdentifier identifier: String) throws(PhotoLibError) -> ClientRecord? {
         try withDatabase { (database) throws(PhotoLibError) in

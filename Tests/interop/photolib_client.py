@@ -1215,16 +1215,26 @@ class Runner:
         return fmt_status(ga.status)
 
     def t_wrong_token(self):
-        out = []
-        for label, token in (("wrong", self.args.token + "x"), ("empty", "")):
-            c = self._fresh("badtoken")
-            try:
-                c.hello(token)
-                out.append(label + ": " + self._expect_goaway(
-                    c, pb.transport.STATUS_CODE_UNAUTHENTICATED, what="%s token" % label))
-            finally:
-                c.close()
-        return "; ".join(out)
+        c = self._fresh("badtoken")
+        try:
+            c.hello(self.args.token + "x")
+            out = "wrong: " + self._expect_goaway(c, pb.transport.STATUS_CODE_UNAUTHENTICATED, what="wrong token")
+        finally:
+            c.close()
+        # Section 4.2: an empty token opens a connection without a credential, which may only
+        # ask for authorization; any other call answers UNAUTHENTICATED.
+        c = self._fresh("notoken")
+        try:
+            w = c.handshake("")
+            if w.is_owner or w.authorization_status != pb.transport.AUTHORIZATION_STATUS_NOT_DETERMINED:
+                raise CheckFailed("empty token: WELCOME says is_owner=%s status=%s" % (w.is_owner, w.authorization_status))
+            _, st = c.unary("GetLibraryInfo", pb.Empty(), pb.library.LibraryInfo)
+            if st.code != pb.transport.STATUS_CODE_UNAUTHENTICATED:
+                raise CheckFailed("empty token: GetLibraryInfo answered %s, expected UNAUTHENTICATED" % fmt_status(st))
+            out += "; empty: WELCOME without credential, GetLibraryInfo " + fmt_status(st)
+        finally:
+            c.close()
+        return out
 
     def t_bad_version(self):
         c = self._fresh("badversion")
@@ -1388,7 +1398,7 @@ class Runner:
         self.check("ended-stream races ignored", self.t_ignored_races)
         self.check("invalid text -> INVALID_TEXT", self.t_invalid_text)
         self.check("max_concurrent_streams", self.t_concurrency_limit)
-        self.check("wrong token -> GOAWAY UNAUTHENTICATED", self.t_wrong_token)
+        self.check("wrong token -> GOAWAY UNAUTHENTICATED; no token -> UNAUTHENTICATED calls", self.t_wrong_token)
         self.check("protocol_version 99 -> FAILED_PRECONDITION", self.t_bad_version)
         self.check("first frame not HELLO -> INVALID_ARGUMENT", self.t_first_frame_not_hello)
         self.check("undecodable HELLO -> INVALID_ARGUMENT", self.t_undecodable_hello)

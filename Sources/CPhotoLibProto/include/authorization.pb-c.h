@@ -17,10 +17,14 @@ PROTOBUF_C__BEGIN_DECLS
 #include "transport.pb-c.h"
 
 typedef struct Photolib__V1__AuthorizationRequest Photolib__V1__AuthorizationRequest;
+typedef struct Photolib__V1__AuthorizationStatusRequest Photolib__V1__AuthorizationStatusRequest;
 typedef struct Photolib__V1__AuthorizationState Photolib__V1__AuthorizationState;
 typedef struct Photolib__V1__ClientRecord Photolib__V1__ClientRecord;
 typedef struct Photolib__V1__ListClientsResponse Photolib__V1__ListClientsResponse;
 typedef struct Photolib__V1__SetClientAuthorizationRequest Photolib__V1__SetClientAuthorizationRequest;
+typedef struct Photolib__V1__AuditLogRequest Photolib__V1__AuditLogRequest;
+typedef struct Photolib__V1__AuditLogEntry Photolib__V1__AuditLogEntry;
+typedef struct Photolib__V1__AuditLogResponse Photolib__V1__AuditLogResponse;
 
 
 /* --- enums --- */
@@ -28,6 +32,11 @@ typedef struct Photolib__V1__SetClientAuthorizationRequest Photolib__V1__SetClie
 
 /* --- messages --- */
 
+/*
+ * RequestAuthorization: on a connection opened with an empty token, registers a new client
+ * (the answer carries its identifier and secret token, once); on a client's own connection,
+ * asks for another access level. The owner decides later (docs/PROTOCOL.md section 16b).
+ */
 struct  Photolib__V1__AuthorizationRequest
 {
   ProtobufCMessage base;
@@ -37,6 +46,22 @@ struct  Photolib__V1__AuthorizationRequest
 #define PHOTOLIB__V1__AUTHORIZATION_REQUEST__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&photolib__v1__authorization_request__descriptor) \
     , PHOTOLIB__V1__ACCESS_LEVEL__ACCESS_LEVEL_UNSPECIFIED, (char *)protobuf_c_empty_string }
+
+
+/*
+ * GetAuthorizationStatus: the calling client's status for access_level (UNSPECIFIED: the
+ * level it asked for first). With wait, a NOT_DETERMINED status is answered only once the
+ * owner decides, or when the call's deadline passes (then DEADLINE_EXCEEDED).
+ */
+struct  Photolib__V1__AuthorizationStatusRequest
+{
+  ProtobufCMessage base;
+  Photolib__V1__AccessLevel access_level;
+  protobuf_c_boolean wait_for_decision;
+};
+#define PHOTOLIB__V1__AUTHORIZATION_STATUS_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&photolib__v1__authorization_status_request__descriptor) \
+    , PHOTOLIB__V1__ACCESS_LEVEL__ACCESS_LEVEL_UNSPECIFIED, 0 }
 
 
 /*
@@ -66,6 +91,9 @@ struct  Photolib__V1__ClientRecord
   ProtobufCMessage base;
   char *client_identifier;
   char *client_name;
+  /*
+   * The status for access_level: the level it asked for first.
+   */
   Photolib__V1__AuthorizationStatus status;
   Photolib__V1__AccessLevel access_level;
   int64_t requested_at_ms;
@@ -73,10 +101,13 @@ struct  Photolib__V1__ClientRecord
    * For limited clients: how many assets are selected.
    */
   uint64_t selected_asset_count;
+  Photolib__V1__AuthorizationStatus read_write_status;
+  Photolib__V1__AuthorizationStatus add_only_status;
+  protobuf_c_boolean revoked;
 };
 #define PHOTOLIB__V1__CLIENT_RECORD__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&photolib__v1__client_record__descriptor) \
-    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, PHOTOLIB__V1__AUTHORIZATION_STATUS__AUTHORIZATION_STATUS_NOT_DETERMINED, PHOTOLIB__V1__ACCESS_LEVEL__ACCESS_LEVEL_UNSPECIFIED, 0, 0 }
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, PHOTOLIB__V1__AUTHORIZATION_STATUS__AUTHORIZATION_STATUS_NOT_DETERMINED, PHOTOLIB__V1__ACCESS_LEVEL__ACCESS_LEVEL_UNSPECIFIED, 0, 0, PHOTOLIB__V1__AUTHORIZATION_STATUS__AUTHORIZATION_STATUS_NOT_DETERMINED, PHOTOLIB__V1__AUTHORIZATION_STATUS__AUTHORIZATION_STATUS_NOT_DETERMINED, 0 }
 
 
 struct  Photolib__V1__ListClientsResponse
@@ -97,6 +128,9 @@ struct  Photolib__V1__SetClientAuthorizationRequest
 {
   ProtobufCMessage base;
   char *client_identifier;
+  /*
+   * AUTHORIZED or DENIED for access_level (LIMITED: not built in this release).
+   */
   Photolib__V1__AuthorizationStatus status;
   Photolib__V1__AccessLevel access_level;
   /*
@@ -104,10 +138,61 @@ struct  Photolib__V1__SetClientAuthorizationRequest
    */
   size_t n_selected_asset_identifiers;
   char **selected_asset_identifiers;
+  /*
+   * Revoke: every level denied and the client's token void for good (status and
+   * access_level are ignored).
+   */
+  protobuf_c_boolean revoke;
 };
 #define PHOTOLIB__V1__SET_CLIENT_AUTHORIZATION_REQUEST__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&photolib__v1__set_client_authorization_request__descriptor) \
-    , (char *)protobuf_c_empty_string, PHOTOLIB__V1__AUTHORIZATION_STATUS__AUTHORIZATION_STATUS_NOT_DETERMINED, PHOTOLIB__V1__ACCESS_LEVEL__ACCESS_LEVEL_UNSPECIFIED, 0,NULL }
+    , (char *)protobuf_c_empty_string, PHOTOLIB__V1__AUTHORIZATION_STATUS__AUTHORIZATION_STATUS_NOT_DETERMINED, PHOTOLIB__V1__ACCESS_LEVEL__ACCESS_LEVEL_UNSPECIFIED, 0,NULL, 0 }
+
+
+/*
+ * Owner only: the newest entries of the audit log (decisions and refused calls).
+ */
+struct  Photolib__V1__AuditLogRequest
+{
+  ProtobufCMessage base;
+  /*
+   * 0: 1000; at most 100000.
+   */
+  uint32_t limit;
+};
+#define PHOTOLIB__V1__AUDIT_LOG_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&photolib__v1__audit_log_request__descriptor) \
+    , 0 }
+
+
+struct  Photolib__V1__AuditLogEntry
+{
+  ProtobufCMessage base;
+  int64_t at_ms;
+  char *client_identifier;
+  /*
+   * "requested", "authorized", "denied", "revoked", "refused" …
+   */
+  char *event;
+  char *detail;
+};
+#define PHOTOLIB__V1__AUDIT_LOG_ENTRY__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&photolib__v1__audit_log_entry__descriptor) \
+    , 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
+
+
+struct  Photolib__V1__AuditLogResponse
+{
+  ProtobufCMessage base;
+  /*
+   * Oldest first.
+   */
+  size_t n_entries;
+  Photolib__V1__AuditLogEntry **entries;
+};
+#define PHOTOLIB__V1__AUDIT_LOG_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&photolib__v1__audit_log_response__descriptor) \
+    , 0,NULL }
 
 
 /* Photolib__V1__AuthorizationRequest methods */
@@ -128,6 +213,25 @@ Photolib__V1__AuthorizationRequest *
                       const uint8_t       *data);
 void   photolib__v1__authorization_request__free_unpacked
                      (Photolib__V1__AuthorizationRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Photolib__V1__AuthorizationStatusRequest methods */
+void   photolib__v1__authorization_status_request__init
+                     (Photolib__V1__AuthorizationStatusRequest         *message);
+size_t photolib__v1__authorization_status_request__get_packed_size
+                     (const Photolib__V1__AuthorizationStatusRequest   *message);
+size_t photolib__v1__authorization_status_request__pack
+                     (const Photolib__V1__AuthorizationStatusRequest   *message,
+                      uint8_t             *out);
+size_t photolib__v1__authorization_status_request__pack_to_buffer
+                     (const Photolib__V1__AuthorizationStatusRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Photolib__V1__AuthorizationStatusRequest *
+       photolib__v1__authorization_status_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   photolib__v1__authorization_status_request__free_unpacked
+                     (Photolib__V1__AuthorizationStatusRequest *message,
                       ProtobufCAllocator *allocator);
 /* Photolib__V1__AuthorizationState methods */
 void   photolib__v1__authorization_state__init
@@ -205,10 +309,70 @@ Photolib__V1__SetClientAuthorizationRequest *
 void   photolib__v1__set_client_authorization_request__free_unpacked
                      (Photolib__V1__SetClientAuthorizationRequest *message,
                       ProtobufCAllocator *allocator);
+/* Photolib__V1__AuditLogRequest methods */
+void   photolib__v1__audit_log_request__init
+                     (Photolib__V1__AuditLogRequest         *message);
+size_t photolib__v1__audit_log_request__get_packed_size
+                     (const Photolib__V1__AuditLogRequest   *message);
+size_t photolib__v1__audit_log_request__pack
+                     (const Photolib__V1__AuditLogRequest   *message,
+                      uint8_t             *out);
+size_t photolib__v1__audit_log_request__pack_to_buffer
+                     (const Photolib__V1__AuditLogRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Photolib__V1__AuditLogRequest *
+       photolib__v1__audit_log_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   photolib__v1__audit_log_request__free_unpacked
+                     (Photolib__V1__AuditLogRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Photolib__V1__AuditLogEntry methods */
+void   photolib__v1__audit_log_entry__init
+                     (Photolib__V1__AuditLogEntry         *message);
+size_t photolib__v1__audit_log_entry__get_packed_size
+                     (const Photolib__V1__AuditLogEntry   *message);
+size_t photolib__v1__audit_log_entry__pack
+                     (const Photolib__V1__AuditLogEntry   *message,
+                      uint8_t             *out);
+size_t photolib__v1__audit_log_entry__pack_to_buffer
+                     (const Photolib__V1__AuditLogEntry   *message,
+                      ProtobufCBuffer     *buffer);
+Photolib__V1__AuditLogEntry *
+       photolib__v1__audit_log_entry__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   photolib__v1__audit_log_entry__free_unpacked
+                     (Photolib__V1__AuditLogEntry *message,
+                      ProtobufCAllocator *allocator);
+/* Photolib__V1__AuditLogResponse methods */
+void   photolib__v1__audit_log_response__init
+                     (Photolib__V1__AuditLogResponse         *message);
+size_t photolib__v1__audit_log_response__get_packed_size
+                     (const Photolib__V1__AuditLogResponse   *message);
+size_t photolib__v1__audit_log_response__pack
+                     (const Photolib__V1__AuditLogResponse   *message,
+                      uint8_t             *out);
+size_t photolib__v1__audit_log_response__pack_to_buffer
+                     (const Photolib__V1__AuditLogResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Photolib__V1__AuditLogResponse *
+       photolib__v1__audit_log_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   photolib__v1__audit_log_response__free_unpacked
+                     (Photolib__V1__AuditLogResponse *message,
+                      ProtobufCAllocator *allocator);
 /* --- per-message closures --- */
 
 typedef void (*Photolib__V1__AuthorizationRequest_Closure)
                  (const Photolib__V1__AuthorizationRequest *message,
+                  void *closure_data);
+typedef void (*Photolib__V1__AuthorizationStatusRequest_Closure)
+                 (const Photolib__V1__AuthorizationStatusRequest *message,
                   void *closure_data);
 typedef void (*Photolib__V1__AuthorizationState_Closure)
                  (const Photolib__V1__AuthorizationState *message,
@@ -222,6 +386,15 @@ typedef void (*Photolib__V1__ListClientsResponse_Closure)
 typedef void (*Photolib__V1__SetClientAuthorizationRequest_Closure)
                  (const Photolib__V1__SetClientAuthorizationRequest *message,
                   void *closure_data);
+typedef void (*Photolib__V1__AuditLogRequest_Closure)
+                 (const Photolib__V1__AuditLogRequest *message,
+                  void *closure_data);
+typedef void (*Photolib__V1__AuditLogEntry_Closure)
+                 (const Photolib__V1__AuditLogEntry *message,
+                  void *closure_data);
+typedef void (*Photolib__V1__AuditLogResponse_Closure)
+                 (const Photolib__V1__AuditLogResponse *message,
+                  void *closure_data);
 
 /* --- services --- */
 
@@ -229,10 +402,14 @@ typedef void (*Photolib__V1__SetClientAuthorizationRequest_Closure)
 /* --- descriptors --- */
 
 extern const ProtobufCMessageDescriptor photolib__v1__authorization_request__descriptor;
+extern const ProtobufCMessageDescriptor photolib__v1__authorization_status_request__descriptor;
 extern const ProtobufCMessageDescriptor photolib__v1__authorization_state__descriptor;
 extern const ProtobufCMessageDescriptor photolib__v1__client_record__descriptor;
 extern const ProtobufCMessageDescriptor photolib__v1__list_clients_response__descriptor;
 extern const ProtobufCMessageDescriptor photolib__v1__set_client_authorization_request__descriptor;
+extern const ProtobufCMessageDescriptor photolib__v1__audit_log_request__descriptor;
+extern const ProtobufCMessageDescriptor photolib__v1__audit_log_entry__descriptor;
+extern const ProtobufCMessageDescriptor photolib__v1__audit_log_response__descriptor;
 
 PROTOBUF_C__END_DECLS
 

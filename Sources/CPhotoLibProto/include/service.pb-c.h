@@ -47,7 +47,7 @@ struct Photolib__V1__PhotoLibrary_Service
                                 Photolib__V1__AuthorizationState_Closure closure,
                                 void *closure_data);
   void (*get_authorization_status)(Photolib__V1__PhotoLibrary_Service *service,
-                                   const Photolib__V1__Empty *input,
+                                   const Photolib__V1__AuthorizationStatusRequest *input,
                                    Photolib__V1__AuthorizationState_Closure closure,
                                    void *closure_data);
   void (*list_clients)(Photolib__V1__PhotoLibrary_Service *service,
@@ -58,6 +58,10 @@ struct Photolib__V1__PhotoLibrary_Service
                                    const Photolib__V1__SetClientAuthorizationRequest *input,
                                    Photolib__V1__AuthorizationState_Closure closure,
                                    void *closure_data);
+  void (*get_audit_log)(Photolib__V1__PhotoLibrary_Service *service,
+                        const Photolib__V1__AuditLogRequest *input,
+                        Photolib__V1__AuditLogResponse_Closure closure,
+                        void *closure_data);
   void (*fetch_assets)(Photolib__V1__PhotoLibrary_Service *service,
                        const Photolib__V1__FetchAssetsRequest *input,
                        Photolib__V1__FetchResultSnapshot_Closure closure,
@@ -143,6 +147,7 @@ void photolib__v1__photo_library__init (Photolib__V1__PhotoLibrary_Service *serv
       function_prefix__ ## get_authorization_status,\
       function_prefix__ ## list_clients,\
       function_prefix__ ## set_client_authorization,\
+      function_prefix__ ## get_audit_log,\
       function_prefix__ ## fetch_assets,\
       function_prefix__ ## fetch_asset_collections,\
       function_prefix__ ## fetch_collection_lists,\
@@ -170,7 +175,7 @@ void photolib__v1__photo_library__request_authorization(ProtobufCService *servic
                                                         Photolib__V1__AuthorizationState_Closure closure,
                                                         void *closure_data);
 void photolib__v1__photo_library__get_authorization_status(ProtobufCService *service,
-                                                           const Photolib__V1__Empty *input,
+                                                           const Photolib__V1__AuthorizationStatusRequest *input,
                                                            Photolib__V1__AuthorizationState_Closure closure,
                                                            void *closure_data);
 void photolib__v1__photo_library__list_clients(ProtobufCService *service,
@@ -181,6 +186,10 @@ void photolib__v1__photo_library__set_client_authorization(ProtobufCService *ser
                                                            const Photolib__V1__SetClientAuthorizationRequest *input,
                                                            Photolib__V1__AuthorizationState_Closure closure,
                                                            void *closure_data);
+void photolib__v1__photo_library__get_audit_log(ProtobufCService *service,
+                                                const Photolib__V1__AuditLogRequest *input,
+                                                Photolib__V1__AuditLogResponse_Closure closure,
+                                                void *closure_data);
 void photolib__v1__photo_library__fetch_assets(ProtobufCService *service,
                                                const Photolib__V1__FetchAssetsRequest *input,
                                                Photolib__V1__FetchResultSnapshot_Closure closure,

@@ -2,12 +2,19 @@ import Foundation
 import PhotoLibCore
 import Synchronization
 
-/// What the server knows about one authenticated connection.
+/// What the server knows about one connection past its handshake.
 public final class ConnectionSession: Sendable {
     /// A number for logs.
     public let connectionID: UInt64
+    /// Who the connection is (owner, client, or nobody yet).
+    public let identity: ConnectionIdentity
     /// Whether the client presented the owner token.
-    public let isOwner: Bool
+    public var isOwner: Bool { identity == .owner }
+    /// The client's identifier when the connection is a client's.
+    public var clientIdentifier: String? {
+        if case .client(let identifier) = identity { return identifier }
+        return nil
+    }
     /// The connection's fetch-result snapshots.
     public let fetchResults: FetchResultRegistry
     /// The largest response message the client accepts (its maximum frame size).
@@ -16,10 +23,10 @@ public final class ConnectionSession: Sendable {
     /// a cancel action runs after it is released.
     private let imageRequests = Mutex<[UInt64: @Sendable () -> Void]>([:])
 
-    init(connectionID: UInt64, isOwner: Bool, fetchResults: FetchResultRegistry, maxResponseSize: Int) {
+    init(connectionID: UInt64, identity: ConnectionIdentity, fetchResults: FetchResultRegistry, maxResponseSize: Int) {
         self.maxResponseSize = maxResponseSize
         self.connectionID = connectionID
-        self.isOwner = isOwner
+        self.identity = identity
         self.fetchResults = fetchResults
     }
 

@@ -48,16 +48,32 @@ extension PhotoLibraryService {
         let metadata = try await validator.run(control: control) { () throws -> ImportMetadata in
             try PhotoIntake.metadata(for: try spool.contents(), filename: filename, fallbackDate: Date(), control: control)
         }
-        let staged = try await libraryIO.run { () throws(PhotoLibError) in try library.stageUpload(spool, metadata: metadata) }
+        var staged = try await libraryIO.run { () throws(PhotoLibError) in try library.stageUpload(spool, metadata: metadata) }
+        // A client that may not read does not learn which assets exist.
+        if let identifier = call.session.clientIdentifier, clients.client(identifier)?.readWrite != .authorized {
+            staged.existingAssetIdentifier = nil
+        }
         try await call.send(Wire.UploadResult(staged))
     }
 
     /// One atomic batch.
     func performChanges(_ call: ServerCall<Wire.PerformChangesRequest, Wire.PerformChangesResponse>) async throws {
-        let requests = try await preparingContentEdits(try await call.singleRequest().domain())
-        guard !requests.isEmpty else {
+        let asked = try await call.singleRequest().domain()
+        guard !asked.isEmpty else {
             throw PhotoLibError(.invalidArgument, "PerformChanges needs at least one request")
         }
+        // An add-only client may only create assets (from its uploads).
+        if let identifier = call.session.clientIdentifier, clients.client(identifier)?.readWrite != .authorized {
+            for (index, request) in asked.enumerated() {
+                guard case .createAsset = request else {
+                    clients.auditRefusal(client: identifier, detail: "PerformChanges: \(request.name) with add-only access")
+                    throw PhotoLibError(
+                        .permissionDenied, "request \(index) (\(request.name)): an add-only client may only create assets; nothing was applied",
+                        failedRequestIndex: index)
+                }
+            }
+        }
+        let requests = try await preparingContentEdits(asked)
         let library = self.library
         let result = try await libraryIO.run { () throws(PhotoLibError) in try library.performChanges(requests, author: "performChanges") }
         for failure in result.fileRemovalFailures {

@@ -28,6 +28,8 @@ final class PhotoLibraryService: Sendable {
     let imageCache: ImageCache
     /// Where `GetLibraryInfo` reads the server's statistics (set by the server).
     let statisticsSource = StatisticsSource()
+    /// How a decision reaches a client's open connections (set by the server).
+    let clientConnections = ClientConnectionControl()
 
     /// Objects returned with a snapshot or per page, at most.
     static let maxPageLength = 1000
@@ -35,7 +37,11 @@ final class PhotoLibraryService: Sendable {
     /// wait on its lock; these also read files and snapshots, which run beside it.
     static let libraryIOConcurrency = 4
 
-    init(library: PhotoLibrary, configuration: ServerConfiguration, logger: Logger) {
+    /// The library's clients (authentication, decisions, waiting for decisions).
+    let clients: ClientDirectory
+
+    init(library: PhotoLibrary, configuration: ServerConfiguration, logger: Logger, clients: ClientDirectory) {
+        self.clients = clients
         self.library = library
         self.configuration = configuration
         self.logger = logger
@@ -65,6 +71,7 @@ final class PhotoLibraryService: Sendable {
         registerChangeRoutes(in: &router)
         registerEditingRoutes(in: &router)
         registerObservationRoutes(in: &router)
+        registerAuthorizationRoutes(in: &router)
     }
 
     private func getLibraryInfo(_ call: ServerCall<Wire.Empty, Wire.LibraryInfo>) async throws {
@@ -113,5 +120,21 @@ final class StatisticsSource: Sendable {
     /// The statistics now; `nil` before the server has set a provider.
     func current() -> ServerStatistics? {
         provider.withLock { $0 }?()
+    }
+}
+
+/// Closes a client's open connections when the owner denies or revokes it (the server sets
+/// the action once it exists; the service is made first).
+final class ClientConnectionControl: Sendable {
+    /// Guards the action. A leaf lock.
+    private let action = Mutex<(@Sendable (String, PhotoLibError) -> Void)?>(nil)
+
+    func set(_ action: @escaping @Sendable (String, PhotoLibError) -> Void) {
+        self.action.withLock { $0 = action }
+    }
+
+    /// Ends every open connection of `client` with `error`.
+    func close(client: String, error: PhotoLibError) {
+        action.withLock { $0 }?(client, error)
     }
 }

@@ -156,7 +156,7 @@ final class ServerConnection: @unchecked Sendable {
         }
         guard let identity = core.authenticate(token: hello.token) else {
             logger.notice("handshake refused: wrong token", metadata: ["client.name": "\(hello.clientName)"])
-            throw PhotoLibError(.unauthenticated, hello.token.isEmpty ? "no token: pass the library owner's token (DIR/owner.token) with --token or PHOTOLIB_TOKEN" : "the token is not valid for this library")
+            throw PhotoLibError(.unauthenticated, "the token is not valid for this library (a revoked client's token is not): pass the owner's token (DIR/owner.token) or a client token with --token or PHOTOLIB_TOKEN")
         }
         let configuration = core.configuration
         peerMaxFrameSize = try WireLimits.maxFrameSize(announced: hello.maxFrameSize)
@@ -164,7 +164,7 @@ final class ServerConnection: @unchecked Sendable {
         sendConnectionWindow = FlowWindow(initial: try WireLimits.window(announced: hello.initialConnectionWindow, fallback: WireLimits.defaultConnectionWindow, atLeast: peerMaxFrameSize, name: "Hello.initial_connection_window"))
         decoder.maxPayloadSize = configuration.maxFrameSize
         session = ConnectionSession(
-            connectionID: id, isOwner: identity.isOwner,
+            connectionID: id, identity: identity,
             fetchResults: FetchResultRegistry(
                 lifetime: configuration.snapshotLifetime, capacity: configuration.maxSnapshotsPerConnection,
                 budget: core.snapshotBudget, connectionID: id),
@@ -172,6 +172,20 @@ final class ServerConnection: @unchecked Sendable {
         phase = .open
         logger[metadataKey: "client.name"] = "\(hello.clientName)"
         logger.info("client connected")
+        // What this connection may do: the owner everything; a client its best decision;
+        // nobody yet: not determined.
+        let welcomeStatus: (status: Wire.AuthorizationStatus, level: Wire.AccessLevel)
+        switch identity {
+        case .owner: welcomeStatus = (.authorized, .readWrite)
+        case .unauthenticated: welcomeStatus = (.notDetermined, .unspecified)
+        case .client(let identifier):
+            let client = core.clients.client(identifier)
+            if client?.readWrite == .authorized || client?.addOnly != .authorized {
+                welcomeStatus = (.init(client?.readWrite ?? .denied), .readWrite)
+            } else {
+                welcomeStatus = (.authorized, .addOnly)
+            }
+        }
         let welcome = Wire.Welcome(
             protocolVersion: WireLimits.protocolVersion,
             serverName: configuration.serverName, libraryIdentifier: core.libraryIdentifier,
@@ -179,7 +193,7 @@ final class ServerConnection: @unchecked Sendable {
             initialConnectionWindow: UInt32(configuration.initialConnectionWindow),
             maxConcurrentStreams: UInt32(configuration.maxConcurrentStreams),
             idleTimeoutMs: UInt32(clamping: Int(configuration.idleTimeout * 1000)),
-            authorizationStatus: .authorized, accessLevel: .readWrite, isOwner: identity.isOwner,
+            authorizationStatus: welcomeStatus.status, accessLevel: welcomeStatus.level, isOwner: identity == .owner,
             maxImageDimension: UInt32(configuration.maxImageDimension))
         write(Frame(.welcome, payload: welcome.encoded()))
     }
@@ -213,7 +227,11 @@ final class ServerConnection: @unchecked Sendable {
         case .success(let resolved):
             route = resolved
         }
-        guard session != nil else { return }
+        guard let session else { return }
+        if let refusal = core.refusal(for: route.method, session: session) {
+            writeStatus(streamID, Wire.Status(refusal))
+            return
+        }
         let method = route.method
         let stream = ServerStream(
             id: streamID, route: route, sendWindow: initialSendStreamWindow,
@@ -517,6 +535,15 @@ final class ServerConnection: @unchecked Sendable {
         if phase == .draining && streams.isEmpty {
             close()
         }
+    }
+
+    /// When this connection is client `identifier`'s: ends every running call with
+    /// `error`'s STATUS, sends GOAWAY with it and closes (the owner denied or revoked the
+    /// client). Call on ``queue``.
+    func closeIfClient(_ identifier: String, error: PhotoLibError) {
+        guard phase != .closed, session?.clientIdentifier == identifier else { return }
+        for id in streams.keys.sorted() { writeStatus(id, Wire.Status(error)) }
+        fail(error)
     }
 
     /// Answers a connection-level error with GOAWAY and closes.

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import Logging
 import PhotoLibCore
+import PhotoLibWire
 
 /// What every connection of a server shares: configuration, router, credentials, logger.
 final class ServerCore: Sendable {
@@ -16,11 +17,11 @@ final class ServerCore: Sendable {
     /// never reach a client (see ``clientVisible(_:)``).
     private let serverPaths: [String]
 
-    struct Identity {
-        var isOwner: Bool
-    }
+    /// The library's clients, for authentication and per-call checks.
+    let clients: ClientDirectory
 
-    init(configuration: ServerConfiguration, router: RPCRouter, logger: Logger, libraryIdentifier: String, ownerToken: String, libraryDirectory: String) {
+    init(configuration: ServerConfiguration, router: RPCRouter, logger: Logger, libraryIdentifier: String, ownerToken: String, libraryDirectory: String, clients: ClientDirectory) {
+        self.clients = clients
         let resolved = URL(fileURLWithPath: libraryDirectory).resolvingSymlinksInPath().path
         let absolute = URL(fileURLWithPath: libraryDirectory).standardizedFileURL.path
         self.serverPaths = Set([libraryDirectory, resolved, absolute]).filter { $0.count > 1 }.sorted { $0.count > $1.count }
@@ -32,16 +33,32 @@ final class ServerCore: Sendable {
         self.ownerTokenDigest = Array(SHA256.hash(data: Array(ownerToken.utf8)))
     }
 
-    /// Checks a HELLO token. Compares digests in constant time.
-    func authenticate(token: String) -> Identity? {
+    /// Who a HELLO token belongs to: the owner (compared in constant time), a client (by the
+    /// SHA-256 of its token, in memory), nobody yet for an empty token; `nil` for a token
+    /// that is not valid for this library (or a revoked client's).
+    func authenticate(token: String) -> ConnectionIdentity? {
         // Spaces and line ends around the token are not part of it (owner.token ends with a
         // newline; a client that sends the file's text as it is must get in).
         let token = token.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !token.isEmpty else { return nil }
+        guard !token.isEmpty else { return .unauthenticated }
         let digest = Array(SHA256.hash(data: Array(token.utf8)))
         var difference: UInt8 = 0
         for (a, b) in zip(digest, ownerTokenDigest) { difference |= a ^ b }
-        return difference == 0 ? Identity(isOwner: true) : nil
+        if difference == 0 { return .owner }
+        return clients.client(presenting: token).map { .client($0.clientIdentifier) }
+    }
+
+    /// Why `session` may not call `method` now (checked when each call opens, against the
+    /// client's current decision); `nil` when it may. A refused client call is audited.
+    func refusal(for method: MethodInfo, session: ConnectionSession) -> PhotoLibError? {
+        let client = session.clientIdentifier.flatMap { clients.client($0) }
+        guard let refusal = MethodAccess.required(for: method.name).refusal(identity: session.identity, client: client, method: method.name) else {
+            return nil
+        }
+        if let identifier = session.clientIdentifier {
+            clients.auditRefusal(client: identifier, detail: "\(method.name): \(refusal.message)")
+        }
+        return refusal
     }
 
     /// `error` as a client may see it: any spelling of the library's path on the server is

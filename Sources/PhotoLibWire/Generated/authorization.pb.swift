@@ -4,7 +4,9 @@ internal import CPhotoLibProto
 import PhotoLibCore
 
 extension Wire {
-    /// `photolib.v1.AuthorizationRequest`.
+    /// RequestAuthorization: on a connection opened with an empty token, registers a new client
+    /// (the answer carries its identifier and secret token, once); on a client's own connection,
+    /// asks for another access level. The owner decides later (docs/PROTOCOL.md section 16b).
     public struct AuthorizationRequest: Hashable, Sendable {
         /// `access_level` (field 1).
         public var accessLevel: Wire.AccessLevel
@@ -15,6 +17,22 @@ extension Wire {
         public init(accessLevel: Wire.AccessLevel = .init(rawValue: 0), clientName: String = "") {
             self.accessLevel = accessLevel
             self.clientName = clientName
+        }
+    }
+
+    /// GetAuthorizationStatus: the calling client's status for access_level (UNSPECIFIED: the
+    /// level it asked for first). With wait, a NOT_DETERMINED status is answered only once the
+    /// owner decides, or when the call's deadline passes (then DEADLINE_EXCEEDED).
+    public struct AuthorizationStatusRequest: Hashable, Sendable {
+        /// `access_level` (field 1).
+        public var accessLevel: Wire.AccessLevel
+        /// `wait_for_decision` (field 2).
+        public var waitForDecision: Bool
+
+        /// A message with the given fields (every field defaults to its proto3 default).
+        public init(accessLevel: Wire.AccessLevel = .init(rawValue: 0), waitForDecision: Bool = false) {
+            self.accessLevel = accessLevel
+            self.waitForDecision = waitForDecision
         }
     }
 
@@ -44,7 +62,7 @@ extension Wire {
         public var clientIdentifier: String
         /// `client_name` (field 2).
         public var clientName: String
-        /// `status` (field 3).
+        /// The status for access_level: the level it asked for first.
         public var status: Wire.AuthorizationStatus
         /// `access_level` (field 4).
         public var accessLevel: Wire.AccessLevel
@@ -52,15 +70,24 @@ extension Wire {
         public var requestedAtMs: Int64
         /// For limited clients: how many assets are selected.
         public var selectedAssetCount: UInt64
+        /// `read_write_status` (field 7).
+        public var readWriteStatus: Wire.AuthorizationStatus
+        /// `add_only_status` (field 8).
+        public var addOnlyStatus: Wire.AuthorizationStatus
+        /// `revoked` (field 9).
+        public var revoked: Bool
 
         /// A message with the given fields (every field defaults to its proto3 default).
-        public init(clientIdentifier: String = "", clientName: String = "", status: Wire.AuthorizationStatus = .init(rawValue: 0), accessLevel: Wire.AccessLevel = .init(rawValue: 0), requestedAtMs: Int64 = 0, selectedAssetCount: UInt64 = 0) {
+        public init(clientIdentifier: String = "", clientName: String = "", status: Wire.AuthorizationStatus = .init(rawValue: 0), accessLevel: Wire.AccessLevel = .init(rawValue: 0), requestedAtMs: Int64 = 0, selectedAssetCount: UInt64 = 0, readWriteStatus: Wire.AuthorizationStatus = .init(rawValue: 0), addOnlyStatus: Wire.AuthorizationStatus = .init(rawValue: 0), revoked: Bool = false) {
             self.clientIdentifier = clientIdentifier
             self.clientName = clientName
             self.status = status
             self.accessLevel = accessLevel
             self.requestedAtMs = requestedAtMs
             self.selectedAssetCount = selectedAssetCount
+            self.readWriteStatus = readWriteStatus
+            self.addOnlyStatus = addOnlyStatus
+            self.revoked = revoked
         }
     }
 
@@ -79,19 +106,65 @@ extension Wire {
     public struct SetClientAuthorizationRequest: Hashable, Sendable {
         /// `client_identifier` (field 1).
         public var clientIdentifier: String
-        /// `status` (field 2).
+        /// AUTHORIZED or DENIED for access_level (LIMITED: not built in this release).
         public var status: Wire.AuthorizationStatus
         /// `access_level` (field 3).
         public var accessLevel: Wire.AccessLevel
         /// For LIMITED: the complete new selection (replaces the old one).
         public var selectedAssetIdentifiers: [String]
+        /// Revoke: every level denied and the client's token void for good (status and
+        /// access_level are ignored).
+        public var revoke: Bool
 
         /// A message with the given fields (every field defaults to its proto3 default).
-        public init(clientIdentifier: String = "", status: Wire.AuthorizationStatus = .init(rawValue: 0), accessLevel: Wire.AccessLevel = .init(rawValue: 0), selectedAssetIdentifiers: [String] = []) {
+        public init(clientIdentifier: String = "", status: Wire.AuthorizationStatus = .init(rawValue: 0), accessLevel: Wire.AccessLevel = .init(rawValue: 0), selectedAssetIdentifiers: [String] = [], revoke: Bool = false) {
             self.clientIdentifier = clientIdentifier
             self.status = status
             self.accessLevel = accessLevel
             self.selectedAssetIdentifiers = selectedAssetIdentifiers
+            self.revoke = revoke
+        }
+    }
+
+    /// Owner only: the newest entries of the audit log (decisions and refused calls).
+    public struct AuditLogRequest: Hashable, Sendable {
+        /// 0: 1000; at most 100000.
+        public var limit: UInt32
+
+        /// A message with the given fields (every field defaults to its proto3 default).
+        public init(limit: UInt32 = 0) {
+            self.limit = limit
+        }
+    }
+
+    /// `photolib.v1.AuditLogEntry`.
+    public struct AuditLogEntry: Hashable, Sendable {
+        /// `at_ms` (field 1).
+        public var atMs: Int64
+        /// `client_identifier` (field 2).
+        public var clientIdentifier: String
+        /// "requested", "authorized", "denied", "revoked", "refused" …
+        public var event: String
+        /// `detail` (field 4).
+        public var detail: String
+
+        /// A message with the given fields (every field defaults to its proto3 default).
+        public init(atMs: Int64 = 0, clientIdentifier: String = "", event: String = "", detail: String = "") {
+            self.atMs = atMs
+            self.clientIdentifier = clientIdentifier
+            self.event = event
+            self.detail = detail
+        }
+    }
+
+    /// `photolib.v1.AuditLogResponse`.
+    public struct AuditLogResponse: Hashable, Sendable {
+        /// Oldest first.
+        public var entries: [Wire.AuditLogEntry]
+
+        /// A message with the given fields (every field defaults to its proto3 default).
+        public init(entries: [Wire.AuditLogEntry] = []) {
+            self.entries = entries
         }
     }
 }
@@ -122,6 +195,36 @@ extension Wire.AuthorizationRequest: WireMessage {
         photolib__v1__authorization_request__init(&m)
         m.access_level = .init(rawValue: .init(truncatingIfNeeded: accessLevel.rawValue))
         if !clientName.isEmpty { m.client_name = arena.string(clientName) }
+        return m
+    }
+}
+
+extension Wire.AuthorizationStatusRequest: WireMessage {
+    /// Decodes and checks a `photolib.v1.AuthorizationStatusRequest` payload (malformed protobuf or bad text: `invalidArgument`).
+    public init(decoding bytes: [UInt8]) throws(PhotoLibError) {
+        self = try ProtoCodec.decode(bytes, "AuthorizationStatusRequest", photolib__v1__authorization_status_request__unpack, photolib__v1__authorization_status_request__free_unpacked) { Wire.AuthorizationStatusRequest($0.pointee) }
+    }
+
+    /// Encodes the message as a `photolib.v1.AuthorizationStatusRequest` payload.
+    public func encoded() -> [UInt8] {
+        let arena = ProtoArena()
+        var m = c(arena: arena)
+        return ProtoCodec.pack(&m, photolib__v1__authorization_status_request__get_packed_size, photolib__v1__authorization_status_request__pack)
+    }
+
+    /// The value of a decoded C struct.
+    init(_ c: Photolib__V1__AuthorizationStatusRequest) {
+        self.init()
+        accessLevel = .init(rawValue: Int32(truncatingIfNeeded: c.access_level.rawValue))
+        waitForDecision = c.wait_for_decision != 0
+    }
+
+    /// The C struct for packing; its pointers live as long as `arena`.
+    func c(arena _: ProtoArena) -> Photolib__V1__AuthorizationStatusRequest {
+        var m = Photolib__V1__AuthorizationStatusRequest()
+        photolib__v1__authorization_status_request__init(&m)
+        m.access_level = .init(rawValue: .init(truncatingIfNeeded: accessLevel.rawValue))
+        m.wait_for_decision = waitForDecision ? 1 : 0
         return m
     }
 }
@@ -182,6 +285,9 @@ extension Wire.ClientRecord: WireMessage {
         accessLevel = .init(rawValue: Int32(truncatingIfNeeded: c.access_level.rawValue))
         requestedAtMs = c.requested_at_ms
         selectedAssetCount = c.selected_asset_count
+        readWriteStatus = .init(rawValue: Int32(truncatingIfNeeded: c.read_write_status.rawValue))
+        addOnlyStatus = .init(rawValue: Int32(truncatingIfNeeded: c.add_only_status.rawValue))
+        revoked = c.revoked != 0
     }
 
     /// The C struct for packing; its pointers live as long as `arena`.
@@ -194,6 +300,9 @@ extension Wire.ClientRecord: WireMessage {
         m.access_level = .init(rawValue: .init(truncatingIfNeeded: accessLevel.rawValue))
         m.requested_at_ms = requestedAtMs
         m.selected_asset_count = selectedAssetCount
+        m.read_write_status = .init(rawValue: .init(truncatingIfNeeded: readWriteStatus.rawValue))
+        m.add_only_status = .init(rawValue: .init(truncatingIfNeeded: addOnlyStatus.rawValue))
+        m.revoked = revoked ? 1 : 0
         return m
     }
 }
@@ -246,6 +355,7 @@ extension Wire.SetClientAuthorizationRequest: WireMessage {
         status = .init(rawValue: Int32(truncatingIfNeeded: c.status.rawValue))
         accessLevel = .init(rawValue: Int32(truncatingIfNeeded: c.access_level.rawValue))
         selectedAssetIdentifiers = ProtoCodec.strings(c.n_selected_asset_identifiers, c.selected_asset_identifiers)
+        revoke = c.revoke != 0
     }
 
     /// The C struct for packing; its pointers live as long as `arena`.
@@ -256,6 +366,97 @@ extension Wire.SetClientAuthorizationRequest: WireMessage {
         m.status = .init(rawValue: .init(truncatingIfNeeded: status.rawValue))
         m.access_level = .init(rawValue: .init(truncatingIfNeeded: accessLevel.rawValue))
         if !selectedAssetIdentifiers.isEmpty { (m.n_selected_asset_identifiers, m.selected_asset_identifiers) = arena.strings(selectedAssetIdentifiers) }
+        m.revoke = revoke ? 1 : 0
+        return m
+    }
+}
+
+extension Wire.AuditLogRequest: WireMessage {
+    /// Decodes and checks a `photolib.v1.AuditLogRequest` payload (malformed protobuf or bad text: `invalidArgument`).
+    public init(decoding bytes: [UInt8]) throws(PhotoLibError) {
+        self = try ProtoCodec.decode(bytes, "AuditLogRequest", photolib__v1__audit_log_request__unpack, photolib__v1__audit_log_request__free_unpacked) { Wire.AuditLogRequest($0.pointee) }
+    }
+
+    /// Encodes the message as a `photolib.v1.AuditLogRequest` payload.
+    public func encoded() -> [UInt8] {
+        let arena = ProtoArena()
+        var m = c(arena: arena)
+        return ProtoCodec.pack(&m, photolib__v1__audit_log_request__get_packed_size, photolib__v1__audit_log_request__pack)
+    }
+
+    /// The value of a decoded C struct.
+    init(_ c: Photolib__V1__AuditLogRequest) {
+        self.init()
+        limit = c.limit
+    }
+
+    /// The C struct for packing; its pointers live as long as `arena`.
+    func c(arena _: ProtoArena) -> Photolib__V1__AuditLogRequest {
+        var m = Photolib__V1__AuditLogRequest()
+        photolib__v1__audit_log_request__init(&m)
+        m.limit = limit
+        return m
+    }
+}
+
+extension Wire.AuditLogEntry: WireMessage {
+    /// Decodes and checks a `photolib.v1.AuditLogEntry` payload (malformed protobuf or bad text: `invalidArgument`).
+    public init(decoding bytes: [UInt8]) throws(PhotoLibError) {
+        self = try ProtoCodec.decode(bytes, "AuditLogEntry", photolib__v1__audit_log_entry__unpack, photolib__v1__audit_log_entry__free_unpacked) { Wire.AuditLogEntry($0.pointee) }
+    }
+
+    /// Encodes the message as a `photolib.v1.AuditLogEntry` payload.
+    public func encoded() -> [UInt8] {
+        let arena = ProtoArena()
+        var m = c(arena: arena)
+        return ProtoCodec.pack(&m, photolib__v1__audit_log_entry__get_packed_size, photolib__v1__audit_log_entry__pack)
+    }
+
+    /// The value of a decoded C struct.
+    init(_ c: Photolib__V1__AuditLogEntry) {
+        self.init()
+        atMs = c.at_ms
+        clientIdentifier = ProtoCodec.string(c.client_identifier)
+        event = ProtoCodec.string(c.event)
+        detail = ProtoCodec.string(c.detail)
+    }
+
+    /// The C struct for packing; its pointers live as long as `arena`.
+    func c(arena: ProtoArena) -> Photolib__V1__AuditLogEntry {
+        var m = Photolib__V1__AuditLogEntry()
+        photolib__v1__audit_log_entry__init(&m)
+        m.at_ms = atMs
+        if !clientIdentifier.isEmpty { m.client_identifier = arena.string(clientIdentifier) }
+        if !event.isEmpty { m.event = arena.string(event) }
+        if !detail.isEmpty { m.detail = arena.string(detail) }
+        return m
+    }
+}
+
+extension Wire.AuditLogResponse: WireMessage {
+    /// Decodes and checks a `photolib.v1.AuditLogResponse` payload (malformed protobuf or bad text: `invalidArgument`).
+    public init(decoding bytes: [UInt8]) throws(PhotoLibError) {
+        self = try ProtoCodec.decode(bytes, "AuditLogResponse", photolib__v1__audit_log_response__unpack, photolib__v1__audit_log_response__free_unpacked) { Wire.AuditLogResponse($0.pointee) }
+    }
+
+    /// Encodes the message as a `photolib.v1.AuditLogResponse` payload.
+    public func encoded() -> [UInt8] {
+        let arena = ProtoArena()
+        var m = c(arena: arena)
+        return ProtoCodec.pack(&m, photolib__v1__audit_log_response__get_packed_size, photolib__v1__audit_log_response__pack)
+    }
+
+    /// The value of a decoded C struct.
+    init(_ c: Photolib__V1__AuditLogResponse) {
+        self.init()
+        entries = ProtoCodec.messages(c.n_entries, c.entries) { Wire.AuditLogEntry($0.pointee) }
+    }
+
+    /// The C struct for packing; its pointers live as long as `arena`.
+    func c(arena: ProtoArena) -> Photolib__V1__AuditLogResponse {
+        var m = Photolib__V1__AuditLogResponse()
+        photolib__v1__audit_log_response__init(&m)
+        if !entries.isEmpty { (m.n_entries, m.entries) = arena.objects(entries.map { $0.c(arena: arena) }) }
         return m
     }
 }

@@ -12,11 +12,13 @@ public enum PhotoLibraryMethods {
     /// Authorization (PHPhotoLibrary.requestAuthorization / authorizationStatus).
     public static let requestAuthorization = MethodDescriptor<Wire.AuthorizationRequest, Wire.AuthorizationState, CallKinds.Unary>("RequestAuthorization")
     /// `GetAuthorizationStatus`.
-    public static let getAuthorizationStatus = MethodDescriptor<Wire.Empty, Wire.AuthorizationState, CallKinds.Unary>("GetAuthorizationStatus")
+    public static let getAuthorizationStatus = MethodDescriptor<Wire.AuthorizationStatusRequest, Wire.AuthorizationState, CallKinds.Unary>("GetAuthorizationStatus")
     /// `ListClients`.
     public static let listClients = MethodDescriptor<Wire.Empty, Wire.ListClientsResponse, CallKinds.Unary>("ListClients")
     /// `SetClientAuthorization`.
     public static let setClientAuthorization = MethodDescriptor<Wire.SetClientAuthorizationRequest, Wire.AuthorizationState, CallKinds.Unary>("SetClientAuthorization")
+    /// `GetAuditLog`.
+    public static let getAuditLog = MethodDescriptor<Wire.AuditLogRequest, Wire.AuditLogResponse, CallKinds.Unary>("GetAuditLog")
     /// Fetching (PHAsset.fetchAssets, PHAssetCollection.fetchAssetCollections, PHCollectionList).
     public static let fetchAssets = MethodDescriptor<Wire.FetchAssetsRequest, Wire.FetchResultSnapshot, CallKinds.Unary>("FetchAssets")
     /// `FetchAssetCollections`.
@@ -61,6 +63,7 @@ public enum PhotoLibraryMethods {
         getAuthorizationStatus.info,
         listClients.info,
         setClientAuthorization.info,
+        getAuditLog.info,
         fetchAssets.info,
         fetchAssetCollections.info,
         fetchCollectionLists.info,

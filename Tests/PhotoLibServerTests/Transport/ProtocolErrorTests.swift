@@ -243,8 +243,8 @@ final class ProtocolErrorTests: XCTestCase {
     func testMethodsDocumentedAsUnbuiltAnswerUnimplemented() throws {
         let methods = try Self.documentedMethods()
         XCTAssertGreaterThanOrEqual(methods.count, 20, "the methods table of docs/PROTOCOL.md section 17 was not found")
+        // Every method is built now; a method added to the protocol before its handler is listed here.
         let unbuilt = methods.filter { $0.status.hasPrefix("UNIMPLEMENTED") }
-        XCTAssertFalse(unbuilt.isEmpty)
         let connection = try handshaken()
         var stream: UInt32 = 1
         for method in unbuilt {
@@ -253,7 +253,7 @@ final class ProtocolErrorTests: XCTestCase {
             XCTAssertEqual(result.status.code, .unimplemented, "\(method.name) is documented as \(method.status): \(result.status.code) \(result.status.message)")
             XCTAssertFalse(result.status.message.isEmpty, "\(method.name): the message says it is not built yet")
         }
-        for method in methods where method.status == "built" && method.shape == "unary" {
+        for method in methods where method.status.hasPrefix("built") && method.shape == "unary" {
             let result = try connection.call(stream: stream, method: Self.service + method.name)
             stream += 2
             XCTAssertNotEqual(result.status.code, .unimplemented, "\(method.name) is documented as built: \(result.status.message)")

@@ -1,0 +1,138 @@
+import Foundation
+import PhotoLibCore
+import PhotoLibStore
+import PhotoLibWire
+
+extension PhotoLibraryService {
+    /// Registers the authorization methods: clients ask, the owner decides.
+    func registerAuthorizationRoutes(in router: inout RPCRouter) {
+        router.register(PhotoLibraryMethods.requestAuthorization) { [self] call in try await requestAuthorization(call) }
+        router.register(PhotoLibraryMethods.getAuthorizationStatus) { [self] call in try await getAuthorizationStatus(call) }
+        router.register(PhotoLibraryMethods.listClients) { [self] call in try await listClients(call) }
+        router.register(PhotoLibraryMethods.setClientAuthorization) { [self] call in try await setClientAuthorization(call) }
+        router.register(PhotoLibraryMethods.getAuditLog) { [self] call in try await getAuditLog(call) }
+    }
+
+    /// The longest a `GetAuthorizationStatus` waits for the owner when the call has no
+    /// shorter deadline (seconds); then it answers the status as it is.
+    static let maxDecisionWait: Double = 600
+
+    /// A connection without a credential registers a new client (the answer carries its
+    /// token, once); a client asks for another access level; the owner is always authorized.
+    func requestAuthorization(_ call: ServerCall<Wire.AuthorizationRequest, Wire.AuthorizationState>) async throws {
+        let request = try await call.singleRequest()
+        guard let level = request.accessLevel.domain else {
+            throw PhotoLibError(.invalidArgument, "AuthorizationRequest.access_level must be ACCESS_LEVEL_READ_WRITE or ACCESS_LEVEL_ADD_ONLY")
+        }
+        switch call.session.identity {
+        case .owner:
+            try await call.send(Wire.AuthorizationState(status: .authorized, accessLevel: .init(level)))
+        case .client(let identifier):
+            // Asking again never re-opens a decision (as in PhotoKit): the status as it is.
+            guard let client = clients.client(identifier) else {
+                throw PhotoLibError(.permissionDenied, "client \(identifier) was revoked by the library's owner")
+            }
+            try await call.send(Wire.AuthorizationState(status: .init(client.status(for: level)), accessLevel: .init(level), clientIdentifier: identifier))
+        case .unauthenticated:
+            let name = request.clientName.trimmingCharacters(in: .whitespacesAndNewlines)
+            let library = self.library, restricted = configuration.restrictedAccessLevels.contains(level)
+            let (client, token) = try await libraryIO.run { () throws(PhotoLibError) in
+                try library.registerClient(name: name, level: level, restricted: restricted)
+            }
+            clients.added(client, token: token)
+            logger.notice("a client asks for access", metadata: ["client": "\(client.clientIdentifier)", "name": "\(name)", "level": "\(level.name)"])
+            try await call.send(Wire.AuthorizationState(
+                status: .init(client.status(for: level)), accessLevel: .init(level), clientToken: token, clientIdentifier: client.clientIdentifier))
+        }
+    }
+
+    /// The calling client's status for a level; with `wait_for_decision`, a not-determined
+    /// status is answered once the owner decides (or the call's deadline passes).
+    func getAuthorizationStatus(_ call: ServerCall<Wire.AuthorizationStatusRequest, Wire.AuthorizationState>) async throws {
+        let request = try await call.singleRequest()
+        let level = request.accessLevel.domain ?? .readWrite
+        guard case .client(let identifier) = call.session.identity else {
+            // The owner (only credentials reach here: the method needs one).
+            return try await call.send(Wire.AuthorizationState(status: .authorized, accessLevel: .init(level)))
+        }
+        guard var client = clients.client(identifier) else {
+            throw PhotoLibError(.permissionDenied, "client \(identifier) was revoked by the library's owner")
+        }
+        if request.waitForDecision {
+            let started = Date()
+            while client.status(for: level) == .notDetermined {
+                let remaining = Self.maxDecisionWait - Date().timeIntervalSince(started)
+                guard remaining > 0 else { break }
+                let decided = await withTaskGroup(of: ClientRecord??.self) { group -> ClientRecord?? in
+                    group.addTask { [clients] in .some(await clients.waitForDecision(identifier)) }
+                    group.addTask {
+                        try? await Task.sleep(nanoseconds: UInt64(remaining * 1e9))
+                        return .none
+                    }
+                    defer { group.cancelAll() }
+                    return await group.next() ?? nil
+                }
+                try Task.checkCancellation()
+                guard case .some(let record) = decided else { break }
+                guard let record else {
+                    throw PhotoLibError(.resourceExhausted, "\(ClientDirectory.maxWaitersPerClient) waits for a decision are open for this client already")
+                }
+                client = record
+                if client.isRevoked { throw PhotoLibError(.permissionDenied, "client \(identifier) was revoked by the library's owner") }
+            }
+        }
+        try await call.send(Wire.AuthorizationState(status: .init(client.status(for: level)), accessLevel: .init(level), clientIdentifier: identifier))
+    }
+
+    /// Every client, for the owner.
+    func listClients(_ call: ServerCall<Wire.Empty, Wire.ListClientsResponse>) async throws {
+        _ = try await call.singleRequest()
+        let library = self.library
+        let all = try await libraryIO.run { () throws(PhotoLibError) in try library.clients() }
+        try await call.send(Wire.ListClientsResponse(clients: all.map(Wire.ClientRecord.init)))
+    }
+
+    /// The owner's decision. Denying or revoking ends the client's open connections at once
+    /// (their calls with PERMISSION_DENIED).
+    func setClientAuthorization(_ call: ServerCall<Wire.SetClientAuthorizationRequest, Wire.AuthorizationState>) async throws {
+        let request = try await call.singleRequest()
+        let identifier = request.clientIdentifier
+        try LocalIdentifier.validate(identifier)
+        let library = self.library
+        let record: ClientRecord
+        var level = request.accessLevel.domain ?? .readWrite
+        if request.revoke {
+            record = try await libraryIO.run { () throws(PhotoLibError) in try library.revoke(client: identifier) }
+        } else {
+            guard let wanted = request.accessLevel.domain else {
+                throw PhotoLibError(.invalidArgument, "SetClientAuthorizationRequest.access_level must be ACCESS_LEVEL_READ_WRITE or ACCESS_LEVEL_ADD_ONLY")
+            }
+            level = wanted
+            switch request.status.domain {
+            case .authorized?, .denied?:
+                let status = request.status.domain!
+                record = try await libraryIO.run { () throws(PhotoLibError) in try library.decide(client: identifier, level: wanted, status: status) }
+            case .limited?:
+                throw PhotoLibError(.unimplemented, "limited access (a selection of photos) is not built in this release; authorize or deny")
+            default:
+                throw PhotoLibError(.invalidArgument, "the owner decides AUTHORIZED or DENIED (or revoke), not \(request.status)")
+            }
+        }
+        clients.decided(record)
+        if record.isRevoked || record.status(for: level) == .denied {
+            clientConnections.close(
+                client: identifier,
+                error: PhotoLibError(.permissionDenied, record.isRevoked ? "the library's owner revoked this client" : "the library's owner denied this client \(level.name) access"))
+        }
+        logger.notice("owner decided", metadata: ["client": "\(identifier)", "level": "\(level.name)", "status": "\(record.isRevoked ? "revoked" : record.status(for: level).name)"])
+        try await call.send(Wire.AuthorizationState(status: .init(record.status(for: level)), accessLevel: .init(level), clientIdentifier: identifier))
+    }
+
+    /// The newest audit entries, for the owner.
+    func getAuditLog(_ call: ServerCall<Wire.AuditLogRequest, Wire.AuditLogResponse>) async throws {
+        let request = try await call.singleRequest()
+        let library = self.library, limit = request.limit == 0 ? 1000 : Int(request.limit)
+        let entries = try await libraryIO.run { () throws(PhotoLibError) in try library.auditLog(limit: limit) }
+        try await call.send(Wire.AuditLogResponse(entries: entries.map(Wire.AuditLogEntry.init)))
+    }
+}
