@@ -1,0 +1,120 @@
+import Foundation
+import PhotoLibCore
+import PhotoLibServer
+import PhotoLibServerTestSupport
+import PhotoLibTestSupport
+import PhotoLibWire
+import XCTest
+
+/// A client asks, waits, the owner decides; an add-only client adds and nothing else; a
+/// revocation ends what the client has open at once.
+final class AuthorizationFlowTests: XCTestCase {
+    private var server: InProcessServer!
+    private var owner: RawConnection!
+    private var ownerStream: UInt32 = 1
+
+    override func setUp() async throws {
+        server = try InProcessServer(photos: [Fixtures.landscape])
+        owner = try server.rawConnection()
+        _ = try owner.handshake(token: server.token)
+    }
+
+    override func tearDown() async throws {
+        owner?.close()
+        await server?.tearDown()
+    }
+
+    private func decide(_ client: String, _ status: Wire.AuthorizationStatus, _ level: Wire.AccessLevel = .readWrite, revoke: Bool = false) throws -> Wire.Status {
+        defer { ownerStream += 2 }
+        return try owner.call(stream: ownerStream, method: PhotoLibraryMethods.setClientAuthorization.path, request: Wire.SetClientAuthorizationRequest(
+            clientIdentifier: client, status: status, accessLevel: level, revoke: revoke).encoded()).status
+    }
+
+    func testAWaitingClientLearnsTheDecisionWithoutPolling() throws {
+        let state = try EnforcementMatrixTests.register(server, name: "Kitchen frame", level: .readWrite)
+        XCTAssertEqual(state.status, .notDetermined)
+        let client = try server.rawConnection()
+        defer { client.close() }
+        let welcome = try client.handshake(token: state.clientToken)
+        XCTAssertEqual(welcome.authorizationStatus, .notDetermined)
+        // The wait is answered only after the owner decides.
+        client.send(Frame(.call, stream: 1, payload: Wire.CallStart(method: PhotoLibraryMethods.getAuthorizationStatus.path, timeoutMs: 10_000).encoded()))
+        client.send(Frame(.message, stream: 1, flags: .endStream, payload: Wire.AuthorizationStatusRequest(accessLevel: .readWrite, waitForDecision: true).encoded()))
+        if case .frame(let early) = client.readUntil(timeout: 0.5, { $0.streamID == 1 }).0 { XCTFail("answered before the decision: \(early)") }
+        XCTAssertEqual(try decide(state.clientIdentifier, .authorized).code, .ok)
+        let (read, _) = client.readUntil(timeout: 5) { $0.streamID == 1 && $0.type == .message }
+        guard case .frame(let frame) = read else { return XCTFail("no answer after the decision: \(read)") }
+        XCTAssertEqual(try Wire.AuthorizationState(decoding: frame.payload).status, .authorized)
+        // Now it reads.
+        let info = try client.call(stream: 3, method: PhotoLibraryMethods.getLibraryInfo.path)
+        XCTAssertEqual(info.status.code, .ok, info.status.message)
+        XCTAssertTrue(try Wire.LibraryInfo(decoding: info.messages[0]).budgets.isEmpty, "budgets are the owner's")
+    }
+
+    func testAnAddOnlyClientAddsAndNothingElse() throws {
+        let state = try EnforcementMatrixTests.register(server, name: "Camera uploader", level: .addOnly)
+        XCTAssertEqual(try decide(state.clientIdentifier, .authorized, .addOnly).code, .ok)
+        let client = try server.rawConnection()
+        defer { client.close() }
+        let welcome = try client.handshake(token: state.clientToken)
+        XCTAssertEqual(welcome.accessLevel, .addOnly)
+        XCTAssertEqual(welcome.authorizationStatus, .authorized)
+        // Upload the library's own photo again: the answer does not say it exists.
+        let bytes = try Fixtures.bytes(at: Fixtures.landscape)
+        client.send(Frame(.call, stream: 1, payload: Wire.CallStart(method: PhotoLibraryMethods.uploadAsset.path).encoded()))
+        client.send(Frame(.message, stream: 1, payload: Wire.UploadChunk(part: .header(Wire.UploadHeader(originalFilename: "again.jpg", size: UInt64(bytes.count)))).encoded()))
+        var offset = 0
+        var credit = 1 << 20
+        while offset < bytes.count {
+            let end = min(bytes.count, offset + 60_000)
+            let payload = Wire.UploadChunk(part: .data(Array(bytes[offset..<end]))).encoded()
+            while credit < payload.count {
+                let (read, _) = client.readUntil(timeout: 10) { $0.type == .windowUpdate && $0.streamID == 1 }
+                guard case .frame(let update) = read else { return XCTFail("no credit: \(read)") }
+                credit += Int(try Wire.WindowUpdate(decoding: update.payload).increment)
+            }
+            client.send(Frame(.message, stream: 1, flags: end == bytes.count ? .endStream : [], payload: payload))
+            credit -= payload.count
+            offset = end
+        }
+        let (read, _) = client.readUntil(timeout: 20) { $0.streamID == 1 && ($0.type == .message || $0.type == .status) }
+        guard case .frame(let answer) = read, answer.type == .message else { return XCTFail("upload: \(read)") }
+        let upload = try Wire.UploadResult(decoding: answer.payload)
+        XCTAssertEqual(upload.existingAssetIdentifier, "", "an add-only client does not learn which assets exist")
+        let create = try client.call(stream: 3, method: PhotoLibraryMethods.performChanges.path, request: Wire.PerformChangesRequest(requests: [
+            Wire.ChangeRequest(request: .createAsset(Wire.CreateAssetRequest(uploadID: upload.uploadID, placeholderID: "$1"))),
+        ]).encoded())
+        XCTAssertEqual(create.status.code, .ok, create.status.message)
+        let trash = try client.call(stream: 5, method: PhotoLibraryMethods.performChanges.path, request: Wire.PerformChangesRequest(requests: [
+            Wire.ChangeRequest(request: .deleteAssets(Wire.DeleteAssetsRequest(assetIdentifiers: [server.assets[0]]))),
+        ]).encoded())
+        XCTAssertEqual(trash.status.code, .permissionDenied, trash.status.message)
+        XCTAssertEqual(trash.status.failedRequestIndexPlusOne, 1)
+        let fetch = try client.call(stream: 7, method: PhotoLibraryMethods.fetchAssets.path, request: Wire.FetchAssetsRequest().encoded())
+        XCTAssertEqual(fetch.status.code, .permissionDenied, fetch.status.message)
+        // The audit log says so.
+        let log = try owner.call(stream: ownerStream, method: PhotoLibraryMethods.getAuditLog.path, request: Wire.AuditLogRequest().encoded())
+        ownerStream += 2
+        let entries = try Wire.AuditLogResponse(decoding: log.messages[0]).entries.filter { $0.clientIdentifier == state.clientIdentifier }
+        XCTAssertEqual(entries.map(\.event).prefix(2), ["requested", "authorized"])
+        XCTAssertTrue(entries.contains { $0.event == "refused" && $0.detail.hasPrefix("FetchAssets") }, "\(entries)")
+    }
+
+    func testRevokingEndsAnOpenSubscriptionWithinASecond() throws {
+        let state = try EnforcementMatrixTests.register(server, name: "Old laptop", level: .readWrite)
+        XCTAssertEqual(try decide(state.clientIdentifier, .authorized).code, .ok)
+        let client = try server.rawConnection()
+        _ = try client.handshake(token: state.clientToken)
+        client.send(Frame(.call, stream: 1, payload: Wire.CallStart(method: PhotoLibraryMethods.subscribe.path).encoded()))
+        client.send(Frame(.message, stream: 1, payload: Wire.SubscriptionRequest(request: .registerFetch(Wire.FetchAssetsRequest())).encoded()))
+        guard case .frame = client.readUntil(timeout: 10, { $0.streamID == 1 && $0.type == .message }).0 else { return XCTFail("not subscribed") }
+        let started = Date()
+        XCTAssertEqual(try decide(state.clientIdentifier, .denied, revoke: true).code, .ok)
+        let (read, _) = client.readUntil(timeout: 5) { $0.streamID == 1 && $0.type == .status }
+        guard case .frame(let status) = read else { return XCTFail("the subscription was not ended: \(read)") }
+        XCTAssertEqual(try Wire.Status(decoding: status.payload).code, .permissionDenied)
+        XCTAssertTrue(client.waitForClose(timeout: 5), "the connection closes")
+        XCTAssertLessThan(Date().timeIntervalSince(started), 1.0, "within a second")
+        XCTAssertThrowsError(try server.rawConnection().handshake(token: state.clientToken), "the token opens nothing any more")
+    }
+}
