@@ -1,7 +1,7 @@
 import Foundation
 
 /// Whether a client may use the library: PhotoKit's `PHAuthorizationStatus`.
-public enum AuthorizationStatus: Int, Sendable, Hashable, CaseIterable {
+public enum AuthorizationStatus: Int, Sendable, Hashable, CaseIterable, Codable {
     /// The owner has not decided yet.
     case notDetermined = 0
     /// Access is restricted by policy.
@@ -15,7 +15,7 @@ public enum AuthorizationStatus: Int, Sendable, Hashable, CaseIterable {
 }
 
 /// What a client asks to do: PhotoKit's `PHAccessLevel`.
-public enum AccessLevel: Int, Sendable, Hashable, CaseIterable {
+public enum AccessLevel: Int, Sendable, Hashable, CaseIterable, Codable {
     /// Only add assets.
     case addOnly = 1
     /// Read and change the library.

@@ -31,7 +31,9 @@ struct ConnectionOptions: ParsableArguments {
             return text.trimmingCharacters(in: .whitespacesAndNewlines)
         }
         if let token = ProcessInfo.processInfo.environment["PHOTOLIB_TOKEN"], !token.isEmpty { return token }
-        throw CLIError("no token: pass --token TOKEN, --token-file LIBRARY/owner.token, or set PHOTOLIB_TOKEN")
+        // The credential `photolib auth request` stored for this server.
+        if let grant = try? CredentialStore().grant(for: resolvedServer) { return grant.token }
+        throw CLIError("no token: pass --token TOKEN, --token-file LIBRARY/owner.token, set PHOTOLIB_TOKEN, or ask for access with 'photolib auth request --name NAME --access read-write'")
     }
 
     /// Connects, runs `body`, closes; turns errors into one clear line and exit status 1.

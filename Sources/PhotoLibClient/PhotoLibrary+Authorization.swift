@@ -1,0 +1,80 @@
+import Foundation
+import PhotoLibCore
+import PhotoLibWire
+
+/// What `requestAuthorization` gives a new client: who it is, its secret token (shown once:
+/// store it, e.g. in a ``CredentialStore``) and the owner's decision so far.
+public struct ClientGrant: Sendable, Hashable, Codable {
+    /// The client's identifier (`client-…`), as the owner sees it.
+    public var clientIdentifier: String
+    /// The token to connect with from now on.
+    public var token: String
+    /// The status for the level asked for (not determined until the owner decides).
+    public var status: AuthorizationStatus
+    /// The level asked for.
+    public var accessLevel: AccessLevel
+
+    /// Creates a grant.
+    public init(clientIdentifier: String, token: String, status: AuthorizationStatus, accessLevel: AccessLevel) {
+        self.clientIdentifier = clientIdentifier
+        self.token = token
+        self.status = status
+        self.accessLevel = accessLevel
+    }
+}
+
+
+extension PhotoLibrary {
+    /// `PHPhotoLibrary.requestAuthorization(for:)`: asks the server at `server` (`HOST:PORT`)
+    /// to register this program as a client wanting `level`, under `name` (what the owner
+    /// sees). The owner decides later; wait for it with ``authorizationStatus(for:waitingForDecision:timeout:)``
+    /// on a connection made with the grant's token.
+    public static func requestAuthorization(
+        for level: AccessLevel, name: String, server: String, configuration: ClientConfiguration = ClientConfiguration()
+    ) async throws -> ClientGrant {
+        let library = try await connect(to: server, token: "", clientName: name, configuration: configuration)
+        defer { library.close() }
+        let state = try await library.connection.unary(
+            PhotoLibraryMethods.requestAuthorization, Wire.AuthorizationRequest(accessLevel: .init(level), clientName: name))
+        return ClientGrant(
+            clientIdentifier: state.clientIdentifier, token: state.clientToken, status: state.status.domain ?? .denied, accessLevel: level)
+    }
+
+    /// `PHPhotoLibrary.authorizationStatus(for:)` of this connection's client (the owner:
+    /// authorized). With `waitingForDecision`, a not-determined status is answered only
+    /// once the owner decides, or after `timeout` seconds (then it is still not determined).
+    public func authorizationStatus(for level: AccessLevel, waitingForDecision: Bool = false, timeout: Double = 600) async throws -> AuthorizationStatus {
+        do {
+            let state = try await connection.unary(
+                PhotoLibraryMethods.getAuthorizationStatus, Wire.AuthorizationStatusRequest(accessLevel: .init(level), waitForDecision: waitingForDecision),
+                timeout: waitingForDecision ? timeout : nil)
+            return state.status.domain ?? .denied
+        } catch let error as PhotoLibError where error.code == .deadlineExceeded && waitingForDecision {
+            return .notDetermined
+        }
+    }
+
+    /// Owner only: every client of the library.
+    public func clients() async throws -> [ClientRecord] {
+        try await connection.unary(PhotoLibraryMethods.listClients, Wire.Empty()).clients.map(\.domain)
+    }
+
+    /// Owner only: authorizes or denies `client` for `level`. Denying ends the client's open
+    /// connections at once.
+    public func setAuthorization(_ status: AuthorizationStatus, for level: AccessLevel, client: String) async throws {
+        _ = try await connection.unary(
+            PhotoLibraryMethods.setClientAuthorization,
+            Wire.SetClientAuthorizationRequest(clientIdentifier: client, status: .init(status), accessLevel: .init(level)))
+    }
+
+    /// Owner only: revokes `client` (every level denied, its token void); its open
+    /// connections end at once.
+    public func revoke(client: String) async throws {
+        _ = try await connection.unary(PhotoLibraryMethods.setClientAuthorization, Wire.SetClientAuthorizationRequest(clientIdentifier: client, revoke: true))
+    }
+
+    /// Owner only: the newest `limit` audit entries (decisions and refused calls), oldest first.
+    public func auditLog(limit: Int = 1000) async throws -> [AuditEntry] {
+        try await connection.unary(PhotoLibraryMethods.getAuditLog, Wire.AuditLogRequest(limit: UInt32(clamping: limit))).entries.map(\.domain)
+    }
+}

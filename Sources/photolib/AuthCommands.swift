@@ -1,0 +1,197 @@
+import ArgumentParser
+import Foundation
+import PhotoLibClient
+
+extension AccessLevel: ExpressibleByArgument {
+    /// `read-write` or `add-only`.
+    public init?(argument: String) {
+        switch argument {
+        case "read-write": self = .readWrite
+        case "add-only": self = .addOnly
+        default: return nil
+        }
+    }
+}
+
+extension PhotoLibCommand {
+    /// `photolib auth`: this program as a client of the library (PhotoKit's requestAuthorization).
+    struct Auth: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Ask the library's owner for access, and see what was decided.",
+            subcommands: [Request.self, Status.self])
+
+        /// `photolib auth request --name NAME --access read-write|add-only [--wait]`.
+        struct Request: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Register as a client of the server and wait for the owner's decision; the token is printed once and stored.",
+                discussion: "The token is stored in ~/.config/photolib/credentials (mode 0600) for $PHOTOLIB_SERVER, so later commands use it without PHOTOLIB_TOKEN.")
+
+            @OptionGroup var connection: ConnectionOptions
+            @Option(name: .long, help: "The name the owner sees, e.g. 'Kitchen frame'.") var name: String
+            @Option(name: .long, help: "read-write or add-only.") var access: AccessLevel
+            @Flag(name: .long, help: "Wait until the owner decides (at most --timeout seconds).") var wait = false
+            @Option(name: .long, help: "Seconds to wait with --wait.") var timeout: Double = 600
+
+            func run() async throws {
+                let server = connection.resolvedServer
+                let grant: ClientGrant
+                do {
+                    grant = try await PhotoLibrary.requestAuthorization(for: access, name: name, server: server)
+                    try CredentialStore().save(grant, for: server)
+                } catch let error as PhotoLibError {
+                    throw CLIError(error.message, code: error.code)
+                }
+                var status = grant.status
+                if wait && status == .notDetermined {
+                    if !connection.json {
+                        print("client \(grant.clientIdentifier): waiting for the owner's decision (photolib clients approve \(grant.clientIdentifier))")
+                        fflush(nil)
+                    }
+                    do {
+                        let library = try await PhotoLibrary.connect(to: server, token: grant.token, clientName: name)
+                        defer { library.close() }
+                        status = try await library.authorizationStatus(for: access, waitingForDecision: true, timeout: timeout)
+                    } catch let error as PhotoLibError {
+                        throw CLIError(error.message, code: error.code)
+                    }
+                }
+                if connection.json {
+                    struct GrantJSON: Encodable {
+                        var clientIdentifier: String
+                        var status: String
+                        var accessLevel: String
+                        var token: String
+                    }
+                    try Output.json(GrantJSON(clientIdentifier: grant.clientIdentifier, status: status.name, accessLevel: access.name, token: grant.token))
+                } else {
+                    print("client  \(grant.clientIdentifier)")
+                    print("access  \(access.name): \(status.name)")
+                    print("token   \(grant.token)   (shown once; stored in \(CredentialStore.defaultPath))")
+                }
+            }
+        }
+
+        /// `photolib auth status`.
+        struct Status: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "This client's status for each access level.")
+
+            @OptionGroup var connection: ConnectionOptions
+
+            func run() async throws {
+                let (readWrite, addOnly, isOwner) = try await connection.withLibrary { library in
+                    (try await library.authorizationStatus(for: .readWrite), try await library.authorizationStatus(for: .addOnly), library.isOwner)
+                }
+                if connection.json {
+                    struct StatusJSON: Encodable {
+                        var owner: Bool
+                        var readWrite: String
+                        var addOnly: String
+                    }
+                    try Output.json(StatusJSON(owner: isOwner, readWrite: readWrite.name, addOnly: addOnly.name))
+                } else {
+                    if isOwner { print("the library's owner") }
+                    print("read-write  \(readWrite.name)")
+                    print("add-only    \(addOnly.name)")
+                }
+            }
+        }
+    }
+
+    /// `photolib clients`: the owner's view of the library's clients, and decisions.
+    struct Clients: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List the library's clients (owner only), and approve, deny or revoke them.",
+            subcommands: [ListClients.self, Approve.self, Deny.self, Revoke.self, Log.self],
+            defaultSubcommand: ListClients.self)
+
+        /// `photolib clients list`.
+        struct ListClients: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(commandName: "list", abstract: "Every client, with its status per access level.")
+            @OptionGroup var connection: ConnectionOptions
+
+            func run() async throws {
+                let clients = try await connection.withLibrary { try await $0.clients() }
+                if connection.json {
+                    struct ClientJSON: Encodable {
+                        var clientIdentifier: String
+                        var name: String
+                        var readWrite: String
+                        var addOnly: String
+                        var revoked: Bool
+                        var requestedAt: Date
+                    }
+                    try Output.json(clients.map {
+                        ClientJSON(clientIdentifier: $0.clientIdentifier, name: $0.name, readWrite: $0.readWrite.name, addOnly: $0.addOnly.name, revoked: $0.isRevoked, requestedAt: $0.requestedAt)
+                    })
+                } else if clients.isEmpty {
+                    print("no clients")
+                } else {
+                    for client in clients {
+                        print("\(client.clientIdentifier)  \(client.name)  read-write: \(client.readWrite.name)  add-only: \(client.addOnly.name)\(client.isRevoked ? "  (revoked)" : "")")
+                    }
+                }
+            }
+        }
+
+        /// `photolib clients approve CLIENT [--access …]`.
+        struct Approve: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "Authorize a client for an access level.")
+            @OptionGroup var connection: ConnectionOptions
+            @Argument(help: "The client's identifier (photolib clients).") var client: String
+            @Option(name: .long, help: "read-write or add-only.") var access: AccessLevel = .readWrite
+
+            func run() async throws {
+                try await connection.withLibrary { try await $0.setAuthorization(.authorized, for: access, client: client) }
+                if !connection.json { print("\(client): \(access.name) authorized") }
+            }
+        }
+
+        /// `photolib clients deny CLIENT [--access …]`.
+        struct Deny: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "Deny a client an access level (its open connections end at once).")
+            @OptionGroup var connection: ConnectionOptions
+            @Argument(help: "The client's identifier.") var client: String
+            @Option(name: .long, help: "read-write or add-only.") var access: AccessLevel = .readWrite
+
+            func run() async throws {
+                try await connection.withLibrary { try await $0.setAuthorization(.denied, for: access, client: client) }
+                if !connection.json { print("\(client): \(access.name) denied") }
+            }
+        }
+
+        /// `photolib clients revoke CLIENT`.
+        struct Revoke: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "Revoke a client: every level denied, its token void, its connections ended.")
+            @OptionGroup var connection: ConnectionOptions
+            @Argument(help: "The client's identifier.") var client: String
+
+            func run() async throws {
+                try await connection.withLibrary { try await $0.revoke(client: client) }
+                if !connection.json { print("\(client): revoked") }
+            }
+        }
+
+        /// `photolib clients log`.
+        struct Log: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "The audit log: every request, decision and refused call.")
+            @OptionGroup var connection: ConnectionOptions
+            @Option(name: .long, help: "The newest this many entries.") var limit: Int = 100
+
+            func run() async throws {
+                let entries = try await connection.withLibrary { try await $0.auditLog(limit: limit) }
+                if connection.json {
+                    struct EntryJSON: Encodable {
+                        var date: Date
+                        var clientIdentifier: String
+                        var event: String
+                        var detail: String
+                    }
+                    try Output.json(entries.map { EntryJSON(date: $0.date, clientIdentifier: $0.clientIdentifier, event: $0.event, detail: $0.detail) })
+                } else {
+                    let format = ISO8601DateFormatter()
+                    for entry in entries { print("\(format.string(from: entry.date))  \(entry.clientIdentifier)  \(entry.event)  \(entry.detail)") }
+                }
+            }
+        }
+    }
+}
