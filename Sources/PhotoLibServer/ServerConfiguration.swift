@@ -66,6 +66,10 @@ public struct ServerConfiguration: Sendable {
     /// Objects one subscription may observe with `registerObjects`.
     public var maxObservedObjectsPerSubscription: Int = 10_000
 
+    /// Connections open without a token at once (they may only ask for authorization);
+    /// more get GOAWAY `RESOURCE_EXHAUSTED` at their HELLO.
+    public var maxTokenlessConnections: Int = 32
+
     /// Access levels the server refuses by policy: a client asking for one is `restricted`
     /// (PhotoKit's `.restricted`), e.g. add-only uploads on a read-only archive.
     public var restrictedAccessLevels: Set<AccessLevel> = []

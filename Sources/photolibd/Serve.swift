@@ -65,6 +65,12 @@ extension PhotoLibDaemon {
         @Option(name: .long, help: "Distinct live fetch results the server keeps up to date at once (each holds its listing in memory; identical fetches share one).")
         var maxLiveResults: Int = ServerConfiguration().maxLiveResults
 
+        @Option(name: .long, help: "Refuse an access level by policy: clients asking for it are 'restricted' (read-write or add-only; repeatable).")
+        var restrictAccess: [String] = []
+
+        @Option(name: .long, help: "Connections without a token (asking for authorization) open at once.")
+        var maxTokenlessConnections: Int = ServerConfiguration().maxTokenlessConnections
+
         @Option(name: .long, help: "Disk space held back in DIR/reserve so that deletes and trash purges work on a full disk, in MiB (0: none). Uploads are refused before they would use it.")
         var diskReserveMib: Int = DiskReserve.defaultSize >> 20
 
@@ -89,6 +95,10 @@ extension PhotoLibDaemon {
             }
             guard (64...1_048_576).contains(maxMemoryMib) else { throw ValidationError("--max-memory-mib must be within 64…1048576") }
             guard maxObservedResultsPerConnection > 0, maxLiveResults > 0 else { throw ValidationError("--max-observed-results-per-connection and --max-live-results must be positive") }
+            guard restrictAccess.allSatisfy({ $0 == "read-write" || $0 == "add-only" }) else {
+                throw ValidationError("--restrict-access takes read-write or add-only")
+            }
+            guard maxTokenlessConnections >= 1 else { throw ValidationError("--max-tokenless-connections must be positive") }
             guard (0...65_536).contains(diskReserveMib) else { throw ValidationError("--disk-reserve-mib must be within 0…65536") }
             guard decodeTimeLimit >= 0.1, decodeTimeLimit <= 3600 else { throw ValidationError("--decode-time-limit must be within 0.1…3600 seconds") }
             guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical") }
@@ -143,6 +153,8 @@ extension PhotoLibDaemon {
             configuration.maxImageDimension = maxImageDimension
             configuration.decodeTimeLimit = decodeTimeLimit
             configuration.maxMemory = maxMemoryMib << 20
+            configuration.maxTokenlessConnections = maxTokenlessConnections
+            configuration.restrictedAccessLevels = Set(restrictAccess.map { $0 == "read-write" ? AccessLevel.readWrite : AccessLevel.addOnly })
             configuration.maxObservedResultsPerConnection = maxObservedResultsPerConnection
             configuration.maxLiveResults = maxLiveResults
             configuration.trashRetention = trashRetentionDays * 86_400

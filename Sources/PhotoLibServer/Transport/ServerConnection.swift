@@ -35,6 +35,9 @@ final class ServerConnection: @unchecked Sendable {
     /// Whether ``received(_:)`` is handling a batch of frames.
     private var handlingReceivedBytes = false
     private var lastFrameAt = DispatchTime.now()
+    /// Whether this connection (opened without a token) counts against
+    /// `ServerConfiguration.maxTokenlessConnections`; on ``queue``.
+    private var holdsTokenlessSlot = false
     private let openedAt = DispatchTime.now()
     private var timer: (any DispatchSourceTimer)?
     private(set) var session: ConnectionSession?
@@ -157,6 +160,16 @@ final class ServerConnection: @unchecked Sendable {
         guard let identity = core.authenticate(token: hello.token) else {
             logger.notice("handshake refused: wrong token", metadata: ["client.name": "\(hello.clientName)"])
             throw PhotoLibError(.unauthenticated, "the token is not valid for this library (a revoked client's token is not): pass the owner's token (DIR/owner.token) or a client token with --token or PHOTOLIB_TOKEN")
+        }
+        if identity == .unauthenticated {
+            // Connections without a credential are few at a time: a flood of them cannot hold
+            // the slots of clients that have one.
+            guard core.admitTokenless() else {
+                throw PhotoLibError(
+                    .resourceExhausted,
+                    "\(core.configuration.maxTokenlessConnections) connections without a token are open already; retry later")
+            }
+            holdsTokenlessSlot = true
         }
         let configuration = core.configuration
         peerMaxFrameSize = try WireLimits.maxFrameSize(announced: hello.maxFrameSize)
@@ -576,6 +589,10 @@ final class ServerConnection: @unchecked Sendable {
         }
         if let error { logger.debug("connection error: \(error)") }
         logger.debug("connection closed")
+        if holdsTokenlessSlot {
+            holdsTokenlessSlot = false
+            core.releaseTokenless()
+        }
         session?.fetchResults.removeAll()
         let callback = onClose
         onClose = nil

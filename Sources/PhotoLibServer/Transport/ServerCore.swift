@@ -1,4 +1,5 @@
 import Crypto
+import Synchronization
 import Foundation
 import Logging
 import PhotoLibCore
@@ -19,6 +20,8 @@ final class ServerCore: Sendable {
 
     /// The library's clients, for authentication and per-call checks.
     let clients: ClientDirectory
+    /// Connections open without a token (see ``admitTokenless()``).
+    private let tokenless = Atomic<Int>(0)
 
     init(configuration: ServerConfiguration, router: RPCRouter, logger: Logger, libraryIdentifier: String, ownerToken: String, libraryDirectory: String, clients: ClientDirectory) {
         self.clients = clients
@@ -46,6 +49,19 @@ final class ServerCore: Sendable {
         for (a, b) in zip(digest, ownerTokenDigest) { difference |= a ^ b }
         if difference == 0 { return .owner }
         return clients.client(presenting: token).map { .client($0.clientIdentifier) }
+    }
+
+    /// Counts one more connection without a token; `false` (nothing counted) when
+    /// `maxTokenlessConnections` are open already.
+    func admitTokenless() -> Bool {
+        if tokenless.add(1, ordering: .relaxed).newValue <= configuration.maxTokenlessConnections { return true }
+        tokenless.subtract(1, ordering: .relaxed)
+        return false
+    }
+
+    /// A connection without a token closed.
+    func releaseTokenless() {
+        tokenless.subtract(1, ordering: .relaxed)
     }
 
     /// Why `session` may not call `method` now (checked when each call opens, against the

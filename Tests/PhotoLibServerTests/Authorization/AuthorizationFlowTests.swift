@@ -117,4 +117,39 @@ final class AuthorizationFlowTests: XCTestCase {
         XCTAssertLessThan(Date().timeIntervalSince(started), 1.0, "within a second")
         XCTAssertThrowsError(try server.rawConnection().handshake(token: state.clientToken), "the token opens nothing any more")
     }
+
+    /// Connections without a token are capped, so a flood of them cannot hold the slots of
+    /// clients that have one; a closed one frees its slot.
+    func testTokenlessConnectionsAreFewAtATime() async throws {
+        var configuration = ServerConfiguration()
+        configuration.maxTokenlessConnections = 2
+        let limited = try InProcessServer(configuration: configuration)
+        addTeardownBlock { await limited.tearDown() }
+        let first = try limited.rawConnection(), second = try limited.rawConnection()
+        _ = try first.handshake(token: "")
+        _ = try second.handshake(token: "")
+        let third = try limited.rawConnection()
+        XCTAssertThrowsError(try third.handshake(token: "")) { error in
+            XCTAssertTrue("\(error)".contains("RESOURCE_EXHAUSTED"), "\(error)")
+        }
+        let owner = try limited.rawConnection()
+        XCTAssertNoThrow(try owner.handshake(token: limited.token), "the owner still gets in")
+        first.close()
+        var admitted = false
+        for _ in 0..<50 where !admitted {
+            try await Task.sleep(nanoseconds: 20_000_000)
+            admitted = (try? limited.rawConnection().handshake(token: "")) != nil
+        }
+        XCTAssertTrue(admitted, "a closed tokenless connection frees its slot")
+    }
+
+    /// A level the server refuses by policy is `restricted` from the start.
+    func testARestrictedLevelIsRestricted() async throws {
+        var configuration = ServerConfiguration()
+        configuration.restrictedAccessLevels = [.addOnly]
+        let restricting = try InProcessServer(configuration: configuration)
+        addTeardownBlock { await restricting.tearDown() }
+        XCTAssertEqual(try EnforcementMatrixTests.register(restricting, name: "uploader", level: .addOnly).status, .restricted)
+        XCTAssertEqual(try EnforcementMatrixTests.register(restricting, name: "viewer", level: .readWrite).status, .notDetermined)
+    }
 }
