@@ -277,6 +277,141 @@ void   photolib__v1__set_client_authorization_request__free_unpacked
   assert(message->base.descriptor == &photolib__v1__set_client_authorization_request__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   photolib__v1__pending_request__init
+                     (Photolib__V1__PendingRequest         *message)
+{
+  static const Photolib__V1__PendingRequest init_value = PHOTOLIB__V1__PENDING_REQUEST__INIT;
+  *message = init_value;
+}
+size_t photolib__v1__pending_request__get_packed_size
+                     (const Photolib__V1__PendingRequest *message)
+{
+  assert(message->base.descriptor == &photolib__v1__pending_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t photolib__v1__pending_request__pack
+                     (const Photolib__V1__PendingRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &photolib__v1__pending_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t photolib__v1__pending_request__pack_to_buffer
+                     (const Photolib__V1__PendingRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &photolib__v1__pending_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Photolib__V1__PendingRequest *
+       photolib__v1__pending_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Photolib__V1__PendingRequest *)
+     protobuf_c_message_unpack (&photolib__v1__pending_request__descriptor,
+                                allocator, len, data);
+}
+void   photolib__v1__pending_request__free_unpacked
+                     (Photolib__V1__PendingRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &photolib__v1__pending_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   photolib__v1__pending_requests_response__init
+                     (Photolib__V1__PendingRequestsResponse         *message)
+{
+  static const Photolib__V1__PendingRequestsResponse init_value = PHOTOLIB__V1__PENDING_REQUESTS_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t photolib__v1__pending_requests_response__get_packed_size
+                     (const Photolib__V1__PendingRequestsResponse *message)
+{
+  assert(message->base.descriptor == &photolib__v1__pending_requests_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t photolib__v1__pending_requests_response__pack
+                     (const Photolib__V1__PendingRequestsResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &photolib__v1__pending_requests_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t photolib__v1__pending_requests_response__pack_to_buffer
+                     (const Photolib__V1__PendingRequestsResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &photolib__v1__pending_requests_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Photolib__V1__PendingRequestsResponse *
+       photolib__v1__pending_requests_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Photolib__V1__PendingRequestsResponse *)
+     protobuf_c_message_unpack (&photolib__v1__pending_requests_response__descriptor,
+                                allocator, len, data);
+}
+void   photolib__v1__pending_requests_response__free_unpacked
+                     (Photolib__V1__PendingRequestsResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &photolib__v1__pending_requests_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   photolib__v1__answer_pending_request_request__init
+                     (Photolib__V1__AnswerPendingRequestRequest         *message)
+{
+  static const Photolib__V1__AnswerPendingRequestRequest init_value = PHOTOLIB__V1__ANSWER_PENDING_REQUEST_REQUEST__INIT;
+  *message = init_value;
+}
+size_t photolib__v1__answer_pending_request_request__get_packed_size
+                     (const Photolib__V1__AnswerPendingRequestRequest *message)
+{
+  assert(message->base.descriptor == &photolib__v1__answer_pending_request_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t photolib__v1__answer_pending_request_request__pack
+                     (const Photolib__V1__AnswerPendingRequestRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &photolib__v1__answer_pending_request_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t photolib__v1__answer_pending_request_request__pack_to_buffer
+                     (const Photolib__V1__AnswerPendingRequestRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &photolib__v1__answer_pending_request_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Photolib__V1__AnswerPendingRequestRequest *
+       photolib__v1__answer_pending_request_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Photolib__V1__AnswerPendingRequestRequest *)
+     protobuf_c_message_unpack (&photolib__v1__answer_pending_request_request__descriptor,
+                                allocator, len, data);
+}
+void   photolib__v1__answer_pending_request_request__free_unpacked
+                     (Photolib__V1__AnswerPendingRequestRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &photolib__v1__answer_pending_request_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   photolib__v1__audit_log_request__init
                      (Photolib__V1__AuditLogRequest         *message)
 {
@@ -591,7 +726,7 @@ const ProtobufCMessageDescriptor photolib__v1__authorization_state__descriptor =
   (ProtobufCMessageInit) photolib__v1__authorization_state__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor photolib__v1__client_record__field_descriptors[9] =
+static const ProtobufCFieldDescriptor photolib__v1__client_record__field_descriptors[10] =
 {
   {
     "client_identifier",
@@ -701,12 +836,25 @@ static const ProtobufCFieldDescriptor photolib__v1__client_record__field_descrip
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "confirm_edits",
+    10,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Photolib__V1__ClientRecord, confirm_edits),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned photolib__v1__client_record__field_indices_by_name[] = {
   3,   /* field[3] = access_level */
   7,   /* field[7] = add_only_status */
   0,   /* field[0] = client_identifier */
   1,   /* field[1] = client_name */
+  9,   /* field[9] = confirm_edits */
   6,   /* field[6] = read_write_status */
   4,   /* field[4] = requested_at_ms */
   8,   /* field[8] = revoked */
@@ -716,7 +864,7 @@ static const unsigned photolib__v1__client_record__field_indices_by_name[] = {
 static const ProtobufCIntRange photolib__v1__client_record__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 9 }
+  { 0, 10 }
 };
 const ProtobufCMessageDescriptor photolib__v1__client_record__descriptor =
 {
@@ -726,7 +874,7 @@ const ProtobufCMessageDescriptor photolib__v1__client_record__descriptor =
   "Photolib__V1__ClientRecord",
   "photolib.v1",
   sizeof(Photolib__V1__ClientRecord),
-  9,
+  10,
   photolib__v1__client_record__field_descriptors,
   photolib__v1__client_record__field_indices_by_name,
   1,  photolib__v1__client_record__number_ranges,
@@ -771,7 +919,7 @@ const ProtobufCMessageDescriptor photolib__v1__list_clients_response__descriptor
   (ProtobufCMessageInit) photolib__v1__list_clients_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor photolib__v1__set_client_authorization_request__field_descriptors[5] =
+static const ProtobufCFieldDescriptor photolib__v1__set_client_authorization_request__field_descriptors[7] =
 {
   {
     "client_identifier",
@@ -833,10 +981,36 @@ static const ProtobufCFieldDescriptor photolib__v1__set_client_authorization_req
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "confirm_edits",
+    6,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_ENUM,
+    0,   /* quantifier_offset */
+    offsetof(Photolib__V1__SetClientAuthorizationRequest, confirm_edits),
+    &photolib__v1__confirm_edits_policy__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "policy_only",
+    7,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Photolib__V1__SetClientAuthorizationRequest, policy_only),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned photolib__v1__set_client_authorization_request__field_indices_by_name[] = {
   2,   /* field[2] = access_level */
   0,   /* field[0] = client_identifier */
+  5,   /* field[5] = confirm_edits */
+  6,   /* field[6] = policy_only */
   4,   /* field[4] = revoke */
   3,   /* field[3] = selected_asset_identifiers */
   1,   /* field[1] = status */
@@ -844,7 +1018,7 @@ static const unsigned photolib__v1__set_client_authorization_request__field_indi
 static const ProtobufCIntRange photolib__v1__set_client_authorization_request__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 5 }
+  { 0, 7 }
 };
 const ProtobufCMessageDescriptor photolib__v1__set_client_authorization_request__descriptor =
 {
@@ -854,11 +1028,216 @@ const ProtobufCMessageDescriptor photolib__v1__set_client_authorization_request_
   "Photolib__V1__SetClientAuthorizationRequest",
   "photolib.v1",
   sizeof(Photolib__V1__SetClientAuthorizationRequest),
-  5,
+  7,
   photolib__v1__set_client_authorization_request__field_descriptors,
   photolib__v1__set_client_authorization_request__field_indices_by_name,
   1,  photolib__v1__set_client_authorization_request__number_ranges,
   (ProtobufCMessageInit) photolib__v1__set_client_authorization_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor photolib__v1__pending_request__field_descriptors[7] =
+{
+  {
+    "request_id",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Photolib__V1__PendingRequest, request_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "client_identifier",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Photolib__V1__PendingRequest, client_identifier),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "client_name",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Photolib__V1__PendingRequest, client_name),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "kind",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_ENUM,
+    0,   /* quantifier_offset */
+    offsetof(Photolib__V1__PendingRequest, kind),
+    &photolib__v1__pending_request_kind__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "summary",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Photolib__V1__PendingRequest, summary),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "requested_at_ms",
+    6,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_SINT64,
+    0,   /* quantifier_offset */
+    offsetof(Photolib__V1__PendingRequest, requested_at_ms),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "expires_at_ms",
+    7,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_SINT64,
+    0,   /* quantifier_offset */
+    offsetof(Photolib__V1__PendingRequest, expires_at_ms),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned photolib__v1__pending_request__field_indices_by_name[] = {
+  1,   /* field[1] = client_identifier */
+  2,   /* field[2] = client_name */
+  6,   /* field[6] = expires_at_ms */
+  3,   /* field[3] = kind */
+  0,   /* field[0] = request_id */
+  5,   /* field[5] = requested_at_ms */
+  4,   /* field[4] = summary */
+};
+static const ProtobufCIntRange photolib__v1__pending_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 7 }
+};
+const ProtobufCMessageDescriptor photolib__v1__pending_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "photolib.v1.PendingRequest",
+  "PendingRequest",
+  "Photolib__V1__PendingRequest",
+  "photolib.v1",
+  sizeof(Photolib__V1__PendingRequest),
+  7,
+  photolib__v1__pending_request__field_descriptors,
+  photolib__v1__pending_request__field_indices_by_name,
+  1,  photolib__v1__pending_request__number_ranges,
+  (ProtobufCMessageInit) photolib__v1__pending_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor photolib__v1__pending_requests_response__field_descriptors[1] =
+{
+  {
+    "requests",
+    1,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Photolib__V1__PendingRequestsResponse, n_requests),
+    offsetof(Photolib__V1__PendingRequestsResponse, requests),
+    &photolib__v1__pending_request__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned photolib__v1__pending_requests_response__field_indices_by_name[] = {
+  0,   /* field[0] = requests */
+};
+static const ProtobufCIntRange photolib__v1__pending_requests_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor photolib__v1__pending_requests_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "photolib.v1.PendingRequestsResponse",
+  "PendingRequestsResponse",
+  "Photolib__V1__PendingRequestsResponse",
+  "photolib.v1",
+  sizeof(Photolib__V1__PendingRequestsResponse),
+  1,
+  photolib__v1__pending_requests_response__field_descriptors,
+  photolib__v1__pending_requests_response__field_indices_by_name,
+  1,  photolib__v1__pending_requests_response__number_ranges,
+  (ProtobufCMessageInit) photolib__v1__pending_requests_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor photolib__v1__answer_pending_request_request__field_descriptors[2] =
+{
+  {
+    "request_id",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Photolib__V1__AnswerPendingRequestRequest, request_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "confirm",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Photolib__V1__AnswerPendingRequestRequest, confirm),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned photolib__v1__answer_pending_request_request__field_indices_by_name[] = {
+  1,   /* field[1] = confirm */
+  0,   /* field[0] = request_id */
+};
+static const ProtobufCIntRange photolib__v1__answer_pending_request_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor photolib__v1__answer_pending_request_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "photolib.v1.AnswerPendingRequestRequest",
+  "AnswerPendingRequestRequest",
+  "Photolib__V1__AnswerPendingRequestRequest",
+  "photolib.v1",
+  sizeof(Photolib__V1__AnswerPendingRequestRequest),
+  2,
+  photolib__v1__answer_pending_request_request__field_descriptors,
+  photolib__v1__answer_pending_request_request__field_indices_by_name,
+  1,  photolib__v1__answer_pending_request_request__number_ranges,
+  (ProtobufCMessageInit) photolib__v1__answer_pending_request_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
 static const ProtobufCFieldDescriptor photolib__v1__audit_log_request__field_descriptors[1] =
@@ -1013,4 +1392,64 @@ const ProtobufCMessageDescriptor photolib__v1__audit_log_response__descriptor =
   1,  photolib__v1__audit_log_response__number_ranges,
   (ProtobufCMessageInit) photolib__v1__audit_log_response__init,
   NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCEnumValue photolib__v1__confirm_edits_policy__enum_values_by_number[3] =
+{
+  { "CONFIRM_EDITS_POLICY_UNCHANGED", "PHOTOLIB__V1__CONFIRM_EDITS_POLICY__CONFIRM_EDITS_POLICY_UNCHANGED", 0 },
+  { "CONFIRM_EDITS_POLICY_ON", "PHOTOLIB__V1__CONFIRM_EDITS_POLICY__CONFIRM_EDITS_POLICY_ON", 1 },
+  { "CONFIRM_EDITS_POLICY_OFF", "PHOTOLIB__V1__CONFIRM_EDITS_POLICY__CONFIRM_EDITS_POLICY_OFF", 2 },
+};
+static const ProtobufCIntRange photolib__v1__confirm_edits_policy__value_ranges[] = {
+{0, 0},{0, 3}
+};
+static const ProtobufCEnumValueIndex photolib__v1__confirm_edits_policy__enum_values_by_name[3] =
+{
+  { "CONFIRM_EDITS_POLICY_OFF", 2 },
+  { "CONFIRM_EDITS_POLICY_ON", 1 },
+  { "CONFIRM_EDITS_POLICY_UNCHANGED", 0 },
+};
+const ProtobufCEnumDescriptor photolib__v1__confirm_edits_policy__descriptor =
+{
+  PROTOBUF_C__ENUM_DESCRIPTOR_MAGIC,
+  "photolib.v1.ConfirmEditsPolicy",
+  "ConfirmEditsPolicy",
+  "Photolib__V1__ConfirmEditsPolicy",
+  "photolib.v1",
+  3,
+  photolib__v1__confirm_edits_policy__enum_values_by_number,
+  3,
+  photolib__v1__confirm_edits_policy__enum_values_by_name,
+  1,
+  photolib__v1__confirm_edits_policy__value_ranges,
+  NULL,NULL,NULL,NULL   /* reserved[1234] */
+};
+static const ProtobufCEnumValue photolib__v1__pending_request_kind__enum_values_by_number[3] =
+{
+  { "PENDING_REQUEST_KIND_UNSPECIFIED", "PHOTOLIB__V1__PENDING_REQUEST_KIND__PENDING_REQUEST_KIND_UNSPECIFIED", 0 },
+  { "PENDING_REQUEST_KIND_AUTHORIZATION", "PHOTOLIB__V1__PENDING_REQUEST_KIND__PENDING_REQUEST_KIND_AUTHORIZATION", 1 },
+  { "PENDING_REQUEST_KIND_EDIT_CONFIRMATION", "PHOTOLIB__V1__PENDING_REQUEST_KIND__PENDING_REQUEST_KIND_EDIT_CONFIRMATION", 2 },
+};
+static const ProtobufCIntRange photolib__v1__pending_request_kind__value_ranges[] = {
+{0, 0},{0, 3}
+};
+static const ProtobufCEnumValueIndex photolib__v1__pending_request_kind__enum_values_by_name[3] =
+{
+  { "PENDING_REQUEST_KIND_AUTHORIZATION", 1 },
+  { "PENDING_REQUEST_KIND_EDIT_CONFIRMATION", 2 },
+  { "PENDING_REQUEST_KIND_UNSPECIFIED", 0 },
+};
+const ProtobufCEnumDescriptor photolib__v1__pending_request_kind__descriptor =
+{
+  PROTOBUF_C__ENUM_DESCRIPTOR_MAGIC,
+  "photolib.v1.PendingRequestKind",
+  "PendingRequestKind",
+  "Photolib__V1__PendingRequestKind",
+  "photolib.v1",
+  3,
+  photolib__v1__pending_request_kind__enum_values_by_number,
+  3,
+  photolib__v1__pending_request_kind__enum_values_by_name,
+  1,
+  photolib__v1__pending_request_kind__value_ranges,
+  NULL,NULL,NULL,NULL   /* reserved[1234] */
 };

@@ -7,7 +7,7 @@
 #endif
 
 #include "service.pb-c.h"
-static const ProtobufCMethodDescriptor photolib__v1__photo_library__method_descriptors[24] =
+static const ProtobufCMethodDescriptor photolib__v1__photo_library__method_descriptors[26] =
 {
   { "GetLibraryInfo", &photolib__v1__empty__descriptor, &photolib__v1__library_info__descriptor },
   { "RequestAuthorization", &photolib__v1__authorization_request__descriptor, &photolib__v1__authorization_state__descriptor },
@@ -15,6 +15,8 @@ static const ProtobufCMethodDescriptor photolib__v1__photo_library__method_descr
   { "ListClients", &photolib__v1__empty__descriptor, &photolib__v1__list_clients_response__descriptor },
   { "SetClientAuthorization", &photolib__v1__set_client_authorization_request__descriptor, &photolib__v1__authorization_state__descriptor },
   { "GetAuditLog", &photolib__v1__audit_log_request__descriptor, &photolib__v1__audit_log_response__descriptor },
+  { "ListPendingRequests", &photolib__v1__empty__descriptor, &photolib__v1__pending_requests_response__descriptor },
+  { "AnswerPendingRequest", &photolib__v1__answer_pending_request_request__descriptor, &photolib__v1__empty__descriptor },
   { "FetchAssets", &photolib__v1__fetch_assets_request__descriptor, &photolib__v1__fetch_result_snapshot__descriptor },
   { "FetchAssetCollections", &photolib__v1__fetch_asset_collections_request__descriptor, &photolib__v1__fetch_result_snapshot__descriptor },
   { "FetchCollectionLists", &photolib__v1__fetch_collection_lists_request__descriptor, &photolib__v1__fetch_result_snapshot__descriptor },
@@ -35,30 +37,32 @@ static const ProtobufCMethodDescriptor photolib__v1__photo_library__method_descr
   { "FetchPersistentChanges", &photolib__v1__persistent_changes_request__descriptor, &photolib__v1__persistent_changes_response__descriptor },
 };
 const unsigned photolib__v1__photo_library__method_indices_by_name[] = {
-  15,        /* CancelImageRequest */
-  7,        /* FetchAssetCollections */
-  6,        /* FetchAssets */
-  8,        /* FetchCollectionLists */
-  23,        /* FetchPersistentChanges */
-  10,        /* FetchResultIndex */
-  9,        /* FetchResultObjects */
-  19,        /* GetAssetResources */
+  7,        /* AnswerPendingRequest */
+  17,        /* CancelImageRequest */
+  9,        /* FetchAssetCollections */
+  8,        /* FetchAssets */
+  10,        /* FetchCollectionLists */
+  25,        /* FetchPersistentChanges */
+  12,        /* FetchResultIndex */
+  11,        /* FetchResultObjects */
+  21,        /* GetAssetResources */
   5,        /* GetAuditLog */
   2,        /* GetAuthorizationStatus */
   0,        /* GetLibraryInfo */
   3,        /* ListClients */
-  13,        /* PerformChanges */
-  11,        /* ReleaseFetchResult */
+  6,        /* ListPendingRequests */
+  15,        /* PerformChanges */
+  13,        /* ReleaseFetchResult */
   1,        /* RequestAuthorization */
-  21,        /* RequestContentEditingInput */
-  14,        /* RequestImage */
-  20,        /* RequestResourceData */
+  23,        /* RequestContentEditingInput */
+  16,        /* RequestImage */
+  22,        /* RequestResourceData */
   4,        /* SetClientAuthorization */
-  16,        /* StartCachingImages */
-  17,        /* StopCachingImages */
-  18,        /* StopCachingImagesForAllAssets */
-  22,        /* Subscribe */
-  12         /* UploadAsset */
+  18,        /* StartCachingImages */
+  19,        /* StopCachingImages */
+  20,        /* StopCachingImagesForAllAssets */
+  24,        /* Subscribe */
+  14         /* UploadAsset */
 };
 const ProtobufCServiceDescriptor photolib__v1__photo_library__descriptor =
 {
@@ -67,7 +71,7 @@ const ProtobufCServiceDescriptor photolib__v1__photo_library__descriptor =
   "PhotoLibrary",
   "Photolib__V1__PhotoLibrary",
   "photolib.v1",
-  24,
+  26,
   photolib__v1__photo_library__method_descriptors,
   photolib__v1__photo_library__method_indices_by_name
 };
@@ -119,13 +123,29 @@ void photolib__v1__photo_library__get_audit_log(ProtobufCService *service,
   assert(service->descriptor == &photolib__v1__photo_library__descriptor);
   service->invoke(service, 5, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
+void photolib__v1__photo_library__list_pending_requests(ProtobufCService *service,
+                                                        const Photolib__V1__Empty *input,
+                                                        Photolib__V1__PendingRequestsResponse_Closure closure,
+                                                        void *closure_data)
+{
+  assert(service->descriptor == &photolib__v1__photo_library__descriptor);
+  service->invoke(service, 6, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void photolib__v1__photo_library__answer_pending_request(ProtobufCService *service,
+                                                         const Photolib__V1__AnswerPendingRequestRequest *input,
+                                                         Photolib__V1__Empty_Closure closure,
+                                                         void *closure_data)
+{
+  assert(service->descriptor == &photolib__v1__photo_library__descriptor);
+  service->invoke(service, 7, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
 void photolib__v1__photo_library__fetch_assets(ProtobufCService *service,
                                                const Photolib__V1__FetchAssetsRequest *input,
                                                Photolib__V1__FetchResultSnapshot_Closure closure,
                                                void *closure_data)
 {
   assert(service->descriptor == &photolib__v1__photo_library__descriptor);
-  service->invoke(service, 6, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 8, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void photolib__v1__photo_library__fetch_asset_collections(ProtobufCService *service,
                                                           const Photolib__V1__FetchAssetCollectionsRequest *input,
@@ -133,7 +153,7 @@ void photolib__v1__photo_library__fetch_asset_collections(ProtobufCService *serv
                                                           void *closure_data)
 {
   assert(service->descriptor == &photolib__v1__photo_library__descriptor);
-  service->invoke(service, 7, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 9, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void photolib__v1__photo_library__fetch_collection_lists(ProtobufCService *service,
                                                          const Photolib__V1__FetchCollectionListsRequest *input,
@@ -141,7 +161,7 @@ void photolib__v1__photo_library__fetch_collection_lists(ProtobufCService *servi
                                                          void *closure_data)
 {
   assert(service->descriptor == &photolib__v1__photo_library__descriptor);
-  service->invoke(service, 8, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 10, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void photolib__v1__photo_library__fetch_result_objects(ProtobufCService *service,
                                                        const Photolib__V1__FetchResultObjectsRequest *input,
@@ -149,7 +169,7 @@ void photolib__v1__photo_library__fetch_result_objects(ProtobufCService *service
                                                        void *closure_data)
 {
   assert(service->descriptor == &photolib__v1__photo_library__descriptor);
-  service->invoke(service, 9, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 11, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void photolib__v1__photo_library__fetch_result_index(ProtobufCService *service,
                                                      const Photolib__V1__FetchResultIndexRequest *input,
@@ -157,7 +177,7 @@ void photolib__v1__photo_library__fetch_result_index(ProtobufCService *service,
                                                      void *closure_data)
 {
   assert(service->descriptor == &photolib__v1__photo_library__descriptor);
-  service->invoke(service, 10, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 12, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void photolib__v1__photo_library__release_fetch_result(ProtobufCService *service,
                                                        const Photolib__V1__ReleaseFetchResultRequest *input,
@@ -165,7 +185,7 @@ void photolib__v1__photo_library__release_fetch_result(ProtobufCService *service
                                                        void *closure_data)
 {
   assert(service->descriptor == &photolib__v1__photo_library__descriptor);
-  service->invoke(service, 11, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 13, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void photolib__v1__photo_library__upload_asset(ProtobufCService *service,
                                                const Photolib__V1__UploadChunk *input,
@@ -173,7 +193,7 @@ void photolib__v1__photo_library__upload_asset(ProtobufCService *service,
                                                void *closure_data)
 {
   assert(service->descriptor == &photolib__v1__photo_library__descriptor);
-  service->invoke(service, 12, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 14, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void photolib__v1__photo_library__perform_changes(ProtobufCService *service,
                                                   const Photolib__V1__PerformChangesRequest *input,
@@ -181,7 +201,7 @@ void photolib__v1__photo_library__perform_changes(ProtobufCService *service,
                                                   void *closure_data)
 {
   assert(service->descriptor == &photolib__v1__photo_library__descriptor);
-  service->invoke(service, 13, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 15, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void photolib__v1__photo_library__request_image(ProtobufCService *service,
                                                 const Photolib__V1__ImageRequest *input,
@@ -189,7 +209,7 @@ void photolib__v1__photo_library__request_image(ProtobufCService *service,
                                                 void *closure_data)
 {
   assert(service->descriptor == &photolib__v1__photo_library__descriptor);
-  service->invoke(service, 14, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 16, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void photolib__v1__photo_library__cancel_image_request(ProtobufCService *service,
                                                        const Photolib__V1__CancelImageRequestRequest *input,
@@ -197,7 +217,7 @@ void photolib__v1__photo_library__cancel_image_request(ProtobufCService *service
                                                        void *closure_data)
 {
   assert(service->descriptor == &photolib__v1__photo_library__descriptor);
-  service->invoke(service, 15, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 17, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void photolib__v1__photo_library__start_caching_images(ProtobufCService *service,
                                                        const Photolib__V1__CachingRequest *input,
@@ -205,7 +225,7 @@ void photolib__v1__photo_library__start_caching_images(ProtobufCService *service
                                                        void *closure_data)
 {
   assert(service->descriptor == &photolib__v1__photo_library__descriptor);
-  service->invoke(service, 16, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 18, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void photolib__v1__photo_library__stop_caching_images(ProtobufCService *service,
                                                       const Photolib__V1__CachingRequest *input,
@@ -213,7 +233,7 @@ void photolib__v1__photo_library__stop_caching_images(ProtobufCService *service,
                                                       void *closure_data)
 {
   assert(service->descriptor == &photolib__v1__photo_library__descriptor);
-  service->invoke(service, 17, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 19, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void photolib__v1__photo_library__stop_caching_images_for_all_assets(ProtobufCService *service,
                                                                      const Photolib__V1__Empty *input,
@@ -221,7 +241,7 @@ void photolib__v1__photo_library__stop_caching_images_for_all_assets(ProtobufCSe
                                                                      void *closure_data)
 {
   assert(service->descriptor == &photolib__v1__photo_library__descriptor);
-  service->invoke(service, 18, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 20, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void photolib__v1__photo_library__get_asset_resources(ProtobufCService *service,
                                                       const Photolib__V1__AssetResourcesRequest *input,
@@ -229,7 +249,7 @@ void photolib__v1__photo_library__get_asset_resources(ProtobufCService *service,
                                                       void *closure_data)
 {
   assert(service->descriptor == &photolib__v1__photo_library__descriptor);
-  service->invoke(service, 19, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 21, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void photolib__v1__photo_library__request_resource_data(ProtobufCService *service,
                                                         const Photolib__V1__ResourceDataRequest *input,
@@ -237,7 +257,7 @@ void photolib__v1__photo_library__request_resource_data(ProtobufCService *servic
                                                         void *closure_data)
 {
   assert(service->descriptor == &photolib__v1__photo_library__descriptor);
-  service->invoke(service, 20, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 22, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void photolib__v1__photo_library__request_content_editing_input(ProtobufCService *service,
                                                                 const Photolib__V1__ContentEditingInputRequest *input,
@@ -245,7 +265,7 @@ void photolib__v1__photo_library__request_content_editing_input(ProtobufCService
                                                                 void *closure_data)
 {
   assert(service->descriptor == &photolib__v1__photo_library__descriptor);
-  service->invoke(service, 21, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 23, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void photolib__v1__photo_library__subscribe(ProtobufCService *service,
                                             const Photolib__V1__SubscriptionRequest *input,
@@ -253,7 +273,7 @@ void photolib__v1__photo_library__subscribe(ProtobufCService *service,
                                             void *closure_data)
 {
   assert(service->descriptor == &photolib__v1__photo_library__descriptor);
-  service->invoke(service, 22, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 24, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void photolib__v1__photo_library__fetch_persistent_changes(ProtobufCService *service,
                                                            const Photolib__V1__PersistentChangesRequest *input,
@@ -261,7 +281,7 @@ void photolib__v1__photo_library__fetch_persistent_changes(ProtobufCService *ser
                                                            void *closure_data)
 {
   assert(service->descriptor == &photolib__v1__photo_library__descriptor);
-  service->invoke(service, 23, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 25, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void photolib__v1__photo_library__init (Photolib__V1__PhotoLibrary_Service *service,
                                         Photolib__V1__PhotoLibrary_ServiceDestroy destroy)

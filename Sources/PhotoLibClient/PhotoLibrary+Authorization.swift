@@ -24,6 +24,30 @@ public struct ClientGrant: Sendable, Hashable, Codable {
 }
 
 
+/// Something a client waits for the owner to answer.
+public struct PendingRequest: Sendable, Hashable {
+    /// What kind of answer it waits for.
+    public enum Kind: Sendable, Hashable {
+        /// Access to the library (answer with `setAuthorization`).
+        case authorization
+        /// Changes from a client whose edits need confirmation (answer with `answer(_:confirm:)`).
+        case editConfirmation
+    }
+
+    /// Its identifier (a client identifier for authorization, `edit-…` for changes).
+    public var requestIdentifier: String
+    /// The client asking.
+    public var clientIdentifier: String
+    /// The client's name.
+    public var clientName: String
+    /// What kind of answer it waits for.
+    public var kind: Kind
+    /// What is asked, for a person.
+    public var summary: String
+    /// When it was asked.
+    public var requestedAt: Date
+}
+
 extension PhotoLibrary {
     /// `PHPhotoLibrary.requestAuthorization(for:)`: asks the server at `server` (`HOST:PORT`)
     /// to register this program as a client wanting `level`, under `name` (what the owner
@@ -76,5 +100,27 @@ extension PhotoLibrary {
     /// Owner only: the newest `limit` audit entries (decisions and refused calls), oldest first.
     public func auditLog(limit: Int = 1000) async throws -> [AuditEntry] {
         try await connection.unary(PhotoLibraryMethods.getAuditLog, Wire.AuditLogRequest(limit: UInt32(clamping: limit))).entries.map(\.domain)
+    }
+
+    /// Owner only: what clients wait for, oldest first.
+    public func pendingRequests() async throws -> [PendingRequest] {
+        try await connection.unary(PhotoLibraryMethods.listPendingRequests, Wire.Empty()).requests.map {
+            PendingRequest(
+                requestIdentifier: $0.requestID, clientIdentifier: $0.clientIdentifier, clientName: $0.clientName,
+                kind: $0.kind == .editConfirmation ? .editConfirmation : .authorization, summary: $0.summary,
+                requestedAt: Date(timeIntervalSince1970: Double($0.requestedAtMs) / 1000))
+        }
+    }
+
+    /// Owner only: confirms or declines a client's changes waiting for confirmation.
+    public func answer(_ request: String, confirm: Bool) async throws {
+        _ = try await connection.unary(PhotoLibraryMethods.answerPendingRequest, Wire.AnswerPendingRequestRequest(requestID: request, confirm: confirm))
+    }
+
+    /// Owner only: whether `client`'s changes wait for the owner's confirmation.
+    public func setConfirmsEdits(_ confirms: Bool, client: String) async throws {
+        _ = try await connection.unary(
+            PhotoLibraryMethods.setClientAuthorization,
+            Wire.SetClientAuthorizationRequest(clientIdentifier: client, confirmEdits: confirms ? .on : .off, policyOnly: true))
     }
 }

@@ -37,9 +37,16 @@ public struct ClientRecord: Sendable, Hashable {
     public var isRevoked: Bool
     /// When it first asked.
     public var requestedAt: Date
+    /// Whether its changes wait for the owner's confirmation (PhotoKit asks the person
+    /// before an app modifies a photo).
+    public var confirmsEdits: Bool
 
     /// Creates a record.
-    public init(clientIdentifier: String, name: String, readWrite: AuthorizationStatus, addOnly: AuthorizationStatus, isRevoked: Bool, requestedAt: Date) {
+    public init(
+        clientIdentifier: String, name: String, readWrite: AuthorizationStatus, addOnly: AuthorizationStatus, isRevoked: Bool, requestedAt: Date,
+        confirmsEdits: Bool = false
+    ) {
+        self.confirmsEdits = confirmsEdits
         self.clientIdentifier = clientIdentifier
         self.name = name
         self.readWrite = readWrite

@@ -74,7 +74,7 @@ extension PhotoLibrary {
     public func clientCredentials() throws(PhotoLibError) -> [(tokenDigest: String, client: ClientRecord)] {
         try withDatabase { (database) throws(PhotoLibError) in
             try database.prepare("SELECT \(Self.clientColumns), token_sha256 FROM client WHERE revoked = 0 ORDER BY id")
-                .rows { (row) throws(PhotoLibError) in (row.text(6), try Self.clientRecord(row)) }
+                .rows { (row) throws(PhotoLibError) in (row.text(7), try Self.clientRecord(row)) }
         }
     }
 
@@ -118,6 +118,24 @@ extension PhotoLibrary {
                 throw PhotoLibError(.notFound, "no client has the identifier \(identifier) (or it was revoked)")
             }
             try Self.audit(identifier, status == .authorized ? "authorized" : "denied", "\(level.name) access", at: time, in: database)
+            return record
+        }
+    }
+
+    /// Sets whether `identifier`'s changes wait for the owner's confirmation. Audited.
+    @discardableResult
+    public func setConfirmsEdits(client identifier: String, _ confirms: Bool, now: Date = Date()) throws(PhotoLibError) -> ClientRecord {
+        let time = try Microseconds.validated(now, "decision time")
+        return try write { (database) throws(PhotoLibError) in
+            try database.prepare("UPDATE client SET confirm_edits = ? WHERE client_identifier = ? AND revoked = 0")
+                .execute([.int(confirms ? 1 : 0), .text(identifier)])
+            guard database.changes > 0,
+                let record = try database.prepare("SELECT \(Self.clientColumns) FROM client WHERE client_identifier = ?")
+                    .firstRow([.text(identifier)], Self.clientRecord)
+            else {
+                throw PhotoLibError(.notFound, "no client has the identifier \(identifier) (or it was revoked)")
+            }
+            try Self.audit(identifier, "policy", confirms ? "its changes wait for the owner's confirmation" : "its changes no longer wait for confirmation", at: time, in: database)
             return record
         }
     }
@@ -172,7 +190,7 @@ extension PhotoLibrary {
         SHA256.hash(data: Array(token.utf8)).map { OwnerToken.hexByte($0) }.joined()
     }
 
-    static let clientColumns = "client_identifier, name, read_write_status, add_only_status, revoked, requested_at"
+    static let clientColumns = "client_identifier, name, read_write_status, add_only_status, revoked, requested_at, confirm_edits"
 
     static func clientRecord(_ row: Statement) throws(PhotoLibError) -> ClientRecord {
         guard let readWrite = AuthorizationStatus(rawValue: row.int(2)), let addOnly = AuthorizationStatus(rawValue: row.int(3)) else {
@@ -180,6 +198,6 @@ extension PhotoLibrary {
         }
         return ClientRecord(
             clientIdentifier: row.text(0), name: row.text(1), readWrite: readWrite, addOnly: addOnly, isRevoked: row.int(4) != 0,
-            requestedAt: Microseconds.date(row.int64(5)))
+            requestedAt: Microseconds.date(row.int64(5)), confirmsEdits: row.int(6) != 0)
     }
 }

@@ -242,6 +242,7 @@ enum Schema {
             read_write_status  INTEGER NOT NULL DEFAULT 0 CHECK (read_write_status BETWEEN 0 AND 4),
             add_only_status    INTEGER NOT NULL DEFAULT 0 CHECK (add_only_status BETWEEN 0 AND 4),
             revoked            INTEGER NOT NULL DEFAULT 0 CHECK (revoked IN (0, 1)),
+            confirm_edits      INTEGER NOT NULL DEFAULT 0 CHECK (confirm_edits IN (0, 1)),
             requested_at       INTEGER NOT NULL,
             decided_at         INTEGER
         ) STRICT;

@@ -101,7 +101,7 @@ extension PhotoLibCommand {
     struct Clients: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "List the library's clients (owner only), and approve, deny or revoke them.",
-            subcommands: [ListClients.self, Approve.self, Deny.self, Revoke.self, Log.self],
+            subcommands: [ListClients.self, Approve.self, Deny.self, Revoke.self, Pending.self, Answer.self, Policy.self, Log.self],
             defaultSubcommand: ListClients.self)
 
         /// `photolib clients list`.
@@ -168,6 +168,68 @@ extension PhotoLibCommand {
             func run() async throws {
                 try await connection.withLibrary { try await $0.revoke(client: client) }
                 if !connection.json { print("\(client): revoked") }
+            }
+        }
+
+        /// `photolib clients pending`.
+        struct Pending: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "What clients wait for: access decisions and changes to confirm.")
+            @OptionGroup var connection: ConnectionOptions
+
+            func run() async throws {
+                let requests = try await connection.withLibrary { try await $0.pendingRequests() }
+                if connection.json {
+                    struct RequestJSON: Encodable {
+                        var request: String
+                        var clientIdentifier: String
+                        var clientName: String
+                        var kind: String
+                        var summary: String
+                    }
+                    try Output.json(requests.map {
+                        RequestJSON(request: $0.requestIdentifier, clientIdentifier: $0.clientIdentifier, clientName: $0.clientName,
+                                    kind: $0.kind == .editConfirmation ? "edit-confirmation" : "authorization", summary: $0.summary)
+                    })
+                } else if requests.isEmpty {
+                    print("nothing waits")
+                } else {
+                    for request in requests { print("\(request.requestIdentifier)  \(request.clientName)  \(request.summary)") }
+                }
+            }
+        }
+
+        /// `photolib clients answer REQUEST --confirm|--decline`.
+        struct Answer: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "Confirm or decline a client's changes waiting for confirmation.")
+            @OptionGroup var connection: ConnectionOptions
+            @Argument(help: "The request (photolib clients pending).") var request: String
+            @Flag(name: .long, help: "Let the changes be applied.") var confirm = false
+            @Flag(name: .long, help: "Refuse them: nothing is applied.") var decline = false
+
+            func validate() throws {
+                guard confirm != decline else { throw ValidationError("pass exactly one of --confirm and --decline") }
+            }
+
+            func run() async throws {
+                try await connection.withLibrary { try await $0.answer(request, confirm: confirm) }
+                if !connection.json { print("\(request): \(confirm ? "confirmed" : "declined")") }
+            }
+        }
+
+        /// `photolib clients policy CLIENT --confirm-edits on|off`.
+        struct Policy: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "Whether a client's changes wait for your confirmation.")
+            @OptionGroup var connection: ConnectionOptions
+            @Argument(help: "The client's identifier.") var client: String
+            @Option(name: .long, help: "on or off.") var confirmEdits: String
+
+            func validate() throws {
+                guard confirmEdits == "on" || confirmEdits == "off" else { throw ValidationError("--confirm-edits takes on or off") }
+            }
+
+            func run() async throws {
+                try await connection.withLibrary { try await $0.setConfirmsEdits(confirmEdits == "on", client: client) }
+                if !connection.json { print("\(client): changes \(confirmEdits == "on" ? "wait for your confirmation" : "apply without confirmation")") }
             }
         }
 

@@ -111,6 +111,32 @@ final class AuthorizationCLITests: XCTestCase {
         XCTAssertTrue(read.stderr.contains("read-write access"), "\(read)")
         XCTAssertEqual(try runCLIJSON([AnyCodable].self, ["ls", "--json"], server: server).count, 3, "the owner sees the new photo")
     }
+
+    func testEditConfirmationThroughTheCLI() throws {
+        let environment = clientEnvironment("tagger")
+        let asked = try runCLI(["auth", "request", "--name", "Tagger", "--access", "read-write", "--json"], server: server, environment: environment)
+        let grant = try JSONDecoder().decode(Grant.self, from: Data(asked.stdout.utf8))
+        _ = try owner(["clients", "approve", grant.clientIdentifier])
+        _ = try owner(["clients", "policy", grant.clientIdentifier, "--confirm-edits", "on"])
+        struct Row: Decodable { var localIdentifier: String }
+        let asset = try XCTUnwrap(try runCLIJSON([Row].self, ["ls", "--json"], server: server).first?.localIdentifier)
+        let favorite = try ChildProcess(Paths.photolib, ["favorite", asset], environment: environment)
+        defer { _ = favorite.killHard(); favorite.cleanUp() }
+        struct Pending: Decodable { var request: String; var kind: String; var clientIdentifier: String }
+        var request: String?
+        for _ in 0..<200 where request == nil {
+            request = try runCLIJSON([Pending].self, ["clients", "pending", "--json"], server: server)
+                .first { $0.kind == "edit-confirmation" && $0.clientIdentifier == grant.clientIdentifier }?.request
+            if request == nil { Thread.sleep(forTimeInterval: 0.05) }
+        }
+        let id = try XCTUnwrap(request, "the change never waited for confirmation")
+        XCTAssertTrue(favorite.isRunning, "the client waits")
+        _ = try owner(["clients", "answer", id, "--confirm"])
+        let result = try XCTUnwrap(favorite.waitForExit(timeout: 10))
+        XCTAssertTrue(result.succeeded, "\(result)")
+        let log = try owner(["clients", "log"])
+        XCTAssertTrue(log.stdout.contains("\(grant.clientIdentifier)  confirmed"), log.stdout)
+    }
 }
 
 /// Any JSON value (to count array elements).

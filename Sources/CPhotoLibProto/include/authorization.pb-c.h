@@ -22,6 +22,9 @@ typedef struct Photolib__V1__AuthorizationState Photolib__V1__AuthorizationState
 typedef struct Photolib__V1__ClientRecord Photolib__V1__ClientRecord;
 typedef struct Photolib__V1__ListClientsResponse Photolib__V1__ListClientsResponse;
 typedef struct Photolib__V1__SetClientAuthorizationRequest Photolib__V1__SetClientAuthorizationRequest;
+typedef struct Photolib__V1__PendingRequest Photolib__V1__PendingRequest;
+typedef struct Photolib__V1__PendingRequestsResponse Photolib__V1__PendingRequestsResponse;
+typedef struct Photolib__V1__AnswerPendingRequestRequest Photolib__V1__AnswerPendingRequestRequest;
 typedef struct Photolib__V1__AuditLogRequest Photolib__V1__AuditLogRequest;
 typedef struct Photolib__V1__AuditLogEntry Photolib__V1__AuditLogEntry;
 typedef struct Photolib__V1__AuditLogResponse Photolib__V1__AuditLogResponse;
@@ -29,6 +32,18 @@ typedef struct Photolib__V1__AuditLogResponse Photolib__V1__AuditLogResponse;
 
 /* --- enums --- */
 
+typedef enum _Photolib__V1__ConfirmEditsPolicy {
+  PHOTOLIB__V1__CONFIRM_EDITS_POLICY__CONFIRM_EDITS_POLICY_UNCHANGED = 0,
+  PHOTOLIB__V1__CONFIRM_EDITS_POLICY__CONFIRM_EDITS_POLICY_ON = 1,
+  PHOTOLIB__V1__CONFIRM_EDITS_POLICY__CONFIRM_EDITS_POLICY_OFF = 2
+    PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(PHOTOLIB__V1__CONFIRM_EDITS_POLICY)
+} Photolib__V1__ConfirmEditsPolicy;
+typedef enum _Photolib__V1__PendingRequestKind {
+  PHOTOLIB__V1__PENDING_REQUEST_KIND__PENDING_REQUEST_KIND_UNSPECIFIED = 0,
+  PHOTOLIB__V1__PENDING_REQUEST_KIND__PENDING_REQUEST_KIND_AUTHORIZATION = 1,
+  PHOTOLIB__V1__PENDING_REQUEST_KIND__PENDING_REQUEST_KIND_EDIT_CONFIRMATION = 2
+    PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(PHOTOLIB__V1__PENDING_REQUEST_KIND)
+} Photolib__V1__PendingRequestKind;
 
 /* --- messages --- */
 
@@ -104,10 +119,11 @@ struct  Photolib__V1__ClientRecord
   Photolib__V1__AuthorizationStatus read_write_status;
   Photolib__V1__AuthorizationStatus add_only_status;
   protobuf_c_boolean revoked;
+  protobuf_c_boolean confirm_edits;
 };
 #define PHOTOLIB__V1__CLIENT_RECORD__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&photolib__v1__client_record__descriptor) \
-    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, PHOTOLIB__V1__AUTHORIZATION_STATUS__AUTHORIZATION_STATUS_NOT_DETERMINED, PHOTOLIB__V1__ACCESS_LEVEL__ACCESS_LEVEL_UNSPECIFIED, 0, 0, PHOTOLIB__V1__AUTHORIZATION_STATUS__AUTHORIZATION_STATUS_NOT_DETERMINED, PHOTOLIB__V1__AUTHORIZATION_STATUS__AUTHORIZATION_STATUS_NOT_DETERMINED, 0 }
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, PHOTOLIB__V1__AUTHORIZATION_STATUS__AUTHORIZATION_STATUS_NOT_DETERMINED, PHOTOLIB__V1__ACCESS_LEVEL__ACCESS_LEVEL_UNSPECIFIED, 0, 0, PHOTOLIB__V1__AUTHORIZATION_STATUS__AUTHORIZATION_STATUS_NOT_DETERMINED, PHOTOLIB__V1__AUTHORIZATION_STATUS__AUTHORIZATION_STATUS_NOT_DETERMINED, 0, 0 }
 
 
 struct  Photolib__V1__ListClientsResponse
@@ -143,10 +159,68 @@ struct  Photolib__V1__SetClientAuthorizationRequest
    * access_level are ignored).
    */
   protobuf_c_boolean revoke;
+  /*
+   * Whether the client's PerformChanges wait for the owner's confirmation (PhotoKit asks
+   * the person before an app modifies a photo); UNCHANGED leaves it as it is. With
+   * policy_only, only this is changed (status and access_level are ignored).
+   */
+  Photolib__V1__ConfirmEditsPolicy confirm_edits;
+  protobuf_c_boolean policy_only;
 };
 #define PHOTOLIB__V1__SET_CLIENT_AUTHORIZATION_REQUEST__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&photolib__v1__set_client_authorization_request__descriptor) \
-    , (char *)protobuf_c_empty_string, PHOTOLIB__V1__AUTHORIZATION_STATUS__AUTHORIZATION_STATUS_NOT_DETERMINED, PHOTOLIB__V1__ACCESS_LEVEL__ACCESS_LEVEL_UNSPECIFIED, 0,NULL, 0 }
+    , (char *)protobuf_c_empty_string, PHOTOLIB__V1__AUTHORIZATION_STATUS__AUTHORIZATION_STATUS_NOT_DETERMINED, PHOTOLIB__V1__ACCESS_LEVEL__ACCESS_LEVEL_UNSPECIFIED, 0,NULL, 0, PHOTOLIB__V1__CONFIRM_EDITS_POLICY__CONFIRM_EDITS_POLICY_UNCHANGED, 0 }
+
+
+/*
+ * Owner only: what clients are waiting for (authorization decisions, edit confirmations).
+ */
+struct  Photolib__V1__PendingRequest
+{
+  ProtobufCMessage base;
+  char *request_id;
+  char *client_identifier;
+  char *client_name;
+  Photolib__V1__PendingRequestKind kind;
+  /*
+   * What is asked, for a person: "read-write access", "PerformChanges: 2 requests (delete …)".
+   */
+  char *summary;
+  int64_t requested_at_ms;
+  /*
+   * 0: until the owner answers.
+   */
+  int64_t expires_at_ms;
+};
+#define PHOTOLIB__V1__PENDING_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&photolib__v1__pending_request__descriptor) \
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, PHOTOLIB__V1__PENDING_REQUEST_KIND__PENDING_REQUEST_KIND_UNSPECIFIED, (char *)protobuf_c_empty_string, 0, 0 }
+
+
+struct  Photolib__V1__PendingRequestsResponse
+{
+  ProtobufCMessage base;
+  size_t n_requests;
+  Photolib__V1__PendingRequest **requests;
+};
+#define PHOTOLIB__V1__PENDING_REQUESTS_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&photolib__v1__pending_requests_response__descriptor) \
+    , 0,NULL }
+
+
+/*
+ * Owner only: confirms or declines an edit confirmation (authorization requests are
+ * answered with SetClientAuthorization).
+ */
+struct  Photolib__V1__AnswerPendingRequestRequest
+{
+  ProtobufCMessage base;
+  char *request_id;
+  protobuf_c_boolean confirm;
+};
+#define PHOTOLIB__V1__ANSWER_PENDING_REQUEST_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&photolib__v1__answer_pending_request_request__descriptor) \
+    , (char *)protobuf_c_empty_string, 0 }
 
 
 /*
@@ -309,6 +383,63 @@ Photolib__V1__SetClientAuthorizationRequest *
 void   photolib__v1__set_client_authorization_request__free_unpacked
                      (Photolib__V1__SetClientAuthorizationRequest *message,
                       ProtobufCAllocator *allocator);
+/* Photolib__V1__PendingRequest methods */
+void   photolib__v1__pending_request__init
+                     (Photolib__V1__PendingRequest         *message);
+size_t photolib__v1__pending_request__get_packed_size
+                     (const Photolib__V1__PendingRequest   *message);
+size_t photolib__v1__pending_request__pack
+                     (const Photolib__V1__PendingRequest   *message,
+                      uint8_t             *out);
+size_t photolib__v1__pending_request__pack_to_buffer
+                     (const Photolib__V1__PendingRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Photolib__V1__PendingRequest *
+       photolib__v1__pending_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   photolib__v1__pending_request__free_unpacked
+                     (Photolib__V1__PendingRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Photolib__V1__PendingRequestsResponse methods */
+void   photolib__v1__pending_requests_response__init
+                     (Photolib__V1__PendingRequestsResponse         *message);
+size_t photolib__v1__pending_requests_response__get_packed_size
+                     (const Photolib__V1__PendingRequestsResponse   *message);
+size_t photolib__v1__pending_requests_response__pack
+                     (const Photolib__V1__PendingRequestsResponse   *message,
+                      uint8_t             *out);
+size_t photolib__v1__pending_requests_response__pack_to_buffer
+                     (const Photolib__V1__PendingRequestsResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Photolib__V1__PendingRequestsResponse *
+       photolib__v1__pending_requests_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   photolib__v1__pending_requests_response__free_unpacked
+                     (Photolib__V1__PendingRequestsResponse *message,
+                      ProtobufCAllocator *allocator);
+/* Photolib__V1__AnswerPendingRequestRequest methods */
+void   photolib__v1__answer_pending_request_request__init
+                     (Photolib__V1__AnswerPendingRequestRequest         *message);
+size_t photolib__v1__answer_pending_request_request__get_packed_size
+                     (const Photolib__V1__AnswerPendingRequestRequest   *message);
+size_t photolib__v1__answer_pending_request_request__pack
+                     (const Photolib__V1__AnswerPendingRequestRequest   *message,
+                      uint8_t             *out);
+size_t photolib__v1__answer_pending_request_request__pack_to_buffer
+                     (const Photolib__V1__AnswerPendingRequestRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Photolib__V1__AnswerPendingRequestRequest *
+       photolib__v1__answer_pending_request_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   photolib__v1__answer_pending_request_request__free_unpacked
+                     (Photolib__V1__AnswerPendingRequestRequest *message,
+                      ProtobufCAllocator *allocator);
 /* Photolib__V1__AuditLogRequest methods */
 void   photolib__v1__audit_log_request__init
                      (Photolib__V1__AuditLogRequest         *message);
@@ -386,6 +517,15 @@ typedef void (*Photolib__V1__ListClientsResponse_Closure)
 typedef void (*Photolib__V1__SetClientAuthorizationRequest_Closure)
                  (const Photolib__V1__SetClientAuthorizationRequest *message,
                   void *closure_data);
+typedef void (*Photolib__V1__PendingRequest_Closure)
+                 (const Photolib__V1__PendingRequest *message,
+                  void *closure_data);
+typedef void (*Photolib__V1__PendingRequestsResponse_Closure)
+                 (const Photolib__V1__PendingRequestsResponse *message,
+                  void *closure_data);
+typedef void (*Photolib__V1__AnswerPendingRequestRequest_Closure)
+                 (const Photolib__V1__AnswerPendingRequestRequest *message,
+                  void *closure_data);
 typedef void (*Photolib__V1__AuditLogRequest_Closure)
                  (const Photolib__V1__AuditLogRequest *message,
                   void *closure_data);
@@ -401,12 +541,17 @@ typedef void (*Photolib__V1__AuditLogResponse_Closure)
 
 /* --- descriptors --- */
 
+extern const ProtobufCEnumDescriptor    photolib__v1__confirm_edits_policy__descriptor;
+extern const ProtobufCEnumDescriptor    photolib__v1__pending_request_kind__descriptor;
 extern const ProtobufCMessageDescriptor photolib__v1__authorization_request__descriptor;
 extern const ProtobufCMessageDescriptor photolib__v1__authorization_status_request__descriptor;
 extern const ProtobufCMessageDescriptor photolib__v1__authorization_state__descriptor;
 extern const ProtobufCMessageDescriptor photolib__v1__client_record__descriptor;
 extern const ProtobufCMessageDescriptor photolib__v1__list_clients_response__descriptor;
 extern const ProtobufCMessageDescriptor photolib__v1__set_client_authorization_request__descriptor;
+extern const ProtobufCMessageDescriptor photolib__v1__pending_request__descriptor;
+extern const ProtobufCMessageDescriptor photolib__v1__pending_requests_response__descriptor;
+extern const ProtobufCMessageDescriptor photolib__v1__answer_pending_request_request__descriptor;
 extern const ProtobufCMessageDescriptor photolib__v1__audit_log_request__descriptor;
 extern const ProtobufCMessageDescriptor photolib__v1__audit_log_entry__descriptor;
 extern const ProtobufCMessageDescriptor photolib__v1__audit_log_response__descriptor;

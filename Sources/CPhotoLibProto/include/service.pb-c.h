@@ -62,6 +62,14 @@ struct Photolib__V1__PhotoLibrary_Service
                         const Photolib__V1__AuditLogRequest *input,
                         Photolib__V1__AuditLogResponse_Closure closure,
                         void *closure_data);
+  void (*list_pending_requests)(Photolib__V1__PhotoLibrary_Service *service,
+                                const Photolib__V1__Empty *input,
+                                Photolib__V1__PendingRequestsResponse_Closure closure,
+                                void *closure_data);
+  void (*answer_pending_request)(Photolib__V1__PhotoLibrary_Service *service,
+                                 const Photolib__V1__AnswerPendingRequestRequest *input,
+                                 Photolib__V1__Empty_Closure closure,
+                                 void *closure_data);
   void (*fetch_assets)(Photolib__V1__PhotoLibrary_Service *service,
                        const Photolib__V1__FetchAssetsRequest *input,
                        Photolib__V1__FetchResultSnapshot_Closure closure,
@@ -148,6 +156,8 @@ void photolib__v1__photo_library__init (Photolib__V1__PhotoLibrary_Service *serv
       function_prefix__ ## list_clients,\
       function_prefix__ ## set_client_authorization,\
       function_prefix__ ## get_audit_log,\
+      function_prefix__ ## list_pending_requests,\
+      function_prefix__ ## answer_pending_request,\
       function_prefix__ ## fetch_assets,\
       function_prefix__ ## fetch_asset_collections,\
       function_prefix__ ## fetch_collection_lists,\
@@ -190,6 +200,14 @@ void photolib__v1__photo_library__get_audit_log(ProtobufCService *service,
                                                 const Photolib__V1__AuditLogRequest *input,
                                                 Photolib__V1__AuditLogResponse_Closure closure,
                                                 void *closure_data);
+void photolib__v1__photo_library__list_pending_requests(ProtobufCService *service,
+                                                        const Photolib__V1__Empty *input,
+                                                        Photolib__V1__PendingRequestsResponse_Closure closure,
+                                                        void *closure_data);
+void photolib__v1__photo_library__answer_pending_request(ProtobufCService *service,
+                                                         const Photolib__V1__AnswerPendingRequestRequest *input,
+                                                         Photolib__V1__Empty_Closure closure,
+                                                         void *closure_data);
 void photolib__v1__photo_library__fetch_assets(ProtobufCService *service,
                                                const Photolib__V1__FetchAssetsRequest *input,
                                                Photolib__V1__FetchResultSnapshot_Closure closure,

@@ -19,7 +19,7 @@ public enum MethodAccess: Sendable, Hashable {
     case anyone
     /// The owner or any client with a credential, whatever its status (`GetAuthorizationStatus`).
     case anyCredential
-    /// The owner only (`ListClients`, `SetClientAuthorization`, `GetAuditLog`).
+    /// The owner only (`ListClients`, `SetClientAuthorization`, `GetAuditLog`, pending requests).
     case owner
     /// Reading the library: the owner, or a client authorized for read-write.
     case read
@@ -40,6 +40,8 @@ public enum MethodAccess: Sendable, Hashable {
         "ListClients": .owner,
         "SetClientAuthorization": .owner,
         "GetAuditLog": .owner,
+        "ListPendingRequests": .owner,
+        "AnswerPendingRequest": .owner,
         "FetchAssets": .read,
         "FetchAssetCollections": .read,
         "FetchCollectionLists": .read,

@@ -11,6 +11,8 @@ extension PhotoLibraryService {
         router.register(PhotoLibraryMethods.listClients) { [self] call in try await listClients(call) }
         router.register(PhotoLibraryMethods.setClientAuthorization) { [self] call in try await setClientAuthorization(call) }
         router.register(PhotoLibraryMethods.getAuditLog) { [self] call in try await getAuditLog(call) }
+        router.register(PhotoLibraryMethods.listPendingRequests) { [self] call in try await listPendingRequests(call) }
+        router.register(PhotoLibraryMethods.answerPendingRequest) { [self] call in try await answerPendingRequest(call) }
     }
 
     /// The longest a `GetAuthorizationStatus` waits for the owner when the call has no
@@ -99,8 +101,19 @@ extension PhotoLibraryService {
         let identifier = request.clientIdentifier
         try LocalIdentifier.validate(identifier)
         let library = self.library
-        let record: ClientRecord
+        var record: ClientRecord
         var level = request.accessLevel.domain ?? .readWrite
+        let policy: Bool? = switch request.confirmEdits {
+        case .on: true
+        case .off: false
+        default: nil
+        }
+        if request.policyOnly {
+            guard let policy else { throw PhotoLibError(.invalidArgument, "policy_only needs confirm_edits ON or OFF") }
+            record = try await libraryIO.run { () throws(PhotoLibError) in try library.setConfirmsEdits(client: identifier, policy) }
+            clients.decided(record)
+            return try await call.send(Wire.AuthorizationState(status: .init(record.status(for: level)), accessLevel: .init(level), clientIdentifier: identifier))
+        }
         if request.revoke {
             record = try await libraryIO.run { () throws(PhotoLibError) in try library.revoke(client: identifier) }
         } else {
@@ -118,6 +131,9 @@ extension PhotoLibraryService {
                 throw PhotoLibError(.invalidArgument, "the owner decides AUTHORIZED or DENIED (or revoke), not \(request.status)")
             }
         }
+        if let policy, !record.isRevoked {
+            record = try await libraryIO.run { () throws(PhotoLibError) in try library.setConfirmsEdits(client: identifier, policy) }
+        }
         clients.decided(record)
         if record.isRevoked || record.status(for: level) == .denied {
             clientConnections.close(
@@ -134,5 +150,43 @@ extension PhotoLibraryService {
         let library = self.library, limit = request.limit == 0 ? 1000 : Int(request.limit)
         let entries = try await libraryIO.run { () throws(PhotoLibError) in try library.auditLog(limit: limit) }
         try await call.send(Wire.AuditLogResponse(entries: entries.map(Wire.AuditLogEntry.init)))
+    }
+
+    /// What clients wait for: authorization decisions and edit confirmations, oldest first.
+    func listPendingRequests(_ call: ServerCall<Wire.Empty, Wire.PendingRequestsResponse>) async throws {
+        _ = try await call.singleRequest()
+        let library = self.library
+        let undecided = try await libraryIO.run { () throws(PhotoLibError) in
+            try library.clients().filter { !$0.isRevoked && ($0.readWrite == .notDetermined && $0.addOnly == .notDetermined) }
+        }
+        var requests = undecided.map { client in
+            Wire.PendingRequest(
+                requestID: client.clientIdentifier, clientIdentifier: client.clientIdentifier, clientName: client.name, kind: .authorization,
+                summary: "access to the library (photolib clients approve \(client.clientIdentifier))", requestedAtMs: Wire.milliseconds(client.requestedAt))
+        }
+        requests += editConfirmations.pending.map { pending in
+            Wire.PendingRequest(
+                requestID: pending.id, clientIdentifier: pending.client, clientName: pending.clientName, kind: .editConfirmation,
+                summary: pending.summary, requestedAtMs: Wire.milliseconds(pending.requestedAt), expiresAtMs: Wire.milliseconds(pending.expiresAt))
+        }
+        try await call.send(Wire.PendingRequestsResponse(requests: requests))
+    }
+
+    /// Confirms or declines a client's waiting changes. Audited.
+    func answerPendingRequest(_ call: ServerCall<Wire.AnswerPendingRequestRequest, Wire.Empty>) async throws {
+        let request = try await call.singleRequest()
+        let id = request.requestID
+        guard id.hasPrefix("edit-") else {
+            throw PhotoLibError(.invalidArgument, "'\(id.prefix(64))' is not an edit confirmation; authorization requests are answered with SetClientAuthorization (photolib clients approve|deny)")
+        }
+        let client = editConfirmations.pending.first { $0.id == id }
+        guard let client, editConfirmations.answer(id, confirm: request.confirm) else {
+            throw PhotoLibError(.notFound, "no change waits for confirmation as \(id.prefix(64)) (answered or expired)")
+        }
+        let library = self.library, confirm = request.confirm
+        try await libraryIO.run { () throws(PhotoLibError) in
+            try library.audit(client: client.client, event: confirm ? "confirmed" : "declined", detail: client.summary)
+        }
+        try await call.send(Wire.Empty())
     }
 }

@@ -56,6 +56,10 @@ extension PhotoLibraryService {
         try await call.send(Wire.UploadResult(staged))
     }
 
+    /// The longest a client's changes wait for the owner's confirmation (seconds); the call's
+    /// own deadline ends the wait earlier.
+    static let maxConfirmationWait: Double = 300
+
     /// One atomic batch.
     func performChanges(_ call: ServerCall<Wire.PerformChangesRequest, Wire.PerformChangesResponse>) async throws {
         let asked = try await call.singleRequest().domain()
@@ -71,6 +75,18 @@ extension PhotoLibraryService {
                         .permissionDenied, "request \(index) (\(request.name)): an add-only client may only create assets; nothing was applied",
                         failedRequestIndex: index)
                 }
+            }
+        }
+        // A client whose edits need confirmation waits for the owner's answer first.
+        if let identifier = call.session.clientIdentifier, let client = clients.client(identifier), client.confirmsEdits {
+            let summary = "PerformChanges: \(asked.count) request\(asked.count == 1 ? "" : "s") (\(Set(asked.map(\.name)).sorted().joined(separator: ", ")))"
+            let answer = try await editConfirmations.ask(client: identifier, clientName: client.name, summary: summary, timeout: Self.maxConfirmationWait)
+            try Task.checkCancellation()
+            guard let answer else {
+                throw PhotoLibError(.deadlineExceeded, "the library's owner did not confirm these changes within \(Int(Self.maxConfirmationWait)) s; nothing was applied")
+            }
+            guard answer else {
+                throw PhotoLibError(.permissionDenied, "the library's owner declined these changes; nothing was applied")
             }
         }
         let requests = try await preparingContentEdits(asked)

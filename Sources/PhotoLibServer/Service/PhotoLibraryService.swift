@@ -30,6 +30,8 @@ final class PhotoLibraryService: Sendable {
     let statisticsSource = StatisticsSource()
     /// How a decision reaches a client's open connections (set by the server).
     let clientConnections = ClientConnectionControl()
+    /// Client changes waiting for the owner's confirmation.
+    let editConfirmations = EditConfirmations()
 
     /// Objects returned with a snapshot or per page, at most.
     static let maxPageLength = 1000

@@ -4,6 +4,96 @@ internal import CPhotoLibProto
 import PhotoLibCore
 
 extension Wire {
+    /// `photolib.v1.ConfirmEditsPolicy`.
+    public enum ConfirmEditsPolicy: WireEnum, CustomStringConvertible {
+        /// `CONFIRM_EDITS_POLICY_UNCHANGED` (0).
+        case unchanged
+        /// `CONFIRM_EDITS_POLICY_ON` (1).
+        case on
+        /// `CONFIRM_EDITS_POLICY_OFF` (2).
+        case off
+        /// A value this version of the protocol does not know (proto3 enums are open).
+        case unrecognized(Int32)
+
+        /// The value with wire number `rawValue`.
+        public init(rawValue: Int32) {
+            switch rawValue {
+            case 0: self = .unchanged
+            case 1: self = .on
+            case 2: self = .off
+            default: self = .unrecognized(rawValue)
+            }
+        }
+
+        /// The wire number.
+        public var rawValue: Int32 {
+            switch self {
+            case .unchanged: return 0
+            case .on: return 1
+            case .off: return 2
+            case .unrecognized(let value): return value
+            }
+        }
+
+        /// Every value the protocol defines, in declaration order.
+        public static let knownCases: [Self] = [.unchanged, .on, .off]
+
+        /// The value's name in the .proto file (or its number when unrecognized).
+        public var description: String {
+            switch self {
+            case .unchanged: return "CONFIRM_EDITS_POLICY_UNCHANGED"
+            case .on: return "CONFIRM_EDITS_POLICY_ON"
+            case .off: return "CONFIRM_EDITS_POLICY_OFF"
+            case .unrecognized(let value): return "\(value)"
+            }
+        }
+    }
+
+    /// `photolib.v1.PendingRequestKind`.
+    public enum PendingRequestKind: WireEnum, CustomStringConvertible {
+        /// `PENDING_REQUEST_KIND_UNSPECIFIED` (0).
+        case unspecified
+        /// `PENDING_REQUEST_KIND_AUTHORIZATION` (1).
+        case authorization
+        /// `PENDING_REQUEST_KIND_EDIT_CONFIRMATION` (2).
+        case editConfirmation
+        /// A value this version of the protocol does not know (proto3 enums are open).
+        case unrecognized(Int32)
+
+        /// The value with wire number `rawValue`.
+        public init(rawValue: Int32) {
+            switch rawValue {
+            case 0: self = .unspecified
+            case 1: self = .authorization
+            case 2: self = .editConfirmation
+            default: self = .unrecognized(rawValue)
+            }
+        }
+
+        /// The wire number.
+        public var rawValue: Int32 {
+            switch self {
+            case .unspecified: return 0
+            case .authorization: return 1
+            case .editConfirmation: return 2
+            case .unrecognized(let value): return value
+            }
+        }
+
+        /// Every value the protocol defines, in declaration order.
+        public static let knownCases: [Self] = [.unspecified, .authorization, .editConfirmation]
+
+        /// The value's name in the .proto file (or its number when unrecognized).
+        public var description: String {
+            switch self {
+            case .unspecified: return "PENDING_REQUEST_KIND_UNSPECIFIED"
+            case .authorization: return "PENDING_REQUEST_KIND_AUTHORIZATION"
+            case .editConfirmation: return "PENDING_REQUEST_KIND_EDIT_CONFIRMATION"
+            case .unrecognized(let value): return "\(value)"
+            }
+        }
+    }
+
     /// RequestAuthorization: on a connection opened with an empty token, registers a new client
     /// (the answer carries its identifier and secret token, once); on a client's own connection,
     /// asks for another access level. The owner decides later (docs/PROTOCOL.md section 16b).
@@ -76,9 +166,11 @@ extension Wire {
         public var addOnlyStatus: Wire.AuthorizationStatus
         /// `revoked` (field 9).
         public var revoked: Bool
+        /// `confirm_edits` (field 10).
+        public var confirmEdits: Bool
 
         /// A message with the given fields (every field defaults to its proto3 default).
-        public init(clientIdentifier: String = "", clientName: String = "", status: Wire.AuthorizationStatus = .init(rawValue: 0), accessLevel: Wire.AccessLevel = .init(rawValue: 0), requestedAtMs: Int64 = 0, selectedAssetCount: UInt64 = 0, readWriteStatus: Wire.AuthorizationStatus = .init(rawValue: 0), addOnlyStatus: Wire.AuthorizationStatus = .init(rawValue: 0), revoked: Bool = false) {
+        public init(clientIdentifier: String = "", clientName: String = "", status: Wire.AuthorizationStatus = .init(rawValue: 0), accessLevel: Wire.AccessLevel = .init(rawValue: 0), requestedAtMs: Int64 = 0, selectedAssetCount: UInt64 = 0, readWriteStatus: Wire.AuthorizationStatus = .init(rawValue: 0), addOnlyStatus: Wire.AuthorizationStatus = .init(rawValue: 0), revoked: Bool = false, confirmEdits: Bool = false) {
             self.clientIdentifier = clientIdentifier
             self.clientName = clientName
             self.status = status
@@ -88,6 +180,7 @@ extension Wire {
             self.readWriteStatus = readWriteStatus
             self.addOnlyStatus = addOnlyStatus
             self.revoked = revoked
+            self.confirmEdits = confirmEdits
         }
     }
 
@@ -115,14 +208,77 @@ extension Wire {
         /// Revoke: every level denied and the client's token void for good (status and
         /// access_level are ignored).
         public var revoke: Bool
+        /// Whether the client's PerformChanges wait for the owner's confirmation (PhotoKit asks
+        /// the person before an app modifies a photo); UNCHANGED leaves it as it is. With
+        /// policy_only, only this is changed (status and access_level are ignored).
+        public var confirmEdits: Wire.ConfirmEditsPolicy
+        /// `policy_only` (field 7).
+        public var policyOnly: Bool
 
         /// A message with the given fields (every field defaults to its proto3 default).
-        public init(clientIdentifier: String = "", status: Wire.AuthorizationStatus = .init(rawValue: 0), accessLevel: Wire.AccessLevel = .init(rawValue: 0), selectedAssetIdentifiers: [String] = [], revoke: Bool = false) {
+        public init(clientIdentifier: String = "", status: Wire.AuthorizationStatus = .init(rawValue: 0), accessLevel: Wire.AccessLevel = .init(rawValue: 0), selectedAssetIdentifiers: [String] = [], revoke: Bool = false, confirmEdits: Wire.ConfirmEditsPolicy = .init(rawValue: 0), policyOnly: Bool = false) {
             self.clientIdentifier = clientIdentifier
             self.status = status
             self.accessLevel = accessLevel
             self.selectedAssetIdentifiers = selectedAssetIdentifiers
             self.revoke = revoke
+            self.confirmEdits = confirmEdits
+            self.policyOnly = policyOnly
+        }
+    }
+
+    /// Owner only: what clients are waiting for (authorization decisions, edit confirmations).
+    public struct PendingRequest: Hashable, Sendable {
+        /// `request_id` (field 1).
+        public var requestID: String
+        /// `client_identifier` (field 2).
+        public var clientIdentifier: String
+        /// `client_name` (field 3).
+        public var clientName: String
+        /// `kind` (field 4).
+        public var kind: Wire.PendingRequestKind
+        /// What is asked, for a person: "read-write access", "PerformChanges: 2 requests (delete …)".
+        public var summary: String
+        /// `requested_at_ms` (field 6).
+        public var requestedAtMs: Int64
+        /// 0: until the owner answers.
+        public var expiresAtMs: Int64
+
+        /// A message with the given fields (every field defaults to its proto3 default).
+        public init(requestID: String = "", clientIdentifier: String = "", clientName: String = "", kind: Wire.PendingRequestKind = .init(rawValue: 0), summary: String = "", requestedAtMs: Int64 = 0, expiresAtMs: Int64 = 0) {
+            self.requestID = requestID
+            self.clientIdentifier = clientIdentifier
+            self.clientName = clientName
+            self.kind = kind
+            self.summary = summary
+            self.requestedAtMs = requestedAtMs
+            self.expiresAtMs = expiresAtMs
+        }
+    }
+
+    /// `photolib.v1.PendingRequestsResponse`.
+    public struct PendingRequestsResponse: Hashable, Sendable {
+        /// `requests` (field 1).
+        public var requests: [Wire.PendingRequest]
+
+        /// A message with the given fields (every field defaults to its proto3 default).
+        public init(requests: [Wire.PendingRequest] = []) {
+            self.requests = requests
+        }
+    }
+
+    /// Owner only: confirms or declines an edit confirmation (authorization requests are
+    /// answered with SetClientAuthorization).
+    public struct AnswerPendingRequestRequest: Hashable, Sendable {
+        /// `request_id` (field 1).
+        public var requestID: String
+        /// `confirm` (field 2).
+        public var confirm: Bool
+
+        /// A message with the given fields (every field defaults to its proto3 default).
+        public init(requestID: String = "", confirm: Bool = false) {
+            self.requestID = requestID
+            self.confirm = confirm
         }
     }
 
@@ -288,6 +444,7 @@ extension Wire.ClientRecord: WireMessage {
         readWriteStatus = .init(rawValue: Int32(truncatingIfNeeded: c.read_write_status.rawValue))
         addOnlyStatus = .init(rawValue: Int32(truncatingIfNeeded: c.add_only_status.rawValue))
         revoked = c.revoked != 0
+        confirmEdits = c.confirm_edits != 0
     }
 
     /// The C struct for packing; its pointers live as long as `arena`.
@@ -303,6 +460,7 @@ extension Wire.ClientRecord: WireMessage {
         m.read_write_status = .init(rawValue: .init(truncatingIfNeeded: readWriteStatus.rawValue))
         m.add_only_status = .init(rawValue: .init(truncatingIfNeeded: addOnlyStatus.rawValue))
         m.revoked = revoked ? 1 : 0
+        m.confirm_edits = confirmEdits ? 1 : 0
         return m
     }
 }
@@ -356,6 +514,8 @@ extension Wire.SetClientAuthorizationRequest: WireMessage {
         accessLevel = .init(rawValue: Int32(truncatingIfNeeded: c.access_level.rawValue))
         selectedAssetIdentifiers = ProtoCodec.strings(c.n_selected_asset_identifiers, c.selected_asset_identifiers)
         revoke = c.revoke != 0
+        confirmEdits = .init(rawValue: Int32(truncatingIfNeeded: c.confirm_edits.rawValue))
+        policyOnly = c.policy_only != 0
     }
 
     /// The C struct for packing; its pointers live as long as `arena`.
@@ -367,6 +527,106 @@ extension Wire.SetClientAuthorizationRequest: WireMessage {
         m.access_level = .init(rawValue: .init(truncatingIfNeeded: accessLevel.rawValue))
         if !selectedAssetIdentifiers.isEmpty { (m.n_selected_asset_identifiers, m.selected_asset_identifiers) = arena.strings(selectedAssetIdentifiers) }
         m.revoke = revoke ? 1 : 0
+        m.confirm_edits = .init(rawValue: .init(truncatingIfNeeded: confirmEdits.rawValue))
+        m.policy_only = policyOnly ? 1 : 0
+        return m
+    }
+}
+
+extension Wire.PendingRequest: WireMessage {
+    /// Decodes and checks a `photolib.v1.PendingRequest` payload (malformed protobuf or bad text: `invalidArgument`).
+    public init(decoding bytes: [UInt8]) throws(PhotoLibError) {
+        self = try ProtoCodec.decode(bytes, "PendingRequest", photolib__v1__pending_request__unpack, photolib__v1__pending_request__free_unpacked) { Wire.PendingRequest($0.pointee) }
+    }
+
+    /// Encodes the message as a `photolib.v1.PendingRequest` payload.
+    public func encoded() -> [UInt8] {
+        let arena = ProtoArena()
+        var m = c(arena: arena)
+        return ProtoCodec.pack(&m, photolib__v1__pending_request__get_packed_size, photolib__v1__pending_request__pack)
+    }
+
+    /// The value of a decoded C struct.
+    init(_ c: Photolib__V1__PendingRequest) {
+        self.init()
+        requestID = ProtoCodec.string(c.request_id)
+        clientIdentifier = ProtoCodec.string(c.client_identifier)
+        clientName = ProtoCodec.string(c.client_name)
+        kind = .init(rawValue: Int32(truncatingIfNeeded: c.kind.rawValue))
+        summary = ProtoCodec.string(c.summary)
+        requestedAtMs = c.requested_at_ms
+        expiresAtMs = c.expires_at_ms
+    }
+
+    /// The C struct for packing; its pointers live as long as `arena`.
+    func c(arena: ProtoArena) -> Photolib__V1__PendingRequest {
+        var m = Photolib__V1__PendingRequest()
+        photolib__v1__pending_request__init(&m)
+        if !requestID.isEmpty { m.request_id = arena.string(requestID) }
+        if !clientIdentifier.isEmpty { m.client_identifier = arena.string(clientIdentifier) }
+        if !clientName.isEmpty { m.client_name = arena.string(clientName) }
+        m.kind = .init(rawValue: .init(truncatingIfNeeded: kind.rawValue))
+        if !summary.isEmpty { m.summary = arena.string(summary) }
+        m.requested_at_ms = requestedAtMs
+        m.expires_at_ms = expiresAtMs
+        return m
+    }
+}
+
+extension Wire.PendingRequestsResponse: WireMessage {
+    /// Decodes and checks a `photolib.v1.PendingRequestsResponse` payload (malformed protobuf or bad text: `invalidArgument`).
+    public init(decoding bytes: [UInt8]) throws(PhotoLibError) {
+        self = try ProtoCodec.decode(bytes, "PendingRequestsResponse", photolib__v1__pending_requests_response__unpack, photolib__v1__pending_requests_response__free_unpacked) { Wire.PendingRequestsResponse($0.pointee) }
+    }
+
+    /// Encodes the message as a `photolib.v1.PendingRequestsResponse` payload.
+    public func encoded() -> [UInt8] {
+        let arena = ProtoArena()
+        var m = c(arena: arena)
+        return ProtoCodec.pack(&m, photolib__v1__pending_requests_response__get_packed_size, photolib__v1__pending_requests_response__pack)
+    }
+
+    /// The value of a decoded C struct.
+    init(_ c: Photolib__V1__PendingRequestsResponse) {
+        self.init()
+        requests = ProtoCodec.messages(c.n_requests, c.requests) { Wire.PendingRequest($0.pointee) }
+    }
+
+    /// The C struct for packing; its pointers live as long as `arena`.
+    func c(arena: ProtoArena) -> Photolib__V1__PendingRequestsResponse {
+        var m = Photolib__V1__PendingRequestsResponse()
+        photolib__v1__pending_requests_response__init(&m)
+        if !requests.isEmpty { (m.n_requests, m.requests) = arena.objects(requests.map { $0.c(arena: arena) }) }
+        return m
+    }
+}
+
+extension Wire.AnswerPendingRequestRequest: WireMessage {
+    /// Decodes and checks a `photolib.v1.AnswerPendingRequestRequest` payload (malformed protobuf or bad text: `invalidArgument`).
+    public init(decoding bytes: [UInt8]) throws(PhotoLibError) {
+        self = try ProtoCodec.decode(bytes, "AnswerPendingRequestRequest", photolib__v1__answer_pending_request_request__unpack, photolib__v1__answer_pending_request_request__free_unpacked) { Wire.AnswerPendingRequestRequest($0.pointee) }
+    }
+
+    /// Encodes the message as a `photolib.v1.AnswerPendingRequestRequest` payload.
+    public func encoded() -> [UInt8] {
+        let arena = ProtoArena()
+        var m = c(arena: arena)
+        return ProtoCodec.pack(&m, photolib__v1__answer_pending_request_request__get_packed_size, photolib__v1__answer_pending_request_request__pack)
+    }
+
+    /// The value of a decoded C struct.
+    init(_ c: Photolib__V1__AnswerPendingRequestRequest) {
+        self.init()
+        requestID = ProtoCodec.string(c.request_id)
+        confirm = c.confirm != 0
+    }
+
+    /// The C struct for packing; its pointers live as long as `arena`.
+    func c(arena: ProtoArena) -> Photolib__V1__AnswerPendingRequestRequest {
+        var m = Photolib__V1__AnswerPendingRequestRequest()
+        photolib__v1__answer_pending_request_request__init(&m)
+        if !requestID.isEmpty { m.request_id = arena.string(requestID) }
+        m.confirm = confirm ? 1 : 0
         return m
     }
 }

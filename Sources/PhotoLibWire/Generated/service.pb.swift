@@ -19,6 +19,10 @@ public enum PhotoLibraryMethods {
     public static let setClientAuthorization = MethodDescriptor<Wire.SetClientAuthorizationRequest, Wire.AuthorizationState, CallKinds.Unary>("SetClientAuthorization")
     /// `GetAuditLog`.
     public static let getAuditLog = MethodDescriptor<Wire.AuditLogRequest, Wire.AuditLogResponse, CallKinds.Unary>("GetAuditLog")
+    /// `ListPendingRequests`.
+    public static let listPendingRequests = MethodDescriptor<Wire.Empty, Wire.PendingRequestsResponse, CallKinds.Unary>("ListPendingRequests")
+    /// `AnswerPendingRequest`.
+    public static let answerPendingRequest = MethodDescriptor<Wire.AnswerPendingRequestRequest, Wire.Empty, CallKinds.Unary>("AnswerPendingRequest")
     /// Fetching (PHAsset.fetchAssets, PHAssetCollection.fetchAssetCollections, PHCollectionList).
     public static let fetchAssets = MethodDescriptor<Wire.FetchAssetsRequest, Wire.FetchResultSnapshot, CallKinds.Unary>("FetchAssets")
     /// `FetchAssetCollections`.
@@ -64,6 +68,8 @@ public enum PhotoLibraryMethods {
         listClients.info,
         setClientAuthorization.info,
         getAuditLog.info,
+        listPendingRequests.info,
+        answerPendingRequest.info,
         fetchAssets.info,
         fetchAssetCollections.info,
         fetchCollectionLists.info,

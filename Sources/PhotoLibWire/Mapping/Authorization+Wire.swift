@@ -21,14 +21,16 @@ extension Wire.ClientRecord {
         self.init(
             clientIdentifier: client.clientIdentifier, clientName: client.name, status: .init(client.status(for: level)),
             accessLevel: .init(level), requestedAtMs: Wire.milliseconds(client.requestedAt),
-            readWriteStatus: .init(client.readWrite), addOnlyStatus: .init(client.addOnly), revoked: client.isRevoked)
+            readWriteStatus: .init(client.readWrite), addOnlyStatus: .init(client.addOnly), revoked: client.isRevoked,
+            confirmEdits: client.confirmsEdits)
     }
 
     /// The PhotoLibCore record; unknown statuses read as denied.
     public var domain: ClientRecord {
         ClientRecord(
             clientIdentifier: clientIdentifier, name: clientName, readWrite: readWriteStatus.domain ?? .denied,
-            addOnly: addOnlyStatus.domain ?? .denied, isRevoked: revoked, requestedAt: Date(timeIntervalSince1970: Double(requestedAtMs) / 1000))
+            addOnly: addOnlyStatus.domain ?? .denied, isRevoked: revoked, requestedAt: Date(timeIntervalSince1970: Double(requestedAtMs) / 1000),
+            confirmsEdits: confirmEdits)
     }
 }
 

@@ -152,4 +152,63 @@ final class AuthorizationFlowTests: XCTestCase {
         XCTAssertEqual(try EnforcementMatrixTests.register(restricting, name: "uploader", level: .addOnly).status, .restricted)
         XCTAssertEqual(try EnforcementMatrixTests.register(restricting, name: "viewer", level: .readWrite).status, .notDetermined)
     }
+
+    /// Changes from a client whose edits need confirmation wait for the owner: confirmed,
+    /// they apply; declined, nothing is applied and the client hears PERMISSION_DENIED.
+    func testEditsWaitForTheOwnersConfirmation() throws {
+        let state = try EnforcementMatrixTests.register(server, name: "Tagger", level: .readWrite)
+        XCTAssertEqual(try decide(state.clientIdentifier, .authorized).code, .ok)
+        let policy = try owner.call(stream: ownerStream, method: PhotoLibraryMethods.setClientAuthorization.path, request: Wire.SetClientAuthorizationRequest(
+            clientIdentifier: state.clientIdentifier, confirmEdits: .on, policyOnly: true).encoded())
+        ownerStream += 2
+        XCTAssertEqual(policy.status.code, .ok, policy.status.message)
+        let client = try server.rawConnection()
+        defer { client.close() }
+        _ = try client.handshake(token: state.clientToken)
+        let asset = server.assets[0]
+
+        func propose(_ stream: UInt32, favorite: Bool) {
+            let change = Wire.ChangeRequest(request: .setAssetProperties(Wire.SetAssetPropertiesRequest(assetIdentifier: asset, isFavorite: Wire.BoolValue(value: favorite))))
+            client.send(Frame(.call, stream: stream, payload: Wire.CallStart(method: PhotoLibraryMethods.performChanges.path).encoded()))
+            client.send(Frame(.message, stream: stream, flags: .endStream, payload: Wire.PerformChangesRequest(requests: [change]).encoded()))
+        }
+        func pending() throws -> [Wire.PendingRequest] {
+            defer { ownerStream += 2 }
+            let result = try owner.call(stream: ownerStream, method: PhotoLibraryMethods.listPendingRequests.path, request: Wire.Empty().encoded())
+            return try Wire.PendingRequestsResponse(decoding: result.messages[0]).requests.filter { $0.kind == .editConfirmation }
+        }
+        func answer(_ id: String, confirm: Bool) throws -> Wire.Status {
+            defer { ownerStream += 2 }
+            return try owner.call(stream: ownerStream, method: PhotoLibraryMethods.answerPendingRequest.path, request: Wire.AnswerPendingRequestRequest(requestID: id, confirm: confirm).encoded()).status
+        }
+        func waitForPending() throws -> Wire.PendingRequest {
+            for _ in 0..<100 {
+                if let first = try pending().first { return first }
+                Thread.sleep(forTimeInterval: 0.02)
+            }
+            throw RawConnectionError("no change waits for confirmation")
+        }
+
+        // Declined: nothing applied.
+        propose(1, favorite: true)
+        let first = try waitForPending()
+        XCTAssertEqual(first.clientIdentifier, state.clientIdentifier)
+        XCTAssertTrue(first.summary.contains("setAssetProperties") || first.summary.contains("PerformChanges"), first.summary)
+        XCTAssertEqual(try answer(first.requestID, confirm: false).code, .ok)
+        let (declined, _) = client.readUntil(timeout: 5) { $0.streamID == 1 && $0.type == .status }
+        guard case .frame(let declinedFrame) = declined else { return XCTFail("no answer after the decline") }
+        XCTAssertEqual(try Wire.Status(decoding: declinedFrame.payload).code, .permissionDenied)
+        XCTAssertFalse(try server.library.asset(withIdentifier: asset)?.isFavorite ?? true, "nothing applied")
+
+        // Confirmed: applied.
+        propose(3, favorite: true)
+        let second = try waitForPending()
+        XCTAssertEqual(try answer(second.requestID, confirm: true).code, .ok)
+        let (confirmed, _) = client.readUntil(timeout: 5) { $0.streamID == 3 && $0.type == .status }
+        guard case .frame(let confirmedFrame) = confirmed else { return XCTFail("no answer after the confirmation") }
+        XCTAssertEqual(try Wire.Status(decoding: confirmedFrame.payload).code, .ok)
+        XCTAssertTrue(try server.library.asset(withIdentifier: asset)?.isFavorite ?? false)
+        XCTAssertEqual(try answer(second.requestID, confirm: true).code, .notFound, "answered once")
+        XCTAssertTrue(try pending().isEmpty)
+    }
 }

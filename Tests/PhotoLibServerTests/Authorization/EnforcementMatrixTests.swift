@@ -15,6 +15,7 @@ final class EnforcementMatrixTests: XCTestCase {
     static let expected: [String: String] = [
         "GetLibraryInfo": "read", "RequestAuthorization": "all", "GetAuthorizationStatus": "cred",
         "ListClients": "owner", "SetClientAuthorization": "owner", "GetAuditLog": "owner",
+        "ListPendingRequests": "owner", "AnswerPendingRequest": "owner",
         "FetchAssets": "read", "FetchAssetCollections": "read", "FetchCollectionLists": "read",
         "FetchResultObjects": "read", "FetchResultIndex": "read", "ReleaseFetchResult": "read",
         "UploadAsset": "add", "PerformChanges": "add",
