@@ -277,6 +277,51 @@ void   photolib__v1__set_client_authorization_request__free_unpacked
   assert(message->base.descriptor == &photolib__v1__set_client_authorization_request__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   photolib__v1__more_assets_response__init
+                     (Photolib__V1__MoreAssetsResponse         *message)
+{
+  static const Photolib__V1__MoreAssetsResponse init_value = PHOTOLIB__V1__MORE_ASSETS_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t photolib__v1__more_assets_response__get_packed_size
+                     (const Photolib__V1__MoreAssetsResponse *message)
+{
+  assert(message->base.descriptor == &photolib__v1__more_assets_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t photolib__v1__more_assets_response__pack
+                     (const Photolib__V1__MoreAssetsResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &photolib__v1__more_assets_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t photolib__v1__more_assets_response__pack_to_buffer
+                     (const Photolib__V1__MoreAssetsResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &photolib__v1__more_assets_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Photolib__V1__MoreAssetsResponse *
+       photolib__v1__more_assets_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Photolib__V1__MoreAssetsResponse *)
+     protobuf_c_message_unpack (&photolib__v1__more_assets_response__descriptor,
+                                allocator, len, data);
+}
+void   photolib__v1__more_assets_response__free_unpacked
+                     (Photolib__V1__MoreAssetsResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &photolib__v1__more_assets_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   photolib__v1__pending_request__init
                      (Photolib__V1__PendingRequest         *message)
 {
@@ -919,7 +964,7 @@ const ProtobufCMessageDescriptor photolib__v1__list_clients_response__descriptor
   (ProtobufCMessageInit) photolib__v1__list_clients_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor photolib__v1__set_client_authorization_request__field_descriptors[7] =
+static const ProtobufCFieldDescriptor photolib__v1__set_client_authorization_request__field_descriptors[10] =
 {
   {
     "client_identifier",
@@ -1005,20 +1050,59 @@ static const ProtobufCFieldDescriptor photolib__v1__set_client_authorization_req
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "add_selected_asset_identifiers",
+    8,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_STRING,
+    offsetof(Photolib__V1__SetClientAuthorizationRequest, n_add_selected_asset_identifiers),
+    offsetof(Photolib__V1__SetClientAuthorizationRequest, add_selected_asset_identifiers),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "remove_selected_asset_identifiers",
+    9,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_STRING,
+    offsetof(Photolib__V1__SetClientAuthorizationRequest, n_remove_selected_asset_identifiers),
+    offsetof(Photolib__V1__SetClientAuthorizationRequest, remove_selected_asset_identifiers),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "selection_only",
+    10,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Photolib__V1__SetClientAuthorizationRequest, selection_only),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned photolib__v1__set_client_authorization_request__field_indices_by_name[] = {
   2,   /* field[2] = access_level */
+  7,   /* field[7] = add_selected_asset_identifiers */
   0,   /* field[0] = client_identifier */
   5,   /* field[5] = confirm_edits */
   6,   /* field[6] = policy_only */
+  8,   /* field[8] = remove_selected_asset_identifiers */
   4,   /* field[4] = revoke */
   3,   /* field[3] = selected_asset_identifiers */
+  9,   /* field[9] = selection_only */
   1,   /* field[1] = status */
 };
 static const ProtobufCIntRange photolib__v1__set_client_authorization_request__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 7 }
+  { 0, 10 }
 };
 const ProtobufCMessageDescriptor photolib__v1__set_client_authorization_request__descriptor =
 {
@@ -1028,11 +1112,49 @@ const ProtobufCMessageDescriptor photolib__v1__set_client_authorization_request_
   "Photolib__V1__SetClientAuthorizationRequest",
   "photolib.v1",
   sizeof(Photolib__V1__SetClientAuthorizationRequest),
-  7,
+  10,
   photolib__v1__set_client_authorization_request__field_descriptors,
   photolib__v1__set_client_authorization_request__field_indices_by_name,
   1,  photolib__v1__set_client_authorization_request__number_ranges,
   (ProtobufCMessageInit) photolib__v1__set_client_authorization_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor photolib__v1__more_assets_response__field_descriptors[1] =
+{
+  {
+    "newly_selected_identifiers",
+    1,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_STRING,
+    offsetof(Photolib__V1__MoreAssetsResponse, n_newly_selected_identifiers),
+    offsetof(Photolib__V1__MoreAssetsResponse, newly_selected_identifiers),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned photolib__v1__more_assets_response__field_indices_by_name[] = {
+  0,   /* field[0] = newly_selected_identifiers */
+};
+static const ProtobufCIntRange photolib__v1__more_assets_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor photolib__v1__more_assets_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "photolib.v1.MoreAssetsResponse",
+  "MoreAssetsResponse",
+  "Photolib__V1__MoreAssetsResponse",
+  "photolib.v1",
+  sizeof(Photolib__V1__MoreAssetsResponse),
+  1,
+  photolib__v1__more_assets_response__field_descriptors,
+  photolib__v1__more_assets_response__field_indices_by_name,
+  1,  photolib__v1__more_assets_response__number_ranges,
+  (ProtobufCMessageInit) photolib__v1__more_assets_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
 static const ProtobufCFieldDescriptor photolib__v1__pending_request__field_descriptors[7] =
@@ -1189,7 +1311,7 @@ const ProtobufCMessageDescriptor photolib__v1__pending_requests_response__descri
   (ProtobufCMessageInit) photolib__v1__pending_requests_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor photolib__v1__answer_pending_request_request__field_descriptors[2] =
+static const ProtobufCFieldDescriptor photolib__v1__answer_pending_request_request__field_descriptors[3] =
 {
   {
     "request_id",
@@ -1215,15 +1337,28 @@ static const ProtobufCFieldDescriptor photolib__v1__answer_pending_request_reque
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "picked_asset_identifiers",
+    3,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_STRING,
+    offsetof(Photolib__V1__AnswerPendingRequestRequest, n_picked_asset_identifiers),
+    offsetof(Photolib__V1__AnswerPendingRequestRequest, picked_asset_identifiers),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned photolib__v1__answer_pending_request_request__field_indices_by_name[] = {
   1,   /* field[1] = confirm */
+  2,   /* field[2] = picked_asset_identifiers */
   0,   /* field[0] = request_id */
 };
 static const ProtobufCIntRange photolib__v1__answer_pending_request_request__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 2 }
+  { 0, 3 }
 };
 const ProtobufCMessageDescriptor photolib__v1__answer_pending_request_request__descriptor =
 {
@@ -1233,7 +1368,7 @@ const ProtobufCMessageDescriptor photolib__v1__answer_pending_request_request__d
   "Photolib__V1__AnswerPendingRequestRequest",
   "photolib.v1",
   sizeof(Photolib__V1__AnswerPendingRequestRequest),
-  2,
+  3,
   photolib__v1__answer_pending_request_request__field_descriptors,
   photolib__v1__answer_pending_request_request__field_indices_by_name,
   1,  photolib__v1__answer_pending_request_request__number_ranges,
@@ -1423,19 +1558,21 @@ const ProtobufCEnumDescriptor photolib__v1__confirm_edits_policy__descriptor =
   photolib__v1__confirm_edits_policy__value_ranges,
   NULL,NULL,NULL,NULL   /* reserved[1234] */
 };
-static const ProtobufCEnumValue photolib__v1__pending_request_kind__enum_values_by_number[3] =
+static const ProtobufCEnumValue photolib__v1__pending_request_kind__enum_values_by_number[4] =
 {
   { "PENDING_REQUEST_KIND_UNSPECIFIED", "PHOTOLIB__V1__PENDING_REQUEST_KIND__PENDING_REQUEST_KIND_UNSPECIFIED", 0 },
   { "PENDING_REQUEST_KIND_AUTHORIZATION", "PHOTOLIB__V1__PENDING_REQUEST_KIND__PENDING_REQUEST_KIND_AUTHORIZATION", 1 },
   { "PENDING_REQUEST_KIND_EDIT_CONFIRMATION", "PHOTOLIB__V1__PENDING_REQUEST_KIND__PENDING_REQUEST_KIND_EDIT_CONFIRMATION", 2 },
+  { "PENDING_REQUEST_KIND_LIMITED_PICKER", "PHOTOLIB__V1__PENDING_REQUEST_KIND__PENDING_REQUEST_KIND_LIMITED_PICKER", 3 },
 };
 static const ProtobufCIntRange photolib__v1__pending_request_kind__value_ranges[] = {
-{0, 0},{0, 3}
+{0, 0},{0, 4}
 };
-static const ProtobufCEnumValueIndex photolib__v1__pending_request_kind__enum_values_by_name[3] =
+static const ProtobufCEnumValueIndex photolib__v1__pending_request_kind__enum_values_by_name[4] =
 {
   { "PENDING_REQUEST_KIND_AUTHORIZATION", 1 },
   { "PENDING_REQUEST_KIND_EDIT_CONFIRMATION", 2 },
+  { "PENDING_REQUEST_KIND_LIMITED_PICKER", 3 },
   { "PENDING_REQUEST_KIND_UNSPECIFIED", 0 },
 };
 const ProtobufCEnumDescriptor photolib__v1__pending_request_kind__descriptor =
@@ -1445,9 +1582,9 @@ const ProtobufCEnumDescriptor photolib__v1__pending_request_kind__descriptor =
   "PendingRequestKind",
   "Photolib__V1__PendingRequestKind",
   "photolib.v1",
-  3,
+  4,
   photolib__v1__pending_request_kind__enum_values_by_number,
-  3,
+  4,
   photolib__v1__pending_request_kind__enum_values_by_name,
   1,
   photolib__v1__pending_request_kind__value_ranges,

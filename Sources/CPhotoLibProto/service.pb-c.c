@@ -7,7 +7,7 @@
 #endif
 
 #include "service.pb-c.h"
-static const ProtobufCMethodDescriptor photolib__v1__photo_library__method_descriptors[26] =
+static const ProtobufCMethodDescriptor photolib__v1__photo_library__method_descriptors[27] =
 {
   { "GetLibraryInfo", &photolib__v1__empty__descriptor, &photolib__v1__library_info__descriptor },
   { "RequestAuthorization", &photolib__v1__authorization_request__descriptor, &photolib__v1__authorization_state__descriptor },
@@ -17,6 +17,7 @@ static const ProtobufCMethodDescriptor photolib__v1__photo_library__method_descr
   { "GetAuditLog", &photolib__v1__audit_log_request__descriptor, &photolib__v1__audit_log_response__descriptor },
   { "ListPendingRequests", &photolib__v1__empty__descriptor, &photolib__v1__pending_requests_response__descriptor },
   { "AnswerPendingRequest", &photolib__v1__answer_pending_request_request__descriptor, &photolib__v1__empty__descriptor },
+  { "RequestMoreAssets", &photolib__v1__empty__descriptor, &photolib__v1__more_assets_response__descriptor },
   { "FetchAssets", &photolib__v1__fetch_assets_request__descriptor, &photolib__v1__fetch_result_snapshot__descriptor },
   { "FetchAssetCollections", &photolib__v1__fetch_asset_collections_request__descriptor, &photolib__v1__fetch_result_snapshot__descriptor },
   { "FetchCollectionLists", &photolib__v1__fetch_collection_lists_request__descriptor, &photolib__v1__fetch_result_snapshot__descriptor },
@@ -38,31 +39,32 @@ static const ProtobufCMethodDescriptor photolib__v1__photo_library__method_descr
 };
 const unsigned photolib__v1__photo_library__method_indices_by_name[] = {
   7,        /* AnswerPendingRequest */
-  17,        /* CancelImageRequest */
-  9,        /* FetchAssetCollections */
-  8,        /* FetchAssets */
-  10,        /* FetchCollectionLists */
-  25,        /* FetchPersistentChanges */
-  12,        /* FetchResultIndex */
-  11,        /* FetchResultObjects */
-  21,        /* GetAssetResources */
+  18,        /* CancelImageRequest */
+  10,        /* FetchAssetCollections */
+  9,        /* FetchAssets */
+  11,        /* FetchCollectionLists */
+  26,        /* FetchPersistentChanges */
+  13,        /* FetchResultIndex */
+  12,        /* FetchResultObjects */
+  22,        /* GetAssetResources */
   5,        /* GetAuditLog */
   2,        /* GetAuthorizationStatus */
   0,        /* GetLibraryInfo */
   3,        /* ListClients */
   6,        /* ListPendingRequests */
-  15,        /* PerformChanges */
-  13,        /* ReleaseFetchResult */
+  16,        /* PerformChanges */
+  14,        /* ReleaseFetchResult */
   1,        /* RequestAuthorization */
-  23,        /* RequestContentEditingInput */
-  16,        /* RequestImage */
-  22,        /* RequestResourceData */
+  24,        /* RequestContentEditingInput */
+  17,        /* RequestImage */
+  8,        /* RequestMoreAssets */
+  23,        /* RequestResourceData */
   4,        /* SetClientAuthorization */
-  18,        /* StartCachingImages */
-  19,        /* StopCachingImages */
-  20,        /* StopCachingImagesForAllAssets */
-  24,        /* Subscribe */
-  14         /* UploadAsset */
+  19,        /* StartCachingImages */
+  20,        /* StopCachingImages */
+  21,        /* StopCachingImagesForAllAssets */
+  25,        /* Subscribe */
+  15         /* UploadAsset */
 };
 const ProtobufCServiceDescriptor photolib__v1__photo_library__descriptor =
 {
@@ -71,7 +73,7 @@ const ProtobufCServiceDescriptor photolib__v1__photo_library__descriptor =
   "PhotoLibrary",
   "Photolib__V1__PhotoLibrary",
   "photolib.v1",
-  26,
+  27,
   photolib__v1__photo_library__method_descriptors,
   photolib__v1__photo_library__method_indices_by_name
 };
@@ -139,13 +141,21 @@ void photolib__v1__photo_library__answer_pending_request(ProtobufCService *servi
   assert(service->descriptor == &photolib__v1__photo_library__descriptor);
   service->invoke(service, 7, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
+void photolib__v1__photo_library__request_more_assets(ProtobufCService *service,
+                                                      const Photolib__V1__Empty *input,
+                                                      Photolib__V1__MoreAssetsResponse_Closure closure,
+                                                      void *closure_data)
+{
+  assert(service->descriptor == &photolib__v1__photo_library__descriptor);
+  service->invoke(service, 8, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
 void photolib__v1__photo_library__fetch_assets(ProtobufCService *service,
                                                const Photolib__V1__FetchAssetsRequest *input,
                                                Photolib__V1__FetchResultSnapshot_Closure closure,
                                                void *closure_data)
 {
   assert(service->descriptor == &photolib__v1__photo_library__descriptor);
-  service->invoke(service, 8, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 9, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void photolib__v1__photo_library__fetch_asset_collections(ProtobufCService *service,
                                                           const Photolib__V1__FetchAssetCollectionsRequest *input,
@@ -153,7 +163,7 @@ void photolib__v1__photo_library__fetch_asset_collections(ProtobufCService *serv
                                                           void *closure_data)
 {
   assert(service->descriptor == &photolib__v1__photo_library__descriptor);
-  service->invoke(service, 9, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 10, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void photolib__v1__photo_library__fetch_collection_lists(ProtobufCService *service,
                                                          const Photolib__V1__FetchCollectionListsRequest *input,
@@ -161,7 +171,7 @@ void photolib__v1__photo_library__fetch_collection_lists(ProtobufCService *servi
                                                          void *closure_data)
 {
   assert(service->descriptor == &photolib__v1__photo_library__descriptor);
-  service->invoke(service, 10, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 11, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void photolib__v1__photo_library__fetch_result_objects(ProtobufCService *service,
                                                        const Photolib__V1__FetchResultObjectsRequest *input,
@@ -169,7 +179,7 @@ void photolib__v1__photo_library__fetch_result_objects(ProtobufCService *service
                                                        void *closure_data)
 {
   assert(service->descriptor == &photolib__v1__photo_library__descriptor);
-  service->invoke(service, 11, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 12, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void photolib__v1__photo_library__fetch_result_index(ProtobufCService *service,
                                                      const Photolib__V1__FetchResultIndexRequest *input,
@@ -177,7 +187,7 @@ void photolib__v1__photo_library__fetch_result_index(ProtobufCService *service,
                                                      void *closure_data)
 {
   assert(service->descriptor == &photolib__v1__photo_library__descriptor);
-  service->invoke(service, 12, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 13, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void photolib__v1__photo_library__release_fetch_result(ProtobufCService *service,
                                                        const Photolib__V1__ReleaseFetchResultRequest *input,
@@ -185,7 +195,7 @@ void photolib__v1__photo_library__release_fetch_result(ProtobufCService *service
                                                        void *closure_data)
 {
   assert(service->descriptor == &photolib__v1__photo_library__descriptor);
-  service->invoke(service, 13, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 14, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void photolib__v1__photo_library__upload_asset(ProtobufCService *service,
                                                const Photolib__V1__UploadChunk *input,
@@ -193,7 +203,7 @@ void photolib__v1__photo_library__upload_asset(ProtobufCService *service,
                                                void *closure_data)
 {
   assert(service->descriptor == &photolib__v1__photo_library__descriptor);
-  service->invoke(service, 14, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 15, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void photolib__v1__photo_library__perform_changes(ProtobufCService *service,
                                                   const Photolib__V1__PerformChangesRequest *input,
@@ -201,7 +211,7 @@ void photolib__v1__photo_library__perform_changes(ProtobufCService *service,
                                                   void *closure_data)
 {
   assert(service->descriptor == &photolib__v1__photo_library__descriptor);
-  service->invoke(service, 15, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 16, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void photolib__v1__photo_library__request_image(ProtobufCService *service,
                                                 const Photolib__V1__ImageRequest *input,
@@ -209,7 +219,7 @@ void photolib__v1__photo_library__request_image(ProtobufCService *service,
                                                 void *closure_data)
 {
   assert(service->descriptor == &photolib__v1__photo_library__descriptor);
-  service->invoke(service, 16, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 17, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void photolib__v1__photo_library__cancel_image_request(ProtobufCService *service,
                                                        const Photolib__V1__CancelImageRequestRequest *input,
@@ -217,7 +227,7 @@ void photolib__v1__photo_library__cancel_image_request(ProtobufCService *service
                                                        void *closure_data)
 {
   assert(service->descriptor == &photolib__v1__photo_library__descriptor);
-  service->invoke(service, 17, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 18, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void photolib__v1__photo_library__start_caching_images(ProtobufCService *service,
                                                        const Photolib__V1__CachingRequest *input,
@@ -225,7 +235,7 @@ void photolib__v1__photo_library__start_caching_images(ProtobufCService *service
                                                        void *closure_data)
 {
   assert(service->descriptor == &photolib__v1__photo_library__descriptor);
-  service->invoke(service, 18, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 19, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void photolib__v1__photo_library__stop_caching_images(ProtobufCService *service,
                                                       const Photolib__V1__CachingRequest *input,
@@ -233,7 +243,7 @@ void photolib__v1__photo_library__stop_caching_images(ProtobufCService *service,
                                                       void *closure_data)
 {
   assert(service->descriptor == &photolib__v1__photo_library__descriptor);
-  service->invoke(service, 19, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 20, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void photolib__v1__photo_library__stop_caching_images_for_all_assets(ProtobufCService *service,
                                                                      const Photolib__V1__Empty *input,
@@ -241,7 +251,7 @@ void photolib__v1__photo_library__stop_caching_images_for_all_assets(ProtobufCSe
                                                                      void *closure_data)
 {
   assert(service->descriptor == &photolib__v1__photo_library__descriptor);
-  service->invoke(service, 20, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 21, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void photolib__v1__photo_library__get_asset_resources(ProtobufCService *service,
                                                       const Photolib__V1__AssetResourcesRequest *input,
@@ -249,7 +259,7 @@ void photolib__v1__photo_library__get_asset_resources(ProtobufCService *service,
                                                       void *closure_data)
 {
   assert(service->descriptor == &photolib__v1__photo_library__descriptor);
-  service->invoke(service, 21, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 22, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void photolib__v1__photo_library__request_resource_data(ProtobufCService *service,
                                                         const Photolib__V1__ResourceDataRequest *input,
@@ -257,7 +267,7 @@ void photolib__v1__photo_library__request_resource_data(ProtobufCService *servic
                                                         void *closure_data)
 {
   assert(service->descriptor == &photolib__v1__photo_library__descriptor);
-  service->invoke(service, 22, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 23, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void photolib__v1__photo_library__request_content_editing_input(ProtobufCService *service,
                                                                 const Photolib__V1__ContentEditingInputRequest *input,
@@ -265,7 +275,7 @@ void photolib__v1__photo_library__request_content_editing_input(ProtobufCService
                                                                 void *closure_data)
 {
   assert(service->descriptor == &photolib__v1__photo_library__descriptor);
-  service->invoke(service, 23, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 24, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void photolib__v1__photo_library__subscribe(ProtobufCService *service,
                                             const Photolib__V1__SubscriptionRequest *input,
@@ -273,7 +283,7 @@ void photolib__v1__photo_library__subscribe(ProtobufCService *service,
                                             void *closure_data)
 {
   assert(service->descriptor == &photolib__v1__photo_library__descriptor);
-  service->invoke(service, 24, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 25, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void photolib__v1__photo_library__fetch_persistent_changes(ProtobufCService *service,
                                                            const Photolib__V1__PersistentChangesRequest *input,
@@ -281,7 +291,7 @@ void photolib__v1__photo_library__fetch_persistent_changes(ProtobufCService *ser
                                                            void *closure_data)
 {
   assert(service->descriptor == &photolib__v1__photo_library__descriptor);
-  service->invoke(service, 25, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 26, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void photolib__v1__photo_library__init (Photolib__V1__PhotoLibrary_Service *service,
                                         Photolib__V1__PhotoLibrary_ServiceDestroy destroy)

@@ -32,9 +32,12 @@ public struct PendingRequest: Sendable, Hashable {
         case authorization
         /// Changes from a client whose edits need confirmation (answer with `answer(_:confirm:)`).
         case editConfirmation
+        /// A limited client asks for more assets (answer with `answer(_:picking:)`).
+        case limitedPicker
     }
 
-    /// Its identifier (a client identifier for authorization, `edit-…` for changes).
+    /// Its identifier (a client identifier for authorization, `edit-…` for changes, `more-…`
+    /// for more assets).
     public var requestIdentifier: String
     /// The client asking.
     public var clientIdentifier: String
@@ -107,7 +110,7 @@ extension PhotoLibrary {
         try await connection.unary(PhotoLibraryMethods.listPendingRequests, Wire.Empty()).requests.map {
             PendingRequest(
                 requestIdentifier: $0.requestID, clientIdentifier: $0.clientIdentifier, clientName: $0.clientName,
-                kind: $0.kind == .editConfirmation ? .editConfirmation : .authorization, summary: $0.summary,
+                kind: $0.kind == .editConfirmation ? .editConfirmation : $0.kind == .limitedPicker ? .limitedPicker : .authorization, summary: $0.summary,
                 requestedAt: Date(timeIntervalSince1970: Double($0.requestedAtMs) / 1000))
         }
     }
@@ -122,5 +125,40 @@ extension PhotoLibrary {
         _ = try await connection.unary(
             PhotoLibraryMethods.setClientAuthorization,
             Wire.SetClientAuthorizationRequest(clientIdentifier: client, confirmEdits: confirms ? .on : .off, policyOnly: true))
+    }
+
+    /// Owner only: limits `client`'s read-write access to `assets` (PhotoKit's "Select
+    /// Photos"; replaces any earlier selection). The client sees only those assets, everywhere.
+    public func limit(client: String, to assets: [String]) async throws {
+        _ = try await connection.unary(
+            PhotoLibraryMethods.setClientAuthorization,
+            Wire.SetClientAuthorizationRequest(clientIdentifier: client, status: .limited, accessLevel: .readWrite, selectedAssetIdentifiers: assets))
+    }
+
+    /// Owner only: adds assets to and removes assets from a limited client's selection; its
+    /// open subscriptions see them inserted and removed.
+    public func editSelection(client: String, adding: [String] = [], removing: [String] = []) async throws {
+        _ = try await connection.unary(
+            PhotoLibraryMethods.setClientAuthorization,
+            Wire.SetClientAuthorizationRequest(
+                clientIdentifier: client, addSelectedAssetIdentifiers: adding, removeSelectedAssetIdentifiers: removing, selectionOnly: true))
+    }
+
+    /// Owner only: answers a limited client's request for more assets with the assets
+    /// picked (they join its selection; none: nothing changes).
+    public func answer(_ request: String, picking assets: [String]) async throws {
+        _ = try await connection.unary(
+            PhotoLibraryMethods.answerPendingRequest, Wire.AnswerPendingRequestRequest(requestID: request, pickedAssetIdentifiers: assets))
+    }
+
+    /// `PHPhotoLibrary.presentLimitedLibraryPicker`: a limited client asks the owner for more
+    /// assets and waits (at most `timeout` seconds) for the answer: the identifiers newly
+    /// added to its selection, only those (empty when the owner picked none or did not answer).
+    public func presentLimitedLibraryPicker(timeout: Double = 600) async throws -> [String] {
+        do {
+            return try await connection.unary(PhotoLibraryMethods.requestMoreAssets, Wire.Empty(), timeout: timeout).newlySelectedIdentifiers
+        } catch let error as PhotoLibError where error.code == .deadlineExceeded {
+            return []
+        }
     }
 }

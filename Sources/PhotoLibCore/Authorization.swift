@@ -40,13 +40,16 @@ public struct ClientRecord: Sendable, Hashable {
     /// Whether its changes wait for the owner's confirmation (PhotoKit asks the person
     /// before an app modifies a photo).
     public var confirmsEdits: Bool
+    /// How many assets its selection holds (meaningful when ``readWrite`` is `limited`).
+    public var selectedAssetCount: Int
 
     /// Creates a record.
     public init(
         clientIdentifier: String, name: String, readWrite: AuthorizationStatus, addOnly: AuthorizationStatus, isRevoked: Bool, requestedAt: Date,
-        confirmsEdits: Bool = false
+        confirmsEdits: Bool = false, selectedAssetCount: Int = 0
     ) {
         self.confirmsEdits = confirmsEdits
+        self.selectedAssetCount = selectedAssetCount
         self.clientIdentifier = clientIdentifier
         self.name = name
         self.readWrite = readWrite
@@ -54,6 +57,12 @@ public struct ClientRecord: Sendable, Hashable {
         self.isRevoked = isRevoked
         self.requestedAt = requestedAt
     }
+
+    /// Whether the client may read: authorized or limited for read-write.
+    public var canRead: Bool { !isRevoked && (readWrite == .authorized || readWrite == .limited) }
+
+    /// Whether the client sees only its selection (limited read-write access).
+    public var isLimited: Bool { !isRevoked && readWrite == .limited }
 
     /// The decision for `level`.
     public func status(for level: AccessLevel) -> AuthorizationStatus {

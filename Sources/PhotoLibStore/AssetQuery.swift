@@ -18,6 +18,10 @@ public struct AssetQuery: Sendable, Hashable {
     public var identifiers: [String]?
     /// Only assets matching this predicate (docs/PREDICATES.md), in addition to the other filters.
     public var predicate: AssetPredicate?
+    /// Only assets in this limited client's selection (its view of the library); `nil`: no
+    /// such restriction. Part of the query's identity: two clients' views never share a
+    /// snapshot or a live result.
+    public var limitedTo: String?
 
     /// The most identifiers ``identifiers`` may hold.
     public static let maximumIdentifierCount = 100_000

@@ -136,7 +136,8 @@ extension PhotoLibrary {
     }
 
     /// The transactions committed after `token`, oldest first, at most `limit` (1…10,000)
-    /// of them: PhotoKit's `fetchPersistentChanges(since:)`. Pass 0 for a new client's first
+    /// of them: PhotoKit's `fetchPersistentChanges(since:)`. A limited view
+    /// (``limited(to:)``) lists only the assets of its selection. Pass 0 for a new client's first
     /// call (fails once history has been pruned: start from ``currentChangeToken()`` instead).
     ///
     /// Throws `failedPrecondition` with reason `persistentChangeTokenExpired` when `token` is
@@ -167,17 +168,25 @@ extension PhotoLibrary {
             let transactions = try database.prepare(
                 "SELECT token, committed_at, author FROM change_transaction WHERE token > ? ORDER BY token LIMIT ?"
             ).rows([.integer(token), .int(limit + 1)]) { (row) throws(PhotoLibError) in (row.int64(0), row.int64(1), row.text(2)) }
+            // A limited view keeps the assets of its selection (albums and folders are visible
+            // to it); a transaction left with nothing keeps its token, so paging goes on.
+            let scope = SelectionScope(limitedTo)
             let objects = try database.prepare(
-                "SELECT object_type, identifier, kind, content_changed FROM change_object WHERE token = ? ORDER BY seq")
+                """
+                SELECT object_type, identifier, kind, content_changed FROM change_object WHERE token = ?
+                \(limitedTo == nil ? "" : "AND (object_type <> 1 OR " + SelectionScope.condition(column: "identifier") + ")") ORDER BY seq
+                """)
             var changes: [PersistentChange] = []
             for (changeToken, committedAt, author) in transactions.prefix(limit) {
-                let touched = try objects.rows([.integer(changeToken)]) { (row) throws(PhotoLibError) -> ObjectChange in
+                let touched = try objects.rows([.integer(changeToken)] + scope.values) { (row) throws(PhotoLibError) -> ObjectChange in
                     guard let type = ObjectChange.ObjectType(rawValue: row.int(0)), let kind = ObjectChange.Kind(rawValue: row.int(2)) else {
                         throw PhotoLibError(.dataLoss, "change log row of token \(changeToken) has an unknown object type or kind")
                     }
                     return ObjectChange(objectType: type, identifier: row.text(1), kind: kind, assetContentChanged: row.int(3) != 0)
                 }
-                changes.append(PersistentChange(token: changeToken, committedAt: Microseconds.date(committedAt), author: author, objects: touched))
+                changes.append(PersistentChange(
+                    token: changeToken, committedAt: Microseconds.date(committedAt), author: limitedTo != nil && touched.isEmpty ? "" : author,
+                    objects: touched))
             }
             return PersistentChangePage(changes: changes, hasMore: transactions.count > limit, currentToken: current)
         }

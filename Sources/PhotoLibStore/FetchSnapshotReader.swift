@@ -83,7 +83,7 @@ extension PhotoLibrary {
     /// Starts a consistent fetch on a connection of its own: see ``FetchSnapshotReader``.
     public func beginFetch(_ query: AssetQuery, prefetch: Int) throws(PhotoLibError) -> FetchSnapshotReader {
         let database = try Database(path: directory + "/" + Self.databaseFileName)
-        let plan = try QueryPlan(query, database: database)
+        let plan = try QueryPlan(scoped(query), database: database)
         return try FetchSnapshotReader(database: database, plan: plan, fetchLimit: query.fetchLimit, prefetch: prefetch)
     }
 }

@@ -11,6 +11,8 @@ public enum ClientLimits {
     public static let maxClients = 10_000
     /// Audit log lines kept (the oldest go first).
     public static let maxAuditEntries = 100_000
+    /// Assets in one limited client's selection.
+    public static let maxSelectedAssets = 100_000
 }
 
 extension PhotoLibrary {
@@ -74,7 +76,7 @@ extension PhotoLibrary {
     public func clientCredentials() throws(PhotoLibError) -> [(tokenDigest: String, client: ClientRecord)] {
         try withDatabase { (database) throws(PhotoLibError) in
             try database.prepare("SELECT \(Self.clientColumns), token_sha256 FROM client WHERE revoked = 0 ORDER BY id")
-                .rows { (row) throws(PhotoLibError) in (row.text(7), try Self.clientRecord(row)) }
+                .rows { (row) throws(PhotoLibError) in (row.text(8), try Self.clientRecord(row)) }
         }
     }
 
@@ -117,6 +119,10 @@ extension PhotoLibrary {
             else {
                 throw PhotoLibError(.notFound, "no client has the identifier \(identifier) (or it was revoked)")
             }
+            if level == .readWrite {
+                // A limited client authorized or denied: its selection no longer means anything.
+                try database.prepare("DELETE FROM client_selection WHERE client_identifier = ?").execute([.text(identifier)])
+            }
             try Self.audit(identifier, status == .authorized ? "authorized" : "denied", "\(level.name) access", at: time, in: database)
             return record
         }
@@ -154,6 +160,7 @@ extension PhotoLibrary {
             else {
                 throw PhotoLibError(.notFound, "no client has the identifier \(identifier)")
             }
+            try database.prepare("DELETE FROM client_selection WHERE client_identifier = ?").execute([.text(identifier)])
             try Self.audit(identifier, "revoked", "every access level; the credential no longer opens anything", at: time, in: database)
             return record
         }
@@ -190,7 +197,10 @@ extension PhotoLibrary {
         SHA256.hash(data: Array(token.utf8)).map { OwnerToken.hexByte($0) }.joined()
     }
 
-    static let clientColumns = "client_identifier, name, read_write_status, add_only_status, revoked, requested_at, confirm_edits"
+    static let clientColumns = """
+        client_identifier, name, read_write_status, add_only_status, revoked, requested_at, confirm_edits,
+        (SELECT count(*) FROM client_selection s WHERE s.client_identifier = client.client_identifier)
+        """
 
     static func clientRecord(_ row: Statement) throws(PhotoLibError) -> ClientRecord {
         guard let readWrite = AuthorizationStatus(rawValue: row.int(2)), let addOnly = AuthorizationStatus(rawValue: row.int(3)) else {
@@ -198,6 +208,6 @@ extension PhotoLibrary {
         }
         return ClientRecord(
             clientIdentifier: row.text(0), name: row.text(1), readWrite: readWrite, addOnly: addOnly, isRevoked: row.int(4) != 0,
-            requestedAt: Microseconds.date(row.int64(5)), confirmsEdits: row.int(6) != 0)
+            requestedAt: Microseconds.date(row.int64(5)), confirmsEdits: row.int(6) != 0, selectedAssetCount: row.int(7))
     }
 }

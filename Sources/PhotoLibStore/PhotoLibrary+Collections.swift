@@ -11,7 +11,7 @@ extension PhotoLibrary {
         try read { (database) throws(PhotoLibError) in
             var collections: [AssetCollection] = []
             for smart in SmartAlbum.all {
-                collections.append(try Self.smartCollection(smart, in: database))
+                collections.append(try Self.smartCollection(smart, limitedTo: limitedTo, in: database))
             }
             let albums = try database.prepare(
                 """
@@ -21,7 +21,7 @@ extension PhotoLibrary {
                 """
             ).rows { (row) throws(PhotoLibError) in (row.int64(0), row.text(1), row.text(2), row.optionalText(3)) }
             for (id, identifier, title, folder) in albums {
-                collections.append(try Self.userCollection(id: id, identifier: identifier, title: title, folder: folder, in: database))
+                collections.append(try Self.userCollection(id: id, identifier: identifier, title: title, folder: folder, limitedTo: limitedTo, in: database))
             }
             return collections
         }
@@ -39,7 +39,7 @@ extension PhotoLibrary {
         try LocalIdentifier.validate(identifier)
         return try read { (database) throws(PhotoLibError) in
             if let smart = SmartAlbum.withIdentifier(identifier) {
-                return try Self.smartCollection(smart, in: database)
+                return try Self.smartCollection(smart, limitedTo: limitedTo, in: database)
             }
             guard let (id, title, folder) = try database.prepare(
                 """
@@ -48,7 +48,7 @@ extension PhotoLibrary {
                 """
             ).firstRow([.text(identifier)], { (row) throws(PhotoLibError) in (row.int64(0), row.text(1), row.optionalText(2)) })
             else { return nil }
-            return try Self.userCollection(id: id, identifier: identifier, title: title, folder: folder, in: database)
+            return try Self.userCollection(id: id, identifier: identifier, title: title, folder: folder, limitedTo: limitedTo, in: database)
         }
     }
 
@@ -103,11 +103,11 @@ extension PhotoLibrary {
                 """)
             for identifier in identifiers where seen.insert(identifier).inserted {
                 if let smart = SmartAlbum.withIdentifier(identifier) {
-                    collections.append(try Self.smartCollection(smart, in: database))
+                    collections.append(try Self.smartCollection(smart, limitedTo: limitedTo, in: database))
                 } else if let (id, title, folder) = try lookup.firstRow([.text(identifier)], { (row) throws(PhotoLibError) in
                     (row.int64(0), row.text(1), row.optionalText(2))
                 }) {
-                    collections.append(try Self.userCollection(id: id, identifier: identifier, title: title, folder: folder, in: database))
+                    collections.append(try Self.userCollection(id: id, identifier: identifier, title: title, folder: folder, limitedTo: limitedTo, in: database))
                 }
             }
             return collections
@@ -119,8 +119,8 @@ extension PhotoLibrary {
     public func fetchAssetCollectionsContaining(asset identifier: String) throws(PhotoLibError) -> [AssetCollection] {
         try LocalIdentifier.validate(identifier)
         return try read { (database) throws(PhotoLibError) in
-            guard let assetID = try database.prepare("SELECT id FROM asset WHERE local_identifier = ?")
-                .firstRow([.text(identifier)], { $0.int64(0) })
+            guard let assetID = try database.prepare("SELECT id FROM asset WHERE local_identifier = ?\(SelectionScope(limitedTo).and("local_identifier"))")
+                .firstRow([.text(identifier)] + SelectionScope(limitedTo).values, { $0.int64(0) })
             else {
                 throw PhotoLibError(.notFound, "no asset has the identifier \(identifier)")
             }
@@ -134,7 +134,7 @@ extension PhotoLibrary {
             ).rows([.integer(assetID)]) { (row) throws(PhotoLibError) in (row.int64(0), row.text(1), row.text(2), row.optionalText(3)) }
             var collections: [AssetCollection] = []
             for (id, albumIdentifier, title, folder) in albums {
-                collections.append(try Self.userCollection(id: id, identifier: albumIdentifier, title: title, folder: folder, in: database))
+                collections.append(try Self.userCollection(id: id, identifier: albumIdentifier, title: title, folder: folder, limitedTo: limitedTo, in: database))
             }
             return collections
         }
@@ -203,8 +203,11 @@ extension PhotoLibrary {
     }
 
     /// A smart album's value, computed now.
-    static func smartCollection(_ smart: SmartAlbum, in database: Database) throws(PhotoLibError) -> AssetCollection {
-        let plan = try QueryPlan(AssetQuery(collection: smart.localIdentifier), database: database)
+    /// Counted in `limitedTo`'s selection when given.
+    static func smartCollection(_ smart: SmartAlbum, limitedTo: String?, in database: Database) throws(PhotoLibError) -> AssetCollection {
+        var query = AssetQuery(collection: smart.localIdentifier)
+        query.limitedTo = limitedTo
+        let plan = try QueryPlan(query, database: database)
         let (count, start, end) = try summary(fromWhere: plan.fromWhere, values: plan.values, in: database)
         // The cover of a smart album is its newest asset, as in Photos.
         let key = try database.prepareUncached(
@@ -215,10 +218,15 @@ extension PhotoLibrary {
             estimatedAssetCount: count, startDate: start, endDate: end, keyAssetIdentifier: key)
     }
 
-    /// A user album's value: visible assets only (not hidden, not trashed).
-    static func userCollection(id: Int64, identifier: String, title: String, folder: String?, in database: Database) throws(PhotoLibError) -> AssetCollection {
-        let fromWhere = "FROM album_asset aa JOIN asset a ON a.id = aa.asset_id WHERE aa.album_id = ?1 AND a.trashed = 0 AND a.hidden = 0"
-        let (count, start, end) = try summary(fromWhere: fromWhere, values: [.integer(id)], in: database)
+    /// A user album's value: visible assets only (not hidden, not trashed; in `limitedTo`'s
+    /// selection when given).
+    static func userCollection(
+        id: Int64, identifier: String, title: String, folder: String?, limitedTo: String?, in database: Database
+    ) throws(PhotoLibError) -> AssetCollection {
+        let scope = limitedTo == nil ? "" : " AND a.local_identifier IN (SELECT asset_identifier FROM client_selection WHERE client_identifier = ?2)"
+        let fromWhere = "FROM album_asset aa JOIN asset a ON a.id = aa.asset_id WHERE aa.album_id = ?1 AND a.trashed = 0 AND a.hidden = 0" + scope
+        let parameters: [DatabaseValue] = [.integer(id)] + (limitedTo.map { [.text($0)] } ?? [])
+        let (count, start, end) = try summary(fromWhere: fromWhere, values: parameters, in: database)
         // The cover of a user album is its chosen key asset while that is visible in it,
         // else its first visible asset.
         let key = try database.prepare(
@@ -226,7 +234,7 @@ extension PhotoLibrary {
             SELECT a.local_identifier \(fromWhere)
             ORDER BY a.id IS (SELECT key_asset_id FROM album WHERE id = ?1) DESC, aa.position, a.local_identifier LIMIT 1
             """
-        ).firstRow([.integer(id)]) { $0.text(0) }
+        ).firstRow(parameters) { $0.text(0) }
         return AssetCollection(
             localIdentifier: identifier, title: title, type: .album, subtype: .albumRegular,
             estimatedAssetCount: count, startDate: start, endDate: end, keyAssetIdentifier: key,

@@ -23,6 +23,7 @@ extension PhotoLibrary {
     public func contentEditingInput(forAsset identifier: String, canHandle formats: [AdjustmentFormat]) throws(PhotoLibError) -> ContentEditingSource {
         try LocalIdentifier.validate(identifier)
         return try read { (database) throws(PhotoLibError) -> ContentEditingSource in
+            try requireVisible(identifier, in: database, message: "no asset has the identifier \(identifier)")
             guard let asset = try database.prepare("SELECT \(AssetRow.columns) FROM asset a WHERE a.local_identifier = ?")
                 .firstRow([.text(identifier)], AssetRow.decode)
             else { throw PhotoLibError(.notFound, "no asset has the identifier \(identifier)") }

@@ -7,22 +7,24 @@ extension PhotoLibrary {
     /// finds hidden ones): the identifier came from somewhere that could see it.
     public func asset(withIdentifier identifier: String) throws(PhotoLibError) -> Asset? {
         try LocalIdentifier.validate(identifier)
+        let scope = SelectionScope(limitedTo)
         return try withDatabase { (database) throws(PhotoLibError) in
-            try database.prepare("SELECT \(AssetRow.columns) FROM asset a WHERE a.local_identifier = ?")
-                .firstRow([.text(identifier)], AssetRow.decode)
+            try database.prepare("SELECT \(AssetRow.columns) FROM asset a WHERE a.local_identifier = ?\(scope.and("a.local_identifier"))")
+                .firstRow([.text(identifier)] + scope.values, AssetRow.decode)
         }
     }
 
     /// The assets with these identifiers, in the order given, each once; unknown ones skipped.
     public func assets(withIdentifiers identifiers: [String]) throws(PhotoLibError) -> [Asset] {
         try Self.validateIdentifierList(identifiers)
+        let scope = SelectionScope(limitedTo)
         let found = try withDatabase { (database) throws(PhotoLibError) in
             try database.prepare(
                 """
                 SELECT \(AssetRow.columns) FROM json_each(?) j JOIN asset a ON a.local_identifier = j.value
-                ORDER BY j.key
+                \(scope.where("a.local_identifier")) ORDER BY j.key
                 """
-            ).rows([.text(JSONText.array(identifiers))], AssetRow.decode)
+            ).rows([.text(JSONText.array(identifiers))] + scope.values, AssetRow.decode)
         }
         var seen = Set<String>()
         return found.filter { seen.insert($0.localIdentifier).inserted }
@@ -30,7 +32,8 @@ extension PhotoLibrary {
 
     /// The identifiers matching `query`, in order: what a server-side fetch-result snapshot holds.
     public func fetchAssetIdentifiers(_ query: AssetQuery) throws(PhotoLibError) -> [String] {
-        try read { (database) throws(PhotoLibError) in
+        let query = scoped(query)
+        return try read { (database) throws(PhotoLibError) in
             let plan = try QueryPlan(query, database: database)
             var sql = "SELECT a.local_identifier \(plan.fromWhere) ORDER BY \(plan.orderBy)"
             var values = plan.values
@@ -44,7 +47,8 @@ extension PhotoLibrary {
 
     /// How many assets match `query` (at most its `fetchLimit`), without listing them.
     public func countAssets(_ query: AssetQuery) throws(PhotoLibError) -> Int {
-        try read { (database) throws(PhotoLibError) in
+        let query = scoped(query)
+        return try read { (database) throws(PhotoLibError) in
             let plan = try QueryPlan(query, database: database)
             let count = try database.prepareUncached("SELECT count(*) \(plan.fromWhere)").firstRow(plan.values) { $0.int(0) } ?? 0
             return query.fetchLimit > 0 ? min(count, query.fetchLimit) : count
@@ -143,6 +147,10 @@ struct QueryPlan {
             let condition = try PredicateSQL(predicate)
             conditions.append(condition.sql)
             values += condition.values
+        }
+        if let client = query.limitedTo {
+            conditions.append(SelectionScope.condition(column: "a.local_identifier"))
+            values.append(.text(client))
         }
         self.fromWhere = from + " WHERE " + conditions.joined(separator: " AND ")
         self.values = values

@@ -18,7 +18,9 @@ extension PhotoLibrary {
     public func resources(forAsset identifier: String) throws(PhotoLibError) -> [AssetResourceRecord] {
         try LocalIdentifier.validate(identifier)
         let rows = try read { (database) throws(PhotoLibError) -> [AssetResourceRecord]? in
-            guard try database.prepare("SELECT id FROM asset WHERE local_identifier = ?").firstRow([.text(identifier)], { $0.int(0) }) != nil else {
+            guard try database.prepare("SELECT id FROM asset WHERE local_identifier = ?").firstRow([.text(identifier)], { $0.int(0) }) != nil,
+                try SelectionScope(limitedTo).contains(identifier, in: database)
+            else {
                 return nil
             }
             return try database.prepare(
@@ -45,6 +47,8 @@ extension PhotoLibrary {
     public func imageSourceRecords(forAsset identifier: String) throws(PhotoLibError) -> ImageSourceRecords {
         try LocalIdentifier.validate(identifier)
         return try read { (database) throws(PhotoLibError) -> ImageSourceRecords in
+            // Outside a limited view: no records, as for an unknown asset.
+            guard try SelectionScope(limitedTo).contains(identifier, in: database) else { return ImageSourceRecords(resources: [], generation: 0) }
             let resources = try database.prepare(
                 """
                 SELECT r.type, r.original_filename, r.byte_size, r.sha256, r.uti, r.file_path

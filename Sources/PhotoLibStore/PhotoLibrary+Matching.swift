@@ -10,7 +10,7 @@ extension PhotoLibrary {
     public func matchingIdentifiers(_ query: AssetQuery, among identifiers: [String]) throws(PhotoLibError) -> Set<String> {
         guard !identifiers.isEmpty else { return [] }
         try Self.validateIdentifierList(identifiers)
-        var scoped = query
+        var scoped = self.scoped(query)
         scoped.identifiers = nil
         scoped.fetchLimit = 0
         return try read { (database) throws(PhotoLibError) -> Set<String> in

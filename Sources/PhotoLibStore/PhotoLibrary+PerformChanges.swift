@@ -79,7 +79,7 @@ extension PhotoLibrary {
         let committed: (ChangeBatch, Int64)
         do {
             committed = try write { (database) throws(PhotoLibError) in
-                let batch = ChangeBatch(database: database, files: files, now: now)
+                let batch = ChangeBatch(database: database, files: files, now: now, limitedTo: limitedTo)
                 started = batch
                 try body(batch)
                 let token = try ChangeLog.append(batch.changes, author: author, committedAt: now, in: database)
@@ -126,11 +126,16 @@ final class ChangeBatch {
     var consumedUploadFiles: [String] = []
     /// Files of purged assets: removed after the commit.
     var purgedFiles: [String] = []
+    /// The limited client whose view the batch runs in (``PhotoLibrary/limited(to:)``): an
+    /// asset outside its selection is unknown, album indexes are refused, and the assets it
+    /// creates join its selection. `nil`: the whole library.
+    let limitedTo: String?
 
-    init(database: Database, files: FileStore, now: Int64) {
+    init(database: Database, files: FileStore, now: Int64, limitedTo: String? = nil) {
         self.database = database
         self.files = files
         self.now = now
+        self.limitedTo = limitedTo
     }
 
     /// Applies one request.
@@ -257,6 +262,7 @@ final class ChangeBatch {
             ])
             changes.record(.asset, identifier, .inserted)
         }
+        if let limitedTo { try PhotoLibrary.join([identifier], selectionOf: limitedTo, in: database) }
         if let label = create.placeholder { placeholders[label] = identifier }
     }
 
@@ -475,6 +481,7 @@ final class ChangeBatch {
     }
 
     private func insertAssets(album: String, assets: [String], at index: Int) throws(PhotoLibError) {
+        try refuseAlbumIndexesInLimitedView()
         let (albumID, albumIdentifier) = try albumRow(try resolve(album))
         let before = try members(ofAlbum: albumID)
         let visibleCount = before.filter(\.visible).count
@@ -515,6 +522,7 @@ final class ChangeBatch {
     }
 
     private func moveAssets(album: String, from: [Int], to: Int) throws(PhotoLibError) {
+        try refuseAlbumIndexesInLimitedView()
         let (albumID, albumIdentifier) = try albumRow(try resolve(album))
         let before = try members(ofAlbum: albumID)
         let visible = before.filter(\.visible)
@@ -630,6 +638,15 @@ final class ChangeBatch {
     // MARK: Identifiers
 
     /// A placeholder's real identifier, or a checked identifier.
+    /// Album indexes count assets a limited client cannot see: it edits albums by identifier.
+    private func refuseAlbumIndexesInLimitedView() throws(PhotoLibError) {
+        guard limitedTo == nil else {
+            throw PhotoLibError(
+                .failedPrecondition,
+                "a client with limited access edits albums by asset identifier (addAssets, removeAssets), not by index: the album holds assets it cannot see")
+        }
+    }
+
     func resolve(_ text: String) throws(PhotoLibError) -> String {
         if Placeholder.isPlaceholder(text) {
             guard let identifier = placeholders[text] else {
@@ -664,8 +681,9 @@ final class ChangeBatch {
 
     /// An asset's rowid and trash state; `notFound` or, for another kind of object, `invalidArgument`.
     private func assetRow(_ identifier: String) throws(PhotoLibError) -> (id: Int64, trashed: Bool) {
-        if let row = try database.prepare("SELECT id, trashed FROM asset WHERE local_identifier = ?")
-            .firstRow([.text(identifier)], { (row) throws(PhotoLibError) in (id: row.int64(0), trashed: row.int(1) != 0) }) {
+        let scope = SelectionScope(limitedTo)
+        if let row = try database.prepare("SELECT id, trashed FROM asset WHERE local_identifier = ?\(scope.and("local_identifier"))")
+            .firstRow([.text(identifier)] + scope.values, { (row) throws(PhotoLibError) in (id: row.int64(0), trashed: row.int(1) != 0) }) {
             return row
         }
         throw try wrongKind(identifier, expected: "asset")
@@ -720,7 +738,9 @@ final class ChangeBatch {
         let kind: String?
         if SmartAlbum.withIdentifier(identifier) != nil {
             kind = "a smart album, which the library computes and which cannot be changed"
-        } else if try database.prepare("SELECT 1 FROM asset WHERE local_identifier = ?").firstRow([.text(identifier)], { $0.int(0) }) != nil {
+        } else if try database.prepare("SELECT 1 FROM asset WHERE local_identifier = ?").firstRow([.text(identifier)], { $0.int(0) }) != nil,
+            try SelectionScope(limitedTo).contains(identifier, in: database) {
+            // (An asset outside a limited view is as unknown as one that never existed.)
             kind = "an asset"
         } else if try database.prepare("SELECT 1 FROM album WHERE local_identifier = ?").firstRow([.text(identifier)], { $0.int(0) }) != nil {
             kind = "an album"

@@ -10,8 +10,9 @@ extension PhotoLibrary {
     /// unknown asset, `dataLoss` when its row exists but the file is gone.
     public func originalResource(forAsset identifier: String) throws(PhotoLibError) -> AssetResourceRecord {
         try LocalIdentifier.validate(identifier)
-        let row = try withDatabase { (database) throws(PhotoLibError) in
-            try database.prepare(
+        let row = try withDatabase { (database) throws(PhotoLibError) -> (AssetResourceType, String, Int, String, String, String)? in
+            guard try SelectionScope(limitedTo).contains(identifier, in: database) else { return nil }
+            return try database.prepare(
                 """
                 SELECT r.type, r.original_filename, r.byte_size, r.sha256, r.uti, r.file_path
                 FROM asset a JOIN asset_resource r ON r.asset_id = a.id

@@ -28,14 +28,20 @@ public final class PhotoLibrary: @unchecked Sendable {
     /// SQLite waits on its busy timeout or the disk. Taken with no other PhotoLib lock held
     /// (callers read the store before locking their own state). Not a `Mutex` because the
     /// connection is not `Sendable`; hence `@unchecked Sendable` on the class.
-    private let lock = NSLock()
+    private let lock: NSLock
     /// The library's files.
     let files: FileStore
     /// Held (shared) for the instance's lifetime; see ``LibraryLock``.
     private let libraryLock: LibraryLock
+    /// The limited client whose selection this instance shows, or `nil` for the whole
+    /// library; see ``limited(to:)``.
+    public let limitedTo: String?
 
     private init(directory: String, database: Database, files: FileStore, libraryLock: LibraryLock,
-                 libraryIdentifier: String, lastRecovery: RecoveryReport, uploadLimits: UploadLimits, diskReserve: DiskReserve) {
+                 libraryIdentifier: String, lastRecovery: RecoveryReport, uploadLimits: UploadLimits, diskReserve: DiskReserve,
+                 lock: NSLock = NSLock(), limitedTo: String? = nil) {
+        self.lock = lock
+        self.limitedTo = limitedTo
         self.directory = directory
         self.uploadLimits = uploadLimits
         self.diskReserve = diskReserve
@@ -113,6 +119,18 @@ public final class PhotoLibrary: @unchecked Sendable {
         return PhotoLibrary(
             directory: directory, database: database, files: files, libraryLock: libraryLock,
             libraryIdentifier: identifier, lastRecovery: report, uploadLimits: uploadLimits, diskReserve: reserve)
+    }
+
+    /// The library as the limited client `client` sees it: the same connection, lock and
+    /// files, but every asset read answers as if the library held only the client's
+    /// selection (fetches, counts, album contents and covers, lookups by identifier,
+    /// resources, editing input, change targets and history). An asset outside the selection
+    /// gets exactly the answer of an asset that does not exist. Assets the view creates join
+    /// the selection. Cheap: make one per call.
+    public func limited(to client: String) -> PhotoLibrary {
+        PhotoLibrary(
+            directory: directory, database: database, files: files, libraryLock: libraryLock, libraryIdentifier: libraryIdentifier,
+            lastRecovery: lastRecovery, uploadLimits: uploadLimits, diskReserve: diskReserve, lock: lock, limitedTo: client)
     }
 
     /// The owner token (`DIR/owner.token`, mode 0600): 64 hex digits.

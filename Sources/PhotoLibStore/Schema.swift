@@ -20,6 +20,7 @@ enum Schema {
         Migration(version: 2, sql: version2),
         Migration(version: 3, sql: version3),
         Migration(version: 4, sql: version4),
+        Migration(version: 5, sql: version5),
     ]
 
     /// The version this build writes.
@@ -253,5 +254,16 @@ enum Schema {
             event              TEXT    NOT NULL,
             detail             TEXT    NOT NULL
         ) STRICT;
+        """
+
+    /// Version 5: limited access. A limited client's selection is a set of asset identifiers
+    /// (kept by identifier, so that a purged asset's deletion still reaches the client that
+    /// could see it); the rows of a revoked client are removed with the decision.
+    static let version5 = """
+        CREATE TABLE client_selection (
+            client_identifier TEXT NOT NULL,
+            asset_identifier  TEXT NOT NULL,
+            PRIMARY KEY (client_identifier, asset_identifier)
+        ) STRICT, WITHOUT ROWID;
         """
 }

@@ -18,7 +18,7 @@ extension PhotoLibCommand {
     struct Auth: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Ask the library's owner for access, and see what was decided.",
-            subcommands: [Request.self, Status.self])
+            subcommands: [Request.self, Status.self, AuthMore.self])
 
         /// `photolib auth request --name NAME --access read-write|add-only [--wait]`.
         struct Request: AsyncParsableCommand {
@@ -97,11 +97,33 @@ extension PhotoLibCommand {
         }
     }
 
+    /// `photolib auth more`: a limited client asks for more assets (PhotoKit's
+    /// presentLimitedLibraryPicker) and prints the ones the owner adds.
+    struct AuthMore: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "more",
+            abstract: "Ask the owner for more photos (a client with limited access); prints the newly selected identifiers.",
+            discussion: "Waits until the owner answers (photolib clients answer REQUEST --pick ID…), at most --timeout seconds.")
+        @OptionGroup var connection: ConnectionOptions
+        @Option(name: .long, help: "Seconds to wait for the owner.") var timeout: Double = 600
+
+        func run() async throws {
+            let added = try await connection.withLibrary { try await $0.presentLimitedLibraryPicker(timeout: timeout) }
+            if connection.json {
+                try Output.json(["newlySelectedIdentifiers": added])
+            } else if added.isEmpty {
+                print("the owner added nothing")
+            } else {
+                for identifier in added { print(identifier) }
+            }
+        }
+    }
+
     /// `photolib clients`: the owner's view of the library's clients, and decisions.
     struct Clients: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "List the library's clients (owner only), and approve, deny or revoke them.",
-            subcommands: [ListClients.self, Approve.self, Deny.self, Revoke.self, Pending.self, Answer.self, Policy.self, Log.self],
+            subcommands: [ListClients.self, Approve.self, Limit.self, Select.self, Deny.self, Revoke.self, Pending.self, Answer.self, Policy.self, Log.self],
             defaultSubcommand: ListClients.self)
 
         /// `photolib clients list`.
@@ -119,15 +141,19 @@ extension PhotoLibCommand {
                         var addOnly: String
                         var revoked: Bool
                         var requestedAt: Date
+                        var selectedAssetCount: Int
                     }
                     try Output.json(clients.map {
-                        ClientJSON(clientIdentifier: $0.clientIdentifier, name: $0.name, readWrite: $0.readWrite.name, addOnly: $0.addOnly.name, revoked: $0.isRevoked, requestedAt: $0.requestedAt)
+                        ClientJSON(
+                            clientIdentifier: $0.clientIdentifier, name: $0.name, readWrite: $0.readWrite.name, addOnly: $0.addOnly.name, revoked: $0.isRevoked,
+                            requestedAt: $0.requestedAt, selectedAssetCount: $0.selectedAssetCount)
                     })
                 } else if clients.isEmpty {
                     print("no clients")
                 } else {
                     for client in clients {
-                        print("\(client.clientIdentifier)  \(client.name)  read-write: \(client.readWrite.name)  add-only: \(client.addOnly.name)\(client.isRevoked ? "  (revoked)" : "")")
+                        let selection = client.isLimited ? " (\(client.selectedAssetCount) selected)" : ""
+                        print("\(client.clientIdentifier)  \(client.name)  read-write: \(client.readWrite.name)\(selection)  add-only: \(client.addOnly.name)\(client.isRevoked ? "  (revoked)" : "")")
                     }
                 }
             }
@@ -143,6 +169,39 @@ extension PhotoLibCommand {
             func run() async throws {
                 try await connection.withLibrary { try await $0.setAuthorization(.authorized, for: access, client: client) }
                 if !connection.json { print("\(client): \(access.name) authorized") }
+            }
+        }
+
+        /// `photolib clients limit CLIENT ID…`.
+        struct Limit: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Give a client read-write access to these assets only (replaces its selection); it sees nothing else.")
+            @OptionGroup var connection: ConnectionOptions
+            @Argument(help: "The client's identifier.") var client: String
+            @Argument(help: "The assets it may see (photolib ls).") var assets: [String] = []
+
+            func run() async throws {
+                try await connection.withLibrary { try await $0.limit(client: client, to: assets) }
+                if !connection.json { print("\(client): limited to \(assets.count) asset\(assets.count == 1 ? "" : "s")") }
+            }
+        }
+
+        /// `photolib clients select CLIENT --add ID… --remove ID…`.
+        struct Select: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Add assets to or remove them from a limited client's selection; its open watches see them come and go.")
+            @OptionGroup var connection: ConnectionOptions
+            @Argument(help: "The client's identifier.") var client: String
+            @Option(name: .long, parsing: .upToNextOption, help: "Assets to add.") var add: [String] = []
+            @Option(name: .long, parsing: .upToNextOption, help: "Assets to remove.") var remove: [String] = []
+
+            func validate() throws {
+                guard !add.isEmpty || !remove.isEmpty else { throw ValidationError("pass --add ID… and/or --remove ID…") }
+            }
+
+            func run() async throws {
+                try await connection.withLibrary { try await $0.editSelection(client: client, adding: add, removing: remove) }
+                if !connection.json { print("\(client): \(add.count) added, \(remove.count) removed") }
             }
         }
 
@@ -188,7 +247,7 @@ extension PhotoLibCommand {
                     }
                     try Output.json(requests.map {
                         RequestJSON(request: $0.requestIdentifier, clientIdentifier: $0.clientIdentifier, clientName: $0.clientName,
-                                    kind: $0.kind == .editConfirmation ? "edit-confirmation" : "authorization", summary: $0.summary)
+                                    kind: Self.kindName($0.kind), summary: $0.summary)
                     })
                 } else if requests.isEmpty {
                     print("nothing waits")
@@ -196,21 +255,40 @@ extension PhotoLibCommand {
                     for request in requests { print("\(request.requestIdentifier)  \(request.clientName)  \(request.summary)") }
                 }
             }
+
+            static func kindName(_ kind: PendingRequest.Kind) -> String {
+                switch kind {
+                case .authorization: return "authorization"
+                case .editConfirmation: return "edit-confirmation"
+                case .limitedPicker: return "more-assets"
+                }
+            }
         }
 
-        /// `photolib clients answer REQUEST --confirm|--decline`.
+        /// `photolib clients answer REQUEST --confirm|--decline|--pick ID…`.
         struct Answer: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Confirm or decline a client's changes waiting for confirmation.")
+            static let configuration = CommandConfiguration(
+                abstract: "Confirm or decline a client's changes, or answer a limited client's request for more assets with --pick.")
             @OptionGroup var connection: ConnectionOptions
             @Argument(help: "The request (photolib clients pending).") var request: String
             @Flag(name: .long, help: "Let the changes be applied.") var confirm = false
             @Flag(name: .long, help: "Refuse them: nothing is applied.") var decline = false
+            @Option(name: .long, parsing: .upToNextOption, help: "The assets a limited client asked for more gets (none: nothing).") var pick: [String] = []
+            @Flag(name: .long, help: "Answer a request for more assets with none.") var pickNone = false
 
             func validate() throws {
-                guard confirm != decline else { throw ValidationError("pass exactly one of --confirm and --decline") }
+                let picking = !pick.isEmpty || pickNone
+                guard [confirm, decline, picking].filter({ $0 }).count == 1 else {
+                    throw ValidationError("pass exactly one of --confirm, --decline (changes) and --pick ID… / --pick-none (more assets)")
+                }
             }
 
             func run() async throws {
+                if !pick.isEmpty || pickNone {
+                    try await connection.withLibrary { try await $0.answer(request, picking: pick) }
+                    if !connection.json { print("\(request): \(pick.count) asset\(pick.count == 1 ? "" : "s") picked") }
+                    return
+                }
                 try await connection.withLibrary { try await $0.answer(request, confirm: confirm) }
                 if !connection.json { print("\(request): \(confirm ? "confirmed" : "declined")") }
             }

@@ -146,6 +146,7 @@ extension PhotoLibCommand {
                     } else if let details {
                         let summary = details.hasIncrementalChanges
                             ? "removed \(details.removedIndexes) inserted \(details.insertedIndexes) changed \(details.changedIndexes) moves \(details.moves.map { "\($0.from)->\($0.to)" })"
+                                + (details.insertedObjects.isEmpty ? "" : " new \(details.insertedObjects.map(\.localIdentifier))")
                                 + (details.contentChangedIdentifiers.isEmpty ? "" : " content changed \(details.changedObjects.map(\.localIdentifier).filter(details.contentChangedIdentifiers.contains))")
                             : "resync"
                         print("change \(change.changeToken): \(summary), count \(details.fetchResultAfterChanges.count)")

@@ -94,6 +94,73 @@ final class AuthorizationCLITests: XCTestCase {
         for event in ["requested", "authorized", "revoked"] { XCTAssertTrue(log.stdout.contains("\(client)  \(event)"), "\(event) in \(log.stdout)") }
     }
 
+    /// The whole limited flow, through the CLI: ask and wait, limited to two photos,
+    /// and every command of that client sees exactly those two; a third photo is exactly as
+    /// unknown as a made-up one; the owner adds it and the client's watch prints the insertion;
+    /// the client's upload joins its selection; revoking ends its watch.
+    func testALimitedClientSeesItsSelectionEverywhere() throws {
+        struct Row: Decodable { var localIdentifier: String }
+        let third = try directory.write("third.jpg", DistinctPhotos.photo(3))
+        _ = try owner(["upload", third])
+        let all = try runCLIJSON([Row].self, ["ls", "--json"], server: server).map(\.localIdentifier)
+        XCTAssertEqual(all.count, 3)
+        let (given, other) = (Array(all.prefix(2)), all[2])
+        let madeUp = "00000000-0000-4000-8000-000000000000/L0/001"
+
+        let environment = clientEnvironment("limited")
+        let asking = try ChildProcess(Paths.photolib, ["auth", "request", "--name", "Frame", "--access", "read-write", "--wait", "--json"], environment: environment)
+        defer { _ = asking.killHard(); asking.cleanUp() }
+        var pending: String?
+        for _ in 0..<400 where pending == nil {
+            pending = (try? JSONSerialization.jsonObject(with: Data(try owner(["clients", "--json"]).stdout.utf8)) as? [[String: Any]])?
+                .first { $0["name"] as? String == "Frame" }?["clientIdentifier"] as? String
+            if pending == nil { Thread.sleep(forTimeInterval: 0.05) }
+        }
+        let client = try XCTUnwrap(pending)
+        _ = try owner(["clients", "limit", client] + given)
+        let answered = try XCTUnwrap(asking.waitForExit(timeout: 10))
+        XCTAssertEqual(try JSONDecoder().decode(Grant.self, from: Data(answered.stdout.utf8)).status, "limited")
+
+        func run(_ arguments: [String]) throws -> ProcessResult { try runCLI(arguments, server: server, environment: environment) }
+        XCTAssertEqual(Set(try runCLIJSON([Row].self, ["ls", "--json"], server: server, environment: environment).map(\.localIdentifier)), Set(given))
+        struct Album: Decodable { var title: String; var count: Int }
+        let albums = try runCLIJSON([Album].self, ["albums", "--json"], server: server, environment: environment)
+        XCTAssertEqual(albums.first { $0.title == "All Photos" }?.count, 2, "\(albums)")
+        let history = try run(["changes", "--json"])
+        XCTAssertTrue(history.succeeded, "\(history)")
+        XCTAssertFalse(history.stdout.contains(other), "history names an unselected photo")
+        XCTAssertTrue(history.stdout.contains(given[0]))
+        XCTAssertTrue(try run(["get", given[0], "--size", "64x64", "-o", directory.file("given.jpg")]).succeeded)
+        XCTAssertTrue(try run(["export", given[1], "-o", directory.file("given-original.jpg")]).succeeded)
+        for command in [["get", "ID", "--size", "64x64", "-o", directory.file("x.jpg")], ["export", "ID", "-o", directory.file("x-original.jpg")], ["show", "ID"]] {
+            let hidden = try run(command.map { $0 == "ID" ? other : $0 })
+            let unknown = try run(command.map { $0 == "ID" ? madeUp : $0 })
+            XCTAssertFalse(hidden.succeeded, "\(command[0]) of an unselected photo: \(hidden)")
+            XCTAssertEqual(
+                hidden.stderr.replacingOccurrences(of: other, with: "ID"), unknown.stderr.replacingOccurrences(of: madeUp, with: "ID"),
+                "\(command[0]): an unselected photo and a made-up identifier must be told apart by nothing")
+            XCTAssertEqual(hidden.status, unknown.status)
+        }
+
+        // The owner adds the third photo: the client's watch prints it as an insertion.
+        let watch = try ChildProcess(Paths.photolib, ["watch"], environment: environment)
+        defer { _ = watch.killHard(); watch.cleanUp() }
+        XCTAssertTrue(waitForLine(watch, containing: "watching 2 assets"), "watch did not start: \(watch.stdout) \(watch.stderr)")
+        _ = try owner(["clients", "select", client, "--add", other])
+        XCTAssertTrue(waitForLine(watch, containing: "new [\"\(other)\"], count 3"), "no insertion printed: \(watch.stdout)")
+
+        // Its upload joins its selection.
+        let mine = try directory.write("mine.jpg", DistinctPhotos.photo(8))
+        XCTAssertTrue(try run(["upload", mine]).succeeded)
+        XCTAssertEqual(try runCLIJSON([Row].self, ["ls", "--json"], server: server, environment: environment).count, 4)
+        XCTAssertEqual(try runCLIJSON([Row].self, ["ls", "--json"], server: server).count, 4, "the owner sees the upload too")
+
+        let revoked = Date()
+        _ = try owner(["clients", "revoke", client])
+        XCTAssertNotNil(watch.waitForExit(timeout: 5), "watch still runs after the revocation")
+        XCTAssertLessThan(Date().timeIntervalSince(revoked), 2)
+    }
+
     func testAnAddOnlyClientCanUploadAndNothingElse() throws {
         let environment = clientEnvironment("uploader")
         let asked = try runCLI(["auth", "request", "--name", "Uploader", "--access", "add-only", "--json"], server: server, environment: environment)
@@ -141,5 +208,5 @@ final class AuthorizationCLITests: XCTestCase {
 
 /// Any JSON value (to count array elements).
 private struct AnyCodable: Decodable {
-    init(from decoder: Decoder) throws {}
+    init(from decoder: any Decoder) throws {}
 }

@@ -22,6 +22,7 @@ typedef struct Photolib__V1__AuthorizationState Photolib__V1__AuthorizationState
 typedef struct Photolib__V1__ClientRecord Photolib__V1__ClientRecord;
 typedef struct Photolib__V1__ListClientsResponse Photolib__V1__ListClientsResponse;
 typedef struct Photolib__V1__SetClientAuthorizationRequest Photolib__V1__SetClientAuthorizationRequest;
+typedef struct Photolib__V1__MoreAssetsResponse Photolib__V1__MoreAssetsResponse;
 typedef struct Photolib__V1__PendingRequest Photolib__V1__PendingRequest;
 typedef struct Photolib__V1__PendingRequestsResponse Photolib__V1__PendingRequestsResponse;
 typedef struct Photolib__V1__AnswerPendingRequestRequest Photolib__V1__AnswerPendingRequestRequest;
@@ -41,7 +42,11 @@ typedef enum _Photolib__V1__ConfirmEditsPolicy {
 typedef enum _Photolib__V1__PendingRequestKind {
   PHOTOLIB__V1__PENDING_REQUEST_KIND__PENDING_REQUEST_KIND_UNSPECIFIED = 0,
   PHOTOLIB__V1__PENDING_REQUEST_KIND__PENDING_REQUEST_KIND_AUTHORIZATION = 1,
-  PHOTOLIB__V1__PENDING_REQUEST_KIND__PENDING_REQUEST_KIND_EDIT_CONFIRMATION = 2
+  PHOTOLIB__V1__PENDING_REQUEST_KIND__PENDING_REQUEST_KIND_EDIT_CONFIRMATION = 2,
+  /*
+   * A limited client asks for more assets: answered with AnswerPendingRequest.picked_asset_identifiers.
+   */
+  PHOTOLIB__V1__PENDING_REQUEST_KIND__PENDING_REQUEST_KIND_LIMITED_PICKER = 3
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(PHOTOLIB__V1__PENDING_REQUEST_KIND)
 } Photolib__V1__PendingRequestKind;
 
@@ -138,19 +143,20 @@ struct  Photolib__V1__ListClientsResponse
 
 
 /*
- * Owner only: approve, limit, deny or revoke a client.
+ * Owner only: approve, limit, deny or revoke a client, or edit a limited client's selection.
  */
 struct  Photolib__V1__SetClientAuthorizationRequest
 {
   ProtobufCMessage base;
   char *client_identifier;
   /*
-   * AUTHORIZED or DENIED for access_level (LIMITED: not built in this release).
+   * AUTHORIZED or DENIED for access_level; LIMITED (read-write only) with
+   * selected_asset_identifiers.
    */
   Photolib__V1__AuthorizationStatus status;
   Photolib__V1__AccessLevel access_level;
   /*
-   * For LIMITED: the complete new selection (replaces the old one).
+   * For LIMITED: the complete new selection (replaces the old one; may be empty).
    */
   size_t n_selected_asset_identifiers;
   char **selected_asset_identifiers;
@@ -166,10 +172,36 @@ struct  Photolib__V1__SetClientAuthorizationRequest
    */
   Photolib__V1__ConfirmEditsPolicy confirm_edits;
   protobuf_c_boolean policy_only;
+  /*
+   * With selection_only, only the selection of a client that is LIMITED already changes
+   * (status and access_level are ignored): these assets join it, those leave it. The
+   * client's open subscriptions get the difference as incremental change details.
+   */
+  size_t n_add_selected_asset_identifiers;
+  char **add_selected_asset_identifiers;
+  size_t n_remove_selected_asset_identifiers;
+  char **remove_selected_asset_identifiers;
+  protobuf_c_boolean selection_only;
 };
 #define PHOTOLIB__V1__SET_CLIENT_AUTHORIZATION_REQUEST__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&photolib__v1__set_client_authorization_request__descriptor) \
-    , (char *)protobuf_c_empty_string, PHOTOLIB__V1__AUTHORIZATION_STATUS__AUTHORIZATION_STATUS_NOT_DETERMINED, PHOTOLIB__V1__ACCESS_LEVEL__ACCESS_LEVEL_UNSPECIFIED, 0,NULL, 0, PHOTOLIB__V1__CONFIRM_EDITS_POLICY__CONFIRM_EDITS_POLICY_UNCHANGED, 0 }
+    , (char *)protobuf_c_empty_string, PHOTOLIB__V1__AUTHORIZATION_STATUS__AUTHORIZATION_STATUS_NOT_DETERMINED, PHOTOLIB__V1__ACCESS_LEVEL__ACCESS_LEVEL_UNSPECIFIED, 0,NULL, 0, PHOTOLIB__V1__CONFIRM_EDITS_POLICY__CONFIRM_EDITS_POLICY_UNCHANGED, 0, 0,NULL, 0,NULL, 0 }
+
+
+/*
+ * The answer to RequestMoreAssets: the assets the owner added to the selection for this
+ * request, only those (PhotoKit's presentLimitedLibraryPicker completion handler); empty when
+ * the owner picked none.
+ */
+struct  Photolib__V1__MoreAssetsResponse
+{
+  ProtobufCMessage base;
+  size_t n_newly_selected_identifiers;
+  char **newly_selected_identifiers;
+};
+#define PHOTOLIB__V1__MORE_ASSETS_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&photolib__v1__more_assets_response__descriptor) \
+    , 0,NULL }
 
 
 /*
@@ -209,18 +241,21 @@ struct  Photolib__V1__PendingRequestsResponse
 
 
 /*
- * Owner only: confirms or declines an edit confirmation (authorization requests are
- * answered with SetClientAuthorization).
+ * Owner only: confirms or declines an edit confirmation, or answers a limited client's
+ * request for more assets with the assets picked (they join its selection; none: nothing
+ * changes). Authorization requests are answered with SetClientAuthorization.
  */
 struct  Photolib__V1__AnswerPendingRequestRequest
 {
   ProtobufCMessage base;
   char *request_id;
   protobuf_c_boolean confirm;
+  size_t n_picked_asset_identifiers;
+  char **picked_asset_identifiers;
 };
 #define PHOTOLIB__V1__ANSWER_PENDING_REQUEST_REQUEST__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&photolib__v1__answer_pending_request_request__descriptor) \
-    , (char *)protobuf_c_empty_string, 0 }
+    , (char *)protobuf_c_empty_string, 0, 0,NULL }
 
 
 /*
@@ -383,6 +418,25 @@ Photolib__V1__SetClientAuthorizationRequest *
 void   photolib__v1__set_client_authorization_request__free_unpacked
                      (Photolib__V1__SetClientAuthorizationRequest *message,
                       ProtobufCAllocator *allocator);
+/* Photolib__V1__MoreAssetsResponse methods */
+void   photolib__v1__more_assets_response__init
+                     (Photolib__V1__MoreAssetsResponse         *message);
+size_t photolib__v1__more_assets_response__get_packed_size
+                     (const Photolib__V1__MoreAssetsResponse   *message);
+size_t photolib__v1__more_assets_response__pack
+                     (const Photolib__V1__MoreAssetsResponse   *message,
+                      uint8_t             *out);
+size_t photolib__v1__more_assets_response__pack_to_buffer
+                     (const Photolib__V1__MoreAssetsResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Photolib__V1__MoreAssetsResponse *
+       photolib__v1__more_assets_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   photolib__v1__more_assets_response__free_unpacked
+                     (Photolib__V1__MoreAssetsResponse *message,
+                      ProtobufCAllocator *allocator);
 /* Photolib__V1__PendingRequest methods */
 void   photolib__v1__pending_request__init
                      (Photolib__V1__PendingRequest         *message);
@@ -517,6 +571,9 @@ typedef void (*Photolib__V1__ListClientsResponse_Closure)
 typedef void (*Photolib__V1__SetClientAuthorizationRequest_Closure)
                  (const Photolib__V1__SetClientAuthorizationRequest *message,
                   void *closure_data);
+typedef void (*Photolib__V1__MoreAssetsResponse_Closure)
+                 (const Photolib__V1__MoreAssetsResponse *message,
+                  void *closure_data);
 typedef void (*Photolib__V1__PendingRequest_Closure)
                  (const Photolib__V1__PendingRequest *message,
                   void *closure_data);
@@ -549,6 +606,7 @@ extern const ProtobufCMessageDescriptor photolib__v1__authorization_state__descr
 extern const ProtobufCMessageDescriptor photolib__v1__client_record__descriptor;
 extern const ProtobufCMessageDescriptor photolib__v1__list_clients_response__descriptor;
 extern const ProtobufCMessageDescriptor photolib__v1__set_client_authorization_request__descriptor;
+extern const ProtobufCMessageDescriptor photolib__v1__more_assets_response__descriptor;
 extern const ProtobufCMessageDescriptor photolib__v1__pending_request__descriptor;
 extern const ProtobufCMessageDescriptor photolib__v1__pending_requests_response__descriptor;
 extern const ProtobufCMessageDescriptor photolib__v1__answer_pending_request_request__descriptor;

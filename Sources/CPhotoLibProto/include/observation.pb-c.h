@@ -177,7 +177,9 @@ struct  Photolib__V1__FetchResultChangeDetails
    */
   char *fetch_result_after_id;
   /*
-   * False: the client must refetch (e.g. a limited selection changed); the index lists are empty.
+   * False: the client must refetch (a resync: history no longer reaches back, or the
+   * subscriber fell behind); the index lists are empty. A limited selection changing is
+   * incremental (docs/PROTOCOL.md section 16b).
    */
   protobuf_c_boolean has_incremental_changes;
   size_t n_removed_indexes;

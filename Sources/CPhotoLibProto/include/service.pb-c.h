@@ -70,6 +70,10 @@ struct Photolib__V1__PhotoLibrary_Service
                                  const Photolib__V1__AnswerPendingRequestRequest *input,
                                  Photolib__V1__Empty_Closure closure,
                                  void *closure_data);
+  void (*request_more_assets)(Photolib__V1__PhotoLibrary_Service *service,
+                              const Photolib__V1__Empty *input,
+                              Photolib__V1__MoreAssetsResponse_Closure closure,
+                              void *closure_data);
   void (*fetch_assets)(Photolib__V1__PhotoLibrary_Service *service,
                        const Photolib__V1__FetchAssetsRequest *input,
                        Photolib__V1__FetchResultSnapshot_Closure closure,
@@ -158,6 +162,7 @@ void photolib__v1__photo_library__init (Photolib__V1__PhotoLibrary_Service *serv
       function_prefix__ ## get_audit_log,\
       function_prefix__ ## list_pending_requests,\
       function_prefix__ ## answer_pending_request,\
+      function_prefix__ ## request_more_assets,\
       function_prefix__ ## fetch_assets,\
       function_prefix__ ## fetch_asset_collections,\
       function_prefix__ ## fetch_collection_lists,\
@@ -208,6 +213,10 @@ void photolib__v1__photo_library__answer_pending_request(ProtobufCService *servi
                                                          const Photolib__V1__AnswerPendingRequestRequest *input,
                                                          Photolib__V1__Empty_Closure closure,
                                                          void *closure_data);
+void photolib__v1__photo_library__request_more_assets(ProtobufCService *service,
+                                                      const Photolib__V1__Empty *input,
+                                                      Photolib__V1__MoreAssetsResponse_Closure closure,
+                                                      void *closure_data);
 void photolib__v1__photo_library__fetch_assets(ProtobufCService *service,
                                                const Photolib__V1__FetchAssetsRequest *input,
                                                Photolib__V1__FetchResultSnapshot_Closure closure,

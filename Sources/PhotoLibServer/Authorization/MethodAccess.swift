@@ -21,9 +21,13 @@ public enum MethodAccess: Sendable, Hashable {
     case anyCredential
     /// The owner only (`ListClients`, `SetClientAuthorization`, `GetAuditLog`, pending requests).
     case owner
-    /// Reading the library: the owner, or a client authorized for read-write.
+    /// Reading the library: the owner, or a client authorized for read-write, or limited
+    /// (which sees only its selection: see ``PhotoLibraryService/view(_:)``).
     case read
-    /// Adding to the library: the owner, or a client authorized for read-write or add-only.
+    /// Asking for more assets: a limited client only.
+    case limited
+    /// Adding to the library: the owner, or a client authorized (or limited) for read-write,
+    /// or authorized for add-only.
     case add
 
     /// What `method` (a wire method name such as `FetchAssets`) requires. A method not in the
@@ -42,6 +46,7 @@ public enum MethodAccess: Sendable, Hashable {
         "GetAuditLog": .owner,
         "ListPendingRequests": .owner,
         "AnswerPendingRequest": .owner,
+        "RequestMoreAssets": .limited,
         "FetchAssets": .read,
         "FetchAssetCollections": .read,
         "FetchCollectionLists": .read,
@@ -85,13 +90,20 @@ public enum MethodAccess: Sendable, Hashable {
                 return nil
             case .owner:
                 return PhotoLibError(.permissionDenied, "\(method) is for the library's owner only")
+            case .limited:
+                guard client.isLimited else {
+                    return PhotoLibError(
+                        .failedPrecondition,
+                        "\(method) is for a client with limited access, which asks for more assets; this client's read-write access is \(client.readWrite.name)")
+                }
+                return nil
             case .read:
-                guard client.readWrite == .authorized else {
+                guard client.canRead else {
                     return PhotoLibError(.permissionDenied, "\(method) needs read-write access, and this client's read-write access is \(client.readWrite.name)\(client.addOnly == .authorized ? " (it may add photos only)" : "")")
                 }
                 return nil
             case .add:
-                guard client.readWrite == .authorized || client.addOnly == .authorized else {
+                guard client.canRead || client.addOnly == .authorized else {
                     return PhotoLibError(.permissionDenied, "\(method) needs add-only or read-write access; this client has neither (read-write \(client.readWrite.name), add-only \(client.addOnly.name))")
                 }
                 return nil

@@ -13,6 +13,7 @@ extension PhotoLibraryService {
         router.register(PhotoLibraryMethods.getAuditLog) { [self] call in try await getAuditLog(call) }
         router.register(PhotoLibraryMethods.listPendingRequests) { [self] call in try await listPendingRequests(call) }
         router.register(PhotoLibraryMethods.answerPendingRequest) { [self] call in try await answerPendingRequest(call) }
+        router.register(PhotoLibraryMethods.requestMoreAssets) { [self] call in try await requestMoreAssets(call) }
     }
 
     /// The longest a `GetAuthorizationStatus` waits for the owner when the call has no
@@ -103,6 +104,7 @@ extension PhotoLibraryService {
         let library = self.library
         var record: ClientRecord
         var level = request.accessLevel.domain ?? .readWrite
+        let before = clients.client(identifier)
         let policy: Bool? = switch request.confirmEdits {
         case .on: true
         case .off: false
@@ -113,6 +115,16 @@ extension PhotoLibraryService {
             record = try await libraryIO.run { () throws(PhotoLibError) in try library.setConfirmsEdits(client: identifier, policy) }
             clients.decided(record)
             return try await call.send(Wire.AuthorizationState(status: .init(record.status(for: level)), accessLevel: .init(level), clientIdentifier: identifier))
+        }
+        if request.selectionOnly {
+            let adding = request.addSelectedAssetIdentifiers, removing = request.removeSelectedAssetIdentifiers
+            let change = try await libraryIO.run { () throws(PhotoLibError) in
+                try library.editSelection(client: identifier, adding: adding, removing: removing)
+            }
+            clients.decided(change.client)
+            hub.selectionChanged(client: identifier, added: change.added, removed: change.removed)
+            logger.notice("owner changed a selection", metadata: ["client": "\(identifier)", "added": "\(change.added.count)", "removed": "\(change.removed.count)"])
+            return try await call.send(Wire.AuthorizationState(status: .limited, accessLevel: .readWrite, clientIdentifier: identifier))
         }
         if request.revoke {
             record = try await libraryIO.run { () throws(PhotoLibError) in try library.revoke(client: identifier) }
@@ -126,7 +138,16 @@ extension PhotoLibraryService {
                 let status = request.status.domain!
                 record = try await libraryIO.run { () throws(PhotoLibError) in try library.decide(client: identifier, level: wanted, status: status) }
             case .limited?:
-                throw PhotoLibError(.unimplemented, "limited access (a selection of photos) is not built in this release; authorize or deny")
+                guard wanted == .readWrite else {
+                    throw PhotoLibError(.invalidArgument, "LIMITED applies to read-write access (a selection of photos); add-only access is authorized or denied")
+                }
+                let selection = request.selectedAssetIdentifiers
+                let change = try await libraryIO.run { () throws(PhotoLibError) in try library.limit(client: identifier, to: selection) }
+                record = change.client
+                if before?.isLimited == true {
+                    // Still limited: the open subscriptions move to the new selection.
+                    hub.selectionChanged(client: identifier, added: change.added, removed: change.removed)
+                }
             default:
                 throw PhotoLibError(.invalidArgument, "the owner decides AUTHORIZED or DENIED (or revoke), not \(request.status)")
             }
@@ -139,6 +160,14 @@ extension PhotoLibraryService {
             clientConnections.close(
                 client: identifier,
                 error: PhotoLibError(.permissionDenied, record.isRevoked ? "the library's owner revoked this client" : "the library's owner denied this client \(level.name) access"))
+        } else if let before, before.canRead, before.isLimited != record.isLimited {
+            // From everything to a selection or back: the connection's snapshots and live
+            // results belong to the other view. The client reconnects and sees the new one.
+            clientConnections.close(
+                client: identifier,
+                error: PhotoLibError(
+                    .permissionDenied,
+                    record.isLimited ? "the library's owner limited this client to a selection of photos; reconnect" : "the library's owner gave this client access to the whole library; reconnect"))
         }
         logger.notice("owner decided", metadata: ["client": "\(identifier)", "level": "\(level.name)", "status": "\(record.isRevoked ? "revoked" : record.status(for: level).name)"])
         try await call.send(Wire.AuthorizationState(status: .init(record.status(for: level)), accessLevel: .init(level), clientIdentifier: identifier))
@@ -169,6 +198,11 @@ extension PhotoLibraryService {
                 requestID: pending.id, clientIdentifier: pending.client, clientName: pending.clientName, kind: .editConfirmation,
                 summary: pending.summary, requestedAtMs: Wire.milliseconds(pending.requestedAt), expiresAtMs: Wire.milliseconds(pending.expiresAt))
         }
+        requests += pickerRequests.pending.map { pending in
+            Wire.PendingRequest(
+                requestID: pending.id, clientIdentifier: pending.client, clientName: pending.clientName, kind: .limitedPicker,
+                summary: pending.summary, requestedAtMs: Wire.milliseconds(pending.requestedAt), expiresAtMs: Wire.milliseconds(pending.expiresAt))
+        }
         try await call.send(Wire.PendingRequestsResponse(requests: requests))
     }
 
@@ -176,16 +210,60 @@ extension PhotoLibraryService {
     func answerPendingRequest(_ call: ServerCall<Wire.AnswerPendingRequestRequest, Wire.Empty>) async throws {
         let request = try await call.singleRequest()
         let id = request.requestID
-        guard id.hasPrefix("edit-") else {
-            throw PhotoLibError(.invalidArgument, "'\(id.prefix(64))' is not an edit confirmation; authorization requests are answered with SetClientAuthorization (photolib clients approve|deny)")
+        if id.hasPrefix(pickerRequests.idPrefix) { return try await answerPickerRequest(call, request) }
+        guard id.hasPrefix(editConfirmations.idPrefix) else {
+            throw PhotoLibError(.invalidArgument, "'\(id.prefix(64))' is not an edit confirmation or a request for more assets; authorization requests are answered with SetClientAuthorization (photolib clients approve|deny)")
         }
         let client = editConfirmations.pending.first { $0.id == id }
-        guard let client, editConfirmations.answer(id, confirm: request.confirm) else {
+        guard let client, editConfirmations.answer(id, with: request.confirm) else {
             throw PhotoLibError(.notFound, "no change waits for confirmation as \(id.prefix(64)) (answered or expired)")
         }
         let library = self.library, confirm = request.confirm
         try await libraryIO.run { () throws(PhotoLibError) in
             try library.audit(client: client.client, event: confirm ? "confirmed" : "declined", detail: client.summary)
+        }
+        try await call.send(Wire.Empty())
+    }
+
+    /// The longest a request for more assets waits for the owner when the call has no
+    /// shorter deadline (seconds); then it answers with nothing picked.
+    static let maxPickerWait: Double = 600
+
+    /// A limited client asks for more assets (PhotoKit's `presentLimitedLibraryPicker`): the
+    /// request waits for the owner, who picks; the answer lists the newly selected assets only.
+    func requestMoreAssets(_ call: ServerCall<Wire.Empty, Wire.MoreAssetsResponse>) async throws {
+        _ = try await call.singleRequest()
+        guard let identifier = call.session.clientIdentifier, let client = clients.client(identifier), client.isLimited else {
+            throw PhotoLibError(.failedPrecondition, "only a client with limited access asks for more assets; this connection sees the whole library")
+        }
+        let library = self.library
+        try await libraryIO.run { () throws(PhotoLibError) in
+            try library.audit(client: identifier, event: "asked", detail: "more assets (it has \(client.selectedAssetCount))")
+        }
+        let picked = try await pickerRequests.ask(
+            client: identifier, clientName: client.name,
+            summary: "more assets for a client limited to \(client.selectedAssetCount) (photolib clients answer REQUEST --pick ID…)", timeout: Self.maxPickerWait)
+        try Task.checkCancellation()
+        try await call.send(Wire.MoreAssetsResponse(newlySelectedIdentifiers: picked ?? []))
+    }
+
+    /// The owner answers a request for more assets: the picked assets join the client's
+    /// selection (its subscriptions see them inserted), and the waiting request is answered
+    /// with those that were not selected already.
+    private func answerPickerRequest(_ call: ServerCall<Wire.AnswerPendingRequestRequest, Wire.Empty>, _ request: Wire.AnswerPendingRequestRequest) async throws {
+        let id = request.requestID
+        guard let pending = pickerRequests.pending.first(where: { $0.id == id }) else {
+            throw PhotoLibError(.notFound, "no request for more assets waits as \(id.prefix(64)) (answered or expired)")
+        }
+        let library = self.library, picked = request.pickedAssetIdentifiers
+        let change = try await libraryIO.run { () throws(PhotoLibError) in
+            try library.editSelection(client: pending.client, adding: picked, removing: [])
+        }
+        clients.decided(change.client)
+        hub.selectionChanged(client: pending.client, added: change.added, removed: [])
+        guard pickerRequests.answer(id, with: change.added) else {
+            // The client stopped waiting meanwhile; the assets stay selected.
+            throw PhotoLibError(.notFound, "the request \(id.prefix(64)) expired while it was answered; the \(change.added.count) assets picked were added to the selection")
         }
         try await call.send(Wire.Empty())
     }

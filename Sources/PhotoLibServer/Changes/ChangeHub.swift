@@ -67,10 +67,11 @@ final class ChangeHub: @unchecked Sendable {
 
     /// A new subscriber at ``lastToken``, made on ``queue`` (awaited, not waited for: the
     /// queue may be busy reading the store).
-    func makeSubscriber(session: ConnectionSession) async -> Subscriber {
+    /// `limitedTo`: the limited client whose selection the subscription sees.
+    func makeSubscriber(session: ConnectionSession, limitedTo: String? = nil) async -> Subscriber {
         await withCheckedContinuation { continuation in
             queue.async {
-                let subscriber = Subscriber(id: self.nextSubscriberID, session: session, maxQueued: self.maxQueuedPerSubscriber)
+                let subscriber = Subscriber(id: self.nextSubscriberID, session: session, maxQueued: self.maxQueuedPerSubscriber, limitedTo: limitedTo)
                 self.nextSubscriberID += 1
                 subscriber.token = self.lastToken
                 self.subscribers[subscriber.id] = subscriber
@@ -124,6 +125,7 @@ final class ChangeHub: @unchecked Sendable {
                 mediaType: try options.domainMediaTypes().first)
             var scoped = query
             if !options.localIdentifiers.isEmpty { scoped.identifiers = options.localIdentifiers }
+            scoped.limitedTo = subscriber.limitedTo
             try checkRoomForRegistration(subscriber, query: scoped)
             let entry = try self.entry(for: scoped)
             let listing = entry.currentListing()
@@ -144,6 +146,10 @@ final class ChangeHub: @unchecked Sendable {
                 throw PhotoLibError(.invalidArgument, "fetch result \(id) holds collections; only asset fetch results can be observed")
             }
             guard subscriber.results[id] == nil else { break }
+            guard listing.query.limitedTo == subscriber.limitedTo else {
+                // A snapshot of another view (the client's access changed since): refetch.
+                throw PhotoLibError(.failedPrecondition, "fetch result \(id) was made with other access rights than this subscription's; fetch again", reason: .fetchResultExpired)
+            }
             try checkRoomForRegistration(subscriber, query: listing.query)
             let entry = try self.entry(for: listing.query)
             let current = entry.currentListing()
@@ -297,8 +303,10 @@ final class ChangeHub: @unchecked Sendable {
             throw PhotoLibError(.invalidArgument, "change token \(since) is newer than the library's current token \(lastToken)")
         }
         var cursor = since
+        // A limited subscriber's history holds only its selection's assets.
+        let history = subscriber.limitedTo.map(library.limited(to:)) ?? library
         while cursor < lastToken {
-            let page = try library.persistentChanges(since: cursor, limit: 500)
+            let page = try history.persistentChanges(since: cursor, limit: 500)
             for change in page.changes where change.token <= lastToken {
                 let objects = try objectMessages(change.objects.map(\.identifier), changes: change.objects)
                 let notification = Wire.ChangeNotification(changeToken: String(change.token), objectChanges: objects, sinceToken: String(cursor))
@@ -333,7 +341,13 @@ final class ChangeHub: @unchecked Sendable {
         }
     }
 
-    private func deliver(_ changes: [ObjectChange], through token: Int64) throws(PhotoLibError) {
+    /// Delivers `changes` to every subscriber. With `selectionOf`, the changes are a limited
+    /// client's selection changing (no transaction: the token stays): only that client's live
+    /// results and subscribers take part, and the assets in `leftSelection` read as deleted
+    /// to it.
+    private func deliver(
+        _ changes: [ObjectChange], through token: Int64, selectionOf client: String? = nil, leftSelection: Set<String> = []
+    ) throws(PhotoLibError) {
         var touched: [String] = []
         var seen = Set<String>()
         var contentChanged = Set<String>()
@@ -353,7 +367,7 @@ final class ChangeHub: @unchecked Sendable {
         // Per changed live result, once: its details, its new version, and the assets at its
         // inserted and changed indexes (every subscriber of the result gets the same ones).
         var results: [ObjectIdentifier: (details: FetchResultChangeDetails, listing: LiveAssetListing, objects: [Asset])] = [:]
-        for (entry, _) in entries.values {
+        for (entry, _) in entries.values where client == nil || entry.query.limitedTo == client {
             let candidates = entry.query.identifiers.map { allowed in touched.filter(Set(allowed).contains) } ?? touched
             let matching = try library.matchingIdentifiers(entry.query, among: candidates)
             let albumChanged = entry.query.collection.map(albums.contains) ?? false
@@ -368,7 +382,14 @@ final class ChangeHub: @unchecked Sendable {
         let objectDetails = Dictionary(
             try objectMessages(changedObjects.filter(observed.contains), changes: changes.filter { observed.contains($0.identifier) }).map { ($0.localIdentifier, $0) },
             uniquingKeysWith: { first, _ in first })
-        for subscriber in subscribers.values where subscriber.started {
+        // What each limited client may hear about: the assets of its selection (albums and
+        // folders are visible to it), computed once per client for the round.
+        let changedAssets = changes.filter { $0.objectType == .asset }.map(\.identifier)
+        var visibleAssets: [String: Set<String>] = [:]
+        for limited in Set(subscribers.values.compactMap(\.limitedTo)) where client == nil || limited == client {
+            visibleAssets[limited] = try library.limited(to: limited).visibleIdentifiers(among: changedAssets)
+        }
+        for subscriber in subscribers.values where subscriber.started && (client == nil || subscriber.limitedTo == client) {
             var fetchMessages: [Wire.FetchResultChangeDetails] = []
             for (key, registration) in subscriber.results {
                 guard let (details, listing, objects) = results[ObjectIdentifier(registration.entry)] else { continue }
@@ -378,14 +399,43 @@ final class ChangeHub: @unchecked Sendable {
                 subscriber.results[key] = Subscriber.Registration(entry: registration.entry, snapshotID: afterID, count: listing.count, pinned: registration.pinned)
             }
             var seen = Set<String>()
-            let objectMessages = changedObjects.filter { subscriber.objects.contains($0) && seen.insert($0).inserted }.compactMap { objectDetails[$0] }
+            var objectMessages = changedObjects.filter { subscriber.objects.contains($0) && seen.insert($0).inserted }.compactMap { objectDetails[$0] }
+            if let limited = subscriber.limitedTo {
+                let visible = visibleAssets[limited] ?? []
+                objectMessages = objectMessages.compactMap { message in
+                    guard message.objectType == .asset else { return message }
+                    if leftSelection.contains(message.localIdentifier) {
+                        return Wire.ObjectChangeDetails(localIdentifier: message.localIdentifier, objectType: .asset, objectWasDeleted: true)
+                    }
+                    return visible.contains(message.localIdentifier) ? message : nil
+                }
+            }
             guard !fetchMessages.isEmpty || !objectMessages.isEmpty else { continue }
             let notification = Wire.ChangeNotification(
                 changeToken: String(token), fetchResultChanges: fetchMessages, objectChanges: objectMessages, sinceToken: String(subscriber.token))
             subscriber.enqueue(.change(notification)) { replaced in self.resync(subscriber, replacing: replaced) }
             subscriber.token = token
         }
-        lastToken = token
+        if client == nil { lastToken = token }
+    }
+
+    /// The owner changed a limited client's selection: its live results gain the `added`
+    /// assets they match and lose the `removed` ones, as exact incremental details (PhotoKit
+    /// would only say `hasIncrementalChanges = false`), in a notification whose change token
+    /// is its since-token (no transaction happened); its observed objects that left the
+    /// selection read as deleted. Asynchronous, in order with change processing.
+    func selectionChanged(client: String, added: [String], removed: [String]) {
+        guard !added.isEmpty || !removed.isEmpty else { return }
+        queue.async {
+            self.process()
+            let changes = (added + removed).map { ObjectChange(objectType: .asset, identifier: $0, kind: .updated, assetContentChanged: false) }
+            do throws(PhotoLibError) {
+                try self.deliver(changes, through: self.lastToken, selectionOf: client, leftSelection: Set(removed))
+            } catch {
+                self.logger.warning("change feed: \(error.message); resynchronizing the limited client's subscribers")
+                for subscriber in self.subscribers.values where subscriber.limitedTo == client { self.forceResync(subscriber, through: self.lastToken) }
+            }
+        }
     }
 
     /// The assets at the inserted then the changed indexes of `details` in `listing`; `known`

@@ -31,6 +31,9 @@ final class Subscriber: @unchecked Sendable {
     let id: UInt64
     let session: ConnectionSession
     let maxQueued: Int
+    /// The limited client whose selection this subscription sees (`nil`: everything): its
+    /// live results are its own, and object details outside the selection never reach it.
+    let limitedTo: String?
     /// Registered fetch results, by the client's first snapshot id (stable for the subscription).
     var results: [String: Registration] = [:]
     /// Registered objects.
@@ -56,7 +59,8 @@ final class Subscriber: @unchecked Sendable {
     /// Notifications replaced by resyncs (for tests and logs).
     var resyncCount: Int { outbox.withLock { $0.resyncCount } }
 
-    init(id: UInt64, session: ConnectionSession, maxQueued: Int) {
+    init(id: UInt64, session: ConnectionSession, maxQueued: Int, limitedTo: String? = nil) {
+        self.limitedTo = limitedTo
         self.id = id
         self.session = session
         self.maxQueued = maxQueued

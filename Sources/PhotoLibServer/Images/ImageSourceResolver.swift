@@ -73,7 +73,7 @@ final class ImageSourceResolver: @unchecked Sendable {
             locked { sources.store(identifier, records, stamp: stamp) }
         }
         guard let original = records.resources.first(where: { $0.type == .photo }) else {
-            throw PhotoLibError(.notFound, "no asset with identifier \(identifier) (or it has no photo to render)")
+            throw Self.unknownAsset(identifier)
         }
         let current = records.resources.first(where: { $0.type == .fullSizePhoto }) ?? original
         let file: FileIdentity
@@ -110,4 +110,10 @@ final class ImageSourceResolver: @unchecked Sendable {
 
     /// `stat` calls made so far (what the caches save is visible to tests).
     var statCount: Int { locked { files.statCount } }
+
+    /// The error for an asset with no photo to render, or none at all (or, for a limited
+    /// client, one outside its selection: the same words).
+    static func unknownAsset(_ identifier: String) -> PhotoLibError {
+        PhotoLibError(.notFound, "no asset with identifier \(identifier) (or it has no photo to render)")
+    }
 }

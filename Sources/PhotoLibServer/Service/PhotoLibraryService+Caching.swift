@@ -34,10 +34,17 @@ extension PhotoLibraryService {
     /// this connection and queues a pre-render of each on the background pool. A pre-render
     /// runs only if its registration still exists when the pool reaches it (so stopCaching
     /// of a window that scrolled away costs nothing) and skips images already cached.
-    /// Unknown assets are skipped silently, as PhotoKit does.
+    /// Unknown assets (and a limited client's assets outside its selection) are skipped
+    /// silently, as PhotoKit does.
     func startCaching(_ call: ServerCall<Wire.CachingRequest, Wire.Empty>, cache: ImageCache) async throws {
         let request = try await call.singleRequest()
-        let entries = try cachingEntries(request)
+        var entries = try cachingEntries(request)
+        if limitedTo(call.session) != nil {
+            // A limited client's assets outside its selection are skipped like unknown ones.
+            let view = view(call.session), identifiers = entries.map(\.assetIdentifier)
+            let visible = try await libraryIO.run { () throws(PhotoLibError) in try view.visibleIdentifiers(among: identifiers) }
+            entries = entries.filter { visible.contains($0.assetIdentifier) }
+        }
         let added = try cache.prefetch.add(entries, session: call.session)
         let connectionID = call.session.connectionID
         for entry in added {

@@ -49,9 +49,13 @@ extension PhotoLibraryService {
             try PhotoIntake.metadata(for: try spool.contents(), filename: filename, fallbackDate: Date(), control: control)
         }
         var staged = try await libraryIO.run { () throws(PhotoLibError) in try library.stageUpload(spool, metadata: metadata) }
-        // A client that may not read does not learn which assets exist.
-        if let identifier = call.session.clientIdentifier, clients.client(identifier)?.readWrite != .authorized {
-            staged.existingAssetIdentifier = nil
+        // A client that may not read does not learn which assets exist; a limited one only
+        // of those it can see.
+        if let identifier = call.session.clientIdentifier, let existing = staged.existingAssetIdentifier {
+            let visible = clients.client(identifier)?.canRead == true
+                ? try await libraryIO.run { [view = view(call.session)] () throws(PhotoLibError) in try view.visibleIdentifiers(among: [existing]) }
+                : []
+            if !visible.contains(existing) { staged.existingAssetIdentifier = nil }
         }
         try await call.send(Wire.UploadResult(staged))
     }
@@ -67,7 +71,7 @@ extension PhotoLibraryService {
             throw PhotoLibError(.invalidArgument, "PerformChanges needs at least one request")
         }
         // An add-only client may only create assets (from its uploads).
-        if let identifier = call.session.clientIdentifier, clients.client(identifier)?.readWrite != .authorized {
+        if let identifier = call.session.clientIdentifier, clients.client(identifier)?.canRead != true {
             for (index, request) in asked.enumerated() {
                 guard case .createAsset = request else {
                     clients.auditRefusal(client: identifier, detail: "PerformChanges: \(request.name) with add-only access")
@@ -89,8 +93,8 @@ extension PhotoLibraryService {
                 throw PhotoLibError(.permissionDenied, "the library's owner declined these changes; nothing was applied")
             }
         }
-        let requests = try await preparingContentEdits(asked)
-        let library = self.library
+        let library = view(call.session)
+        let requests = try await preparingContentEdits(asked, in: library)
         let result = try await libraryIO.run { () throws(PhotoLibError) in try library.performChanges(requests, author: "performChanges") }
         for failure in result.fileRemovalFailures {
             logger.warning("purged file not removed", metadata: ["error": "\(failure)"])

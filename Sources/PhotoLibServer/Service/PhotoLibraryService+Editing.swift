@@ -6,7 +6,7 @@ import PhotoLibWire
 
 extension PhotoLibraryService {
     /// Registers `RequestContentEditingInput` (commits and reverts are change requests of
-    /// `PerformChanges`; see ``preparingContentEdits(_:)``).
+    /// `PerformChanges`; see ``preparingContentEdits(_:in:)``).
     func registerEditingRoutes(in router: inout RPCRouter) {
         router.register(PhotoLibraryMethods.requestContentEditingInput) { [self] call in try await requestContentEditingInput(call) }
     }
@@ -28,7 +28,7 @@ extension PhotoLibraryService {
             throw PhotoLibError(.invalidArgument, "display_size_image_max_side \(maxSide) is outside \(Self.displaySizeRange.lowerBound)…\(Self.displaySizeRange.upperBound) (0: no display-size image)")
         }
         let asset = request.assetIdentifier, formats = request.canHandle.map(\.domain)
-        let library = self.library
+        let library = view(call.session)
         let source = try await libraryIO.run { () throws(PhotoLibError) in
             try library.contentEditingInput(forAsset: asset, canHandle: formats)
         }
@@ -63,7 +63,7 @@ extension PhotoLibraryService {
     /// the recipe is checked, the size its render must have is set, and when the client sent
     /// no render the server renders the recipe on the original (on the render pool) and stages
     /// it as an upload. Other formats pass unchanged: their render must keep the original's size.
-    func preparingContentEdits(_ requests: [ChangeRequest]) async throws -> [ChangeRequest] {
+    func preparingContentEdits(_ requests: [ChangeRequest], in library: PhotoLibrary) async throws -> [ChangeRequest] {
         var prepared = requests
         for (index, request) in requests.enumerated() {
             guard case .commitContentEdit(var edit) = request,
@@ -71,7 +71,7 @@ extension PhotoLibraryService {
             else { continue }
             do {
                 let recipe = try FilterRecipe(adjustmentData: edit.adjustmentData)
-                let library = self.library, asset = edit.asset
+                let asset = edit.asset
                 let original = try await libraryIO.run { () throws -> [UInt8] in
                     let records = try library.resources(forAsset: asset)
                     guard let photo = records.first(where: { $0.type == .photo }) else {

@@ -18,7 +18,9 @@ extension PhotoLibraryService {
             options: options, collection: wire.collectionIdentifier.isEmpty ? nil : wire.collectionIdentifier, mediaType: mediaTypes.first)
         if !wire.localIdentifiers.isEmpty { query.identifiers = wire.localIdentifiers }
         let prefetchCount = min(Int(request.prefetchCount), Self.maxPageLength)
-        let library = self.library, scoped = query, shared = sharedSnapshots
+        // A limited client's query names its view: its snapshots and live results are its own.
+        query.limitedTo = limitedTo(call.session)
+        let library = view(call.session), scoped = query, shared = sharedSnapshots
         let (listing, prefetch, reused) = try await libraryIO.run { () throws(PhotoLibError) in
             // The same query at the same library version: share the list a snapshot holds.
             let version = try library.dataVersion()
@@ -57,7 +59,7 @@ extension PhotoLibraryService {
         if !containing.isEmpty { try LocalIdentifier.validate(containing) }
         let parent = request.parentFolderIdentifier
         if !parent.isEmpty { try LocalIdentifier.validate(parent) }
-        let library = self.library
+        let library = view(call.session)
         var collections = try await libraryIO.run { () throws(PhotoLibError) -> [AssetCollection] in
             // An unknown folder is NOT_FOUND, like every other unknown identifier.
             if !parent.isEmpty, try library.collectionList(withIdentifier: parent) == nil {
@@ -91,7 +93,7 @@ extension PhotoLibraryService {
         let request = try await call.singleRequest()
         let child = request.containingCollectionIdentifier
         if !child.isEmpty { try LocalIdentifier.validate(child) }
-        let library = self.library
+        let library = view(call.session)
         // The folders, and the parent of `child` (`.some(nil)`: it has none) when asked for.
         let (allLists, parent) = try await libraryIO.run { () throws(PhotoLibError) -> ([CollectionList], String??) in
             let lists = try library.collectionLists()
@@ -134,7 +136,7 @@ extension PhotoLibraryService {
         case .assets(let listing):
             // A pending snapshot's page may wait for its background read, and assets are read
             // from the store: both on the library I/O pool.
-            let library = self.library, identifiersOnly = request.identifiersOnly
+            let library = view(call.session), identifiersOnly = request.identifiersOnly
             let (slice, objects) = try await libraryIO.run { () throws(PhotoLibError) -> ([String], [Asset]) in
                 let slice = try listing.identifiers(in: range)
                 return (slice, identifiersOnly ? [] : try library.assets(withIdentifiers: slice))

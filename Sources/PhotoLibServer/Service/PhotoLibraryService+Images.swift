@@ -44,9 +44,13 @@ extension PhotoLibraryService {
     /// `RequestImage` and the pre-renders of `StartCachingImages`.
     func imageJob(
         assetIdentifier: String, targetSize: PixelSize, contentMode: ContentMode, resizeMode: ResizeMode,
-        version: ImageVersion, crop: NormalizedRect?, receivedAt: UInt64? = nil
+        version: ImageVersion, crop: NormalizedRect?, receivedAt: UInt64? = nil, limitedTo: String? = nil
     ) throws(PhotoLibError) -> ImageJob {
         try LocalIdentifier.validate(assetIdentifier)
+        // Outside a limited client's selection: the very answer of an unknown asset.
+        if let limitedTo, try library.limited(to: limitedTo).visibleIdentifiers(among: [assetIdentifier]).isEmpty {
+            throw ImageSourceResolver.unknownAsset(assetIdentifier)
+        }
         let maxSide = configuration.maxImageDimension
         guard targetSize.width >= 0, targetSize.height >= 0, targetSize.width <= maxSide, targetSize.height <= maxSide,
             (targetSize.width == 0) == (targetSize.height == 0)
@@ -78,6 +82,8 @@ extension PhotoLibraryService {
         let (contentMode, options) = try request.domain()
         guard !request.bypassCache, !request.wantsProgress else { return nil }
         if request.requestID != 0 && session.isImageRequestRunning(request.requestID) { return nil }
+        // A limited client's selection is checked in SQLite: not on the connection's queue.
+        if limitedTo(session) != nil { return nil }
         // A sure miss goes to the handler before the library is asked anything (the handler
         // asks it again).
         guard cache.memory.holdsAny(asset: request.assetIdentifier) else { return nil }
@@ -101,10 +107,11 @@ extension PhotoLibraryService {
             throw PhotoLibError(.permissionDenied, "bypassCache is for the library owner only")
         }
         // Finding the asset's files may read SQLite and stat files: on the library's pool.
+        let limitedTo = limitedTo(call.session)
         let job = try await libraryIO.run { [self] () throws(PhotoLibError) in
             try imageJob(
                 assetIdentifier: request.assetIdentifier, targetSize: request.targetSize, contentMode: contentMode,
-                resizeMode: options.resizeMode, version: options.version, crop: options.normalizedCropRect)
+                resizeMode: options.resizeMode, version: options.version, crop: options.normalizedCropRect, limitedTo: limitedTo)
         }
         cache.memory.noteContentVersion(asset: job.assetIdentifier, version: job.key.contentVersion)
         let control = RenderControl()

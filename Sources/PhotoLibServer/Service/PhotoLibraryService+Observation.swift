@@ -12,7 +12,7 @@ extension PhotoLibraryService {
 
     /// Bidirectional: requests (resume, register…) in, notifications out, until the client cancels.
     func subscribe(_ call: ServerCall<Wire.SubscriptionRequest, Wire.SubscriptionEvent>) async throws {
-        let subscriber = await hub.makeSubscriber(session: call.session)
+        let subscriber = await hub.makeSubscriber(session: call.session, limitedTo: limitedTo(call.session))
         defer { hub.remove(subscriber) }
         enum Side { case sender, requests }
         try await withThrowingTaskGroup(of: Side.self) { group in
@@ -51,7 +51,7 @@ extension PhotoLibraryService {
         let request = try await call.singleRequest()
         let text = request.sinceToken
         let limit = request.limit == 0 ? 500 : min(Int(request.limit), 10_000)
-        let library = self.library
+        let library = view(call.session)
         let page = try await libraryIO.run { () throws(PhotoLibError) in
             // Empty: from the oldest transaction kept, even after history was pruned.
             let since = text.isEmpty ? try library.retainedHistoryStart() : try ChangeHub.token(text)

@@ -13,7 +13,7 @@ extension PhotoLibraryService {
     /// `PHAssetResource.assetResources(for:)`: every file of the asset.
     func getAssetResources(_ call: ServerCall<Wire.AssetResourcesRequest, Wire.AssetResourcesResponse>) async throws {
         let request = try await call.singleRequest()
-        let library = self.library, asset = request.assetIdentifier
+        let library = view(call.session), asset = request.assetIdentifier
         let records = try await libraryIO.run { () throws(PhotoLibError) in try library.resources(forAsset: asset) }
         try await call.send(Wire.AssetResourcesResponse(resources: records.map { Wire.AssetResource($0.resource) }))
     }
@@ -24,7 +24,7 @@ extension PhotoLibraryService {
     func requestResourceData(_ call: ServerCall<Wire.ResourceDataRequest, Wire.ResourceDataChunk>) async throws {
         let wire = try await call.singleRequest()
         let request = (assetIdentifier: wire.assetIdentifier, type: try wire.type.domain(field: "ResourceDataRequest.type"))
-        let library = self.library
+        let library = view(call.session)
         let records = try await libraryIO.run { () throws(PhotoLibError) in try library.resources(forAsset: request.assetIdentifier) }
         guard let record = records.first(where: { $0.type == request.type }) else {
             let available = records.map(\.type.name).joined(separator: ", ")

@@ -30,8 +30,10 @@ final class PhotoLibraryService: Sendable {
     let statisticsSource = StatisticsSource()
     /// How a decision reaches a client's open connections (set by the server).
     let clientConnections = ClientConnectionControl()
-    /// Client changes waiting for the owner's confirmation.
-    let editConfirmations = EditConfirmations()
+    /// Client changes waiting for the owner's confirmation (answer: confirm or decline).
+    let editConfirmations = OwnerQuestions<Bool>(idPrefix: "edit-", what: "changes wait for the owner's confirmation")
+    /// Limited clients' requests for more assets (answer: the assets newly selected).
+    let pickerRequests = OwnerQuestions<[String]>(idPrefix: "more-", what: "requests for more assets wait for the owner")
 
     /// Objects returned with a snapshot or per page, at most.
     static let maxPageLength = 1000
@@ -78,7 +80,7 @@ final class PhotoLibraryService: Sendable {
 
     private func getLibraryInfo(_ call: ServerCall<Wire.Empty, Wire.LibraryInfo>) async throws {
         _ = try await call.singleRequest()
-        let library = self.library, source = statisticsSource, isOwner = call.session.isOwner
+        let library = view(call.session), source = statisticsSource, isOwner = call.session.isOwner
         let (assets, albums, token, statistics) = try await libraryIO.run { () throws(PhotoLibError) in
             (try library.countAssets(AssetQuery()), try library.userAlbumCount(), try library.currentChangeToken(),
              isOwner ? source.current() : nil)

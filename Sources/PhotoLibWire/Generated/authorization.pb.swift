@@ -57,6 +57,8 @@ extension Wire {
         case authorization
         /// `PENDING_REQUEST_KIND_EDIT_CONFIRMATION` (2).
         case editConfirmation
+        /// A limited client asks for more assets: answered with AnswerPendingRequest.picked_asset_identifiers.
+        case limitedPicker
         /// A value this version of the protocol does not know (proto3 enums are open).
         case unrecognized(Int32)
 
@@ -66,6 +68,7 @@ extension Wire {
             case 0: self = .unspecified
             case 1: self = .authorization
             case 2: self = .editConfirmation
+            case 3: self = .limitedPicker
             default: self = .unrecognized(rawValue)
             }
         }
@@ -76,12 +79,13 @@ extension Wire {
             case .unspecified: return 0
             case .authorization: return 1
             case .editConfirmation: return 2
+            case .limitedPicker: return 3
             case .unrecognized(let value): return value
             }
         }
 
         /// Every value the protocol defines, in declaration order.
-        public static let knownCases: [Self] = [.unspecified, .authorization, .editConfirmation]
+        public static let knownCases: [Self] = [.unspecified, .authorization, .editConfirmation, .limitedPicker]
 
         /// The value's name in the .proto file (or its number when unrecognized).
         public var description: String {
@@ -89,6 +93,7 @@ extension Wire {
             case .unspecified: return "PENDING_REQUEST_KIND_UNSPECIFIED"
             case .authorization: return "PENDING_REQUEST_KIND_AUTHORIZATION"
             case .editConfirmation: return "PENDING_REQUEST_KIND_EDIT_CONFIRMATION"
+            case .limitedPicker: return "PENDING_REQUEST_KIND_LIMITED_PICKER"
             case .unrecognized(let value): return "\(value)"
             }
         }
@@ -195,15 +200,16 @@ extension Wire {
         }
     }
 
-    /// Owner only: approve, limit, deny or revoke a client.
+    /// Owner only: approve, limit, deny or revoke a client, or edit a limited client's selection.
     public struct SetClientAuthorizationRequest: Hashable, Sendable {
         /// `client_identifier` (field 1).
         public var clientIdentifier: String
-        /// AUTHORIZED or DENIED for access_level (LIMITED: not built in this release).
+        /// AUTHORIZED or DENIED for access_level; LIMITED (read-write only) with
+        /// selected_asset_identifiers.
         public var status: Wire.AuthorizationStatus
         /// `access_level` (field 3).
         public var accessLevel: Wire.AccessLevel
-        /// For LIMITED: the complete new selection (replaces the old one).
+        /// For LIMITED: the complete new selection (replaces the old one; may be empty).
         public var selectedAssetIdentifiers: [String]
         /// Revoke: every level denied and the client's token void for good (status and
         /// access_level are ignored).
@@ -214,9 +220,17 @@ extension Wire {
         public var confirmEdits: Wire.ConfirmEditsPolicy
         /// `policy_only` (field 7).
         public var policyOnly: Bool
+        /// With selection_only, only the selection of a client that is LIMITED already changes
+        /// (status and access_level are ignored): these assets join it, those leave it. The
+        /// client's open subscriptions get the difference as incremental change details.
+        public var addSelectedAssetIdentifiers: [String]
+        /// `remove_selected_asset_identifiers` (field 9).
+        public var removeSelectedAssetIdentifiers: [String]
+        /// `selection_only` (field 10).
+        public var selectionOnly: Bool
 
         /// A message with the given fields (every field defaults to its proto3 default).
-        public init(clientIdentifier: String = "", status: Wire.AuthorizationStatus = .init(rawValue: 0), accessLevel: Wire.AccessLevel = .init(rawValue: 0), selectedAssetIdentifiers: [String] = [], revoke: Bool = false, confirmEdits: Wire.ConfirmEditsPolicy = .init(rawValue: 0), policyOnly: Bool = false) {
+        public init(clientIdentifier: String = "", status: Wire.AuthorizationStatus = .init(rawValue: 0), accessLevel: Wire.AccessLevel = .init(rawValue: 0), selectedAssetIdentifiers: [String] = [], revoke: Bool = false, confirmEdits: Wire.ConfirmEditsPolicy = .init(rawValue: 0), policyOnly: Bool = false, addSelectedAssetIdentifiers: [String] = [], removeSelectedAssetIdentifiers: [String] = [], selectionOnly: Bool = false) {
             self.clientIdentifier = clientIdentifier
             self.status = status
             self.accessLevel = accessLevel
@@ -224,6 +238,22 @@ extension Wire {
             self.revoke = revoke
             self.confirmEdits = confirmEdits
             self.policyOnly = policyOnly
+            self.addSelectedAssetIdentifiers = addSelectedAssetIdentifiers
+            self.removeSelectedAssetIdentifiers = removeSelectedAssetIdentifiers
+            self.selectionOnly = selectionOnly
+        }
+    }
+
+    /// The answer to RequestMoreAssets: the assets the owner added to the selection for this
+    /// request, only those (PhotoKit's presentLimitedLibraryPicker completion handler); empty when
+    /// the owner picked none.
+    public struct MoreAssetsResponse: Hashable, Sendable {
+        /// `newly_selected_identifiers` (field 1).
+        public var newlySelectedIdentifiers: [String]
+
+        /// A message with the given fields (every field defaults to its proto3 default).
+        public init(newlySelectedIdentifiers: [String] = []) {
+            self.newlySelectedIdentifiers = newlySelectedIdentifiers
         }
     }
 
@@ -267,18 +297,22 @@ extension Wire {
         }
     }
 
-    /// Owner only: confirms or declines an edit confirmation (authorization requests are
-    /// answered with SetClientAuthorization).
+    /// Owner only: confirms or declines an edit confirmation, or answers a limited client's
+    /// request for more assets with the assets picked (they join its selection; none: nothing
+    /// changes). Authorization requests are answered with SetClientAuthorization.
     public struct AnswerPendingRequestRequest: Hashable, Sendable {
         /// `request_id` (field 1).
         public var requestID: String
         /// `confirm` (field 2).
         public var confirm: Bool
+        /// `picked_asset_identifiers` (field 3).
+        public var pickedAssetIdentifiers: [String]
 
         /// A message with the given fields (every field defaults to its proto3 default).
-        public init(requestID: String = "", confirm: Bool = false) {
+        public init(requestID: String = "", confirm: Bool = false, pickedAssetIdentifiers: [String] = []) {
             self.requestID = requestID
             self.confirm = confirm
+            self.pickedAssetIdentifiers = pickedAssetIdentifiers
         }
     }
 
@@ -516,6 +550,9 @@ extension Wire.SetClientAuthorizationRequest: WireMessage {
         revoke = c.revoke != 0
         confirmEdits = .init(rawValue: Int32(truncatingIfNeeded: c.confirm_edits.rawValue))
         policyOnly = c.policy_only != 0
+        addSelectedAssetIdentifiers = ProtoCodec.strings(c.n_add_selected_asset_identifiers, c.add_selected_asset_identifiers)
+        removeSelectedAssetIdentifiers = ProtoCodec.strings(c.n_remove_selected_asset_identifiers, c.remove_selected_asset_identifiers)
+        selectionOnly = c.selection_only != 0
     }
 
     /// The C struct for packing; its pointers live as long as `arena`.
@@ -529,6 +566,37 @@ extension Wire.SetClientAuthorizationRequest: WireMessage {
         m.revoke = revoke ? 1 : 0
         m.confirm_edits = .init(rawValue: .init(truncatingIfNeeded: confirmEdits.rawValue))
         m.policy_only = policyOnly ? 1 : 0
+        if !addSelectedAssetIdentifiers.isEmpty { (m.n_add_selected_asset_identifiers, m.add_selected_asset_identifiers) = arena.strings(addSelectedAssetIdentifiers) }
+        if !removeSelectedAssetIdentifiers.isEmpty { (m.n_remove_selected_asset_identifiers, m.remove_selected_asset_identifiers) = arena.strings(removeSelectedAssetIdentifiers) }
+        m.selection_only = selectionOnly ? 1 : 0
+        return m
+    }
+}
+
+extension Wire.MoreAssetsResponse: WireMessage {
+    /// Decodes and checks a `photolib.v1.MoreAssetsResponse` payload (malformed protobuf or bad text: `invalidArgument`).
+    public init(decoding bytes: [UInt8]) throws(PhotoLibError) {
+        self = try ProtoCodec.decode(bytes, "MoreAssetsResponse", photolib__v1__more_assets_response__unpack, photolib__v1__more_assets_response__free_unpacked) { Wire.MoreAssetsResponse($0.pointee) }
+    }
+
+    /// Encodes the message as a `photolib.v1.MoreAssetsResponse` payload.
+    public func encoded() -> [UInt8] {
+        let arena = ProtoArena()
+        var m = c(arena: arena)
+        return ProtoCodec.pack(&m, photolib__v1__more_assets_response__get_packed_size, photolib__v1__more_assets_response__pack)
+    }
+
+    /// The value of a decoded C struct.
+    init(_ c: Photolib__V1__MoreAssetsResponse) {
+        self.init()
+        newlySelectedIdentifiers = ProtoCodec.strings(c.n_newly_selected_identifiers, c.newly_selected_identifiers)
+    }
+
+    /// The C struct for packing; its pointers live as long as `arena`.
+    func c(arena: ProtoArena) -> Photolib__V1__MoreAssetsResponse {
+        var m = Photolib__V1__MoreAssetsResponse()
+        photolib__v1__more_assets_response__init(&m)
+        if !newlySelectedIdentifiers.isEmpty { (m.n_newly_selected_identifiers, m.newly_selected_identifiers) = arena.strings(newlySelectedIdentifiers) }
         return m
     }
 }
@@ -619,6 +687,7 @@ extension Wire.AnswerPendingRequestRequest: WireMessage {
         self.init()
         requestID = ProtoCodec.string(c.request_id)
         confirm = c.confirm != 0
+        pickedAssetIdentifiers = ProtoCodec.strings(c.n_picked_asset_identifiers, c.picked_asset_identifiers)
     }
 
     /// The C struct for packing; its pointers live as long as `arena`.
@@ -627,6 +696,7 @@ extension Wire.AnswerPendingRequestRequest: WireMessage {
         photolib__v1__answer_pending_request_request__init(&m)
         if !requestID.isEmpty { m.request_id = arena.string(requestID) }
         m.confirm = confirm ? 1 : 0
+        if !pickedAssetIdentifiers.isEmpty { (m.n_picked_asset_identifiers, m.picked_asset_identifiers) = arena.strings(pickedAssetIdentifiers) }
         return m
     }
 }

@@ -119,7 +119,9 @@ extension Wire {
         public var fetchResultID: String
         /// The snapshot after the change; it replaces fetch_result_id in this subscription.
         public var fetchResultAfterID: String
-        /// False: the client must refetch (e.g. a limited selection changed); the index lists are empty.
+        /// False: the client must refetch (a resync: history no longer reaches back, or the
+        /// subscriber fell behind); the index lists are empty. A limited selection changing is
+        /// incremental (docs/PROTOCOL.md section 16b).
         public var hasIncrementalChanges: Bool
         /// `removed_indexes` (field 4).
         public var removedIndexes: [UInt64]

@@ -23,6 +23,8 @@ public enum PhotoLibraryMethods {
     public static let listPendingRequests = MethodDescriptor<Wire.Empty, Wire.PendingRequestsResponse, CallKinds.Unary>("ListPendingRequests")
     /// `AnswerPendingRequest`.
     public static let answerPendingRequest = MethodDescriptor<Wire.AnswerPendingRequestRequest, Wire.Empty, CallKinds.Unary>("AnswerPendingRequest")
+    /// A limited client asks for more assets (presentLimitedLibraryPicker); waits for the owner.
+    public static let requestMoreAssets = MethodDescriptor<Wire.Empty, Wire.MoreAssetsResponse, CallKinds.Unary>("RequestMoreAssets")
     /// Fetching (PHAsset.fetchAssets, PHAssetCollection.fetchAssetCollections, PHCollectionList).
     public static let fetchAssets = MethodDescriptor<Wire.FetchAssetsRequest, Wire.FetchResultSnapshot, CallKinds.Unary>("FetchAssets")
     /// `FetchAssetCollections`.
@@ -70,6 +72,7 @@ public enum PhotoLibraryMethods {
         getAuditLog.info,
         listPendingRequests.info,
         answerPendingRequest.info,
+        requestMoreAssets.info,
         fetchAssets.info,
         fetchAssetCollections.info,
         fetchCollectionLists.info,

@@ -21,6 +21,7 @@ extension Wire.ClientRecord {
         self.init(
             clientIdentifier: client.clientIdentifier, clientName: client.name, status: .init(client.status(for: level)),
             accessLevel: .init(level), requestedAtMs: Wire.milliseconds(client.requestedAt),
+            selectedAssetCount: UInt64(client.selectedAssetCount),
             readWriteStatus: .init(client.readWrite), addOnlyStatus: .init(client.addOnly), revoked: client.isRevoked,
             confirmEdits: client.confirmsEdits)
     }
@@ -30,7 +31,7 @@ extension Wire.ClientRecord {
         ClientRecord(
             clientIdentifier: clientIdentifier, name: clientName, readWrite: readWriteStatus.domain ?? .denied,
             addOnly: addOnlyStatus.domain ?? .denied, isRevoked: revoked, requestedAt: Date(timeIntervalSince1970: Double(requestedAtMs) / 1000),
-            confirmsEdits: confirmEdits)
+            confirmsEdits: confirmEdits, selectedAssetCount: Int(clamping: selectedAssetCount))
     }
 }
 

@@ -10,8 +10,10 @@ func runCLI(_ arguments: [String], server: ServerProcess?, environment: [String:
 }
 
 /// Runs the CLI and decodes its stdout as JSON of type `T`; fails with the whole output otherwise.
-func runCLIJSON<T: Decodable>(_ type: T.Type, _ arguments: [String], server: ServerProcess?, file: StaticString = #filePath, line: UInt = #line) throws -> T {
-    let result = try runCLI(arguments, server: server)
+func runCLIJSON<T: Decodable>(
+    _ type: T.Type, _ arguments: [String], server: ServerProcess?, environment: [String: String] = [:], file: StaticString = #filePath, line: UInt = #line
+) throws -> T {
+    let result = try runCLI(arguments, server: server, environment: environment)
     guard result.succeeded else { throw E2EError("photolib \(arguments.joined(separator: " ")) failed: \(result)") }
     do {
         return try JSONDecoder().decode(T.self, from: Data(result.stdout.utf8))

@@ -92,10 +92,14 @@ final class AuthorizationFlowTests: XCTestCase {
         XCTAssertEqual(trash.status.failedRequestIndexPlusOne, 1)
         let fetch = try client.call(stream: 7, method: PhotoLibraryMethods.fetchAssets.path, request: Wire.FetchAssetsRequest().encoded())
         XCTAssertEqual(fetch.status.code, .permissionDenied, fetch.status.message)
-        // The audit log says so.
-        let log = try owner.call(stream: ownerStream, method: PhotoLibraryMethods.getAuditLog.path, request: Wire.AuditLogRequest().encoded())
-        ownerStream += 2
-        let entries = try Wire.AuditLogResponse(decoding: log.messages[0]).entries.filter { $0.clientIdentifier == state.clientIdentifier }
+        // The audit log says so (refusals are written in the background: wait for the line).
+        var entries: [Wire.AuditLogEntry] = []
+        for _ in 0..<100 where !entries.contains(where: { $0.event == "refused" && $0.detail.hasPrefix("FetchAssets") }) {
+            if !entries.isEmpty { Thread.sleep(forTimeInterval: 0.05) }
+            let log = try owner.call(stream: ownerStream, method: PhotoLibraryMethods.getAuditLog.path, request: Wire.AuditLogRequest().encoded())
+            ownerStream += 2
+            entries = try Wire.AuditLogResponse(decoding: log.messages[0]).entries.filter { $0.clientIdentifier == state.clientIdentifier }
+        }
         XCTAssertEqual(entries.map(\.event).prefix(2), ["requested", "authorized"])
         XCTAssertTrue(entries.contains { $0.event == "refused" && $0.detail.hasPrefix("FetchAssets") }, "\(entries)")
     }

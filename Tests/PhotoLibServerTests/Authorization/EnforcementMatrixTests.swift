@@ -11,11 +11,12 @@ import XCTest
 /// changed by mistake fails), and a method of the protocol without a row fails the test.
 final class EnforcementMatrixTests: XCTestCase {
     /// Who may call what: "all" anyone, "cred" any credential, "owner", "read" read-write
-    /// clients, "add" add-only or read-write clients.
+    /// clients (authorized or limited), "add" add-only or read-write clients, "limited" limited
+    /// clients only (what they see is LimitedLibraryTests' subject).
     static let expected: [String: String] = [
         "GetLibraryInfo": "read", "RequestAuthorization": "all", "GetAuthorizationStatus": "cred",
         "ListClients": "owner", "SetClientAuthorization": "owner", "GetAuditLog": "owner",
-        "ListPendingRequests": "owner", "AnswerPendingRequest": "owner",
+        "ListPendingRequests": "owner", "AnswerPendingRequest": "owner", "RequestMoreAssets": "limited",
         "FetchAssets": "read", "FetchAssetCollections": "read", "FetchCollectionLists": "read",
         "FetchResultObjects": "read", "FetchResultIndex": "read", "ReleaseFetchResult": "read",
         "UploadAsset": "add", "PerformChanges": "add",
@@ -25,7 +26,7 @@ final class EnforcementMatrixTests: XCTestCase {
     ]
 
     enum Who: String, CaseIterable {
-        case owner, readWrite, addOnly, undecided, denied, unauthenticated
+        case owner, readWrite, limited, addOnly, undecided, denied, revoked, unauthenticated
     }
 
     private var server: InProcessServer!
@@ -38,12 +39,17 @@ final class EnforcementMatrixTests: XCTestCase {
         let owner = try server.rawConnection()
         _ = try owner.handshake(token: server.token)
         var stream: UInt32 = 1
-        for (who, level, decision) in [(Who.readWrite, Wire.AccessLevel.readWrite, Wire.AuthorizationStatus.authorized), (.addOnly, .addOnly, .authorized), (.undecided, .readWrite, nil), (.denied, .readWrite, .denied)] {
+        let decisions: [(Who, Wire.AccessLevel, Wire.AuthorizationStatus?)] = [
+            (.readWrite, .readWrite, .authorized), (.limited, .readWrite, .limited), (.addOnly, .addOnly, .authorized), (.undecided, .readWrite, nil),
+            (.denied, .readWrite, .denied), (.revoked, .readWrite, .authorized),
+        ]
+        for (who, level, decision) in decisions {
             let state = try Self.register(server, name: who.rawValue, level: level)
             tokens[who] = state.clientToken
             if let decision {
                 let result = try owner.call(stream: stream, method: PhotoLibraryMethods.setClientAuthorization.path, request: Wire.SetClientAuthorizationRequest(
-                    clientIdentifier: state.clientIdentifier, status: decision, accessLevel: level).encoded())
+                    clientIdentifier: state.clientIdentifier, status: decision, accessLevel: level,
+                    selectedAssetIdentifiers: decision == .limited ? [server.assets[0]] : [], revoke: who == .revoked).encoded())
                 stream += 2
                 XCTAssertEqual(result.status.code, .ok, result.status.message)
             }
@@ -70,7 +76,9 @@ final class EnforcementMatrixTests: XCTestCase {
     /// The first answer to a call with an empty request: its STATUS code, or nil when the
     /// call got past the access check (a MESSAGE came, or a STATUS other than a refusal).
     private func firstAnswer(_ connection: RawConnection, stream: UInt32, method: String) throws -> Wire.Status? {
-        connection.send(Frame(.call, stream: stream, payload: Wire.CallStart(method: "/\(PhotoLibraryMethods.serviceName)/\(method)").encoded()))
+        // A limited client's RequestMoreAssets waits for the owner: its deadline answers it.
+        let timeout: UInt64 = method == "RequestMoreAssets" ? 2000 : 0
+        connection.send(Frame(.call, stream: stream, payload: Wire.CallStart(method: "/\(PhotoLibraryMethods.serviceName)/\(method)", timeoutMs: timeout).encoded()))
         connection.send(Frame(.message, stream: stream, flags: .endStream, payload: []))
         let (read, _) = connection.readUntil(timeout: 20) { $0.streamID == stream && ($0.type == .message || $0.type == .status) }
         guard case .frame(let frame) = read else { throw RawConnectionError("\(method): no answer: \(read)") }
@@ -91,18 +99,26 @@ final class EnforcementMatrixTests: XCTestCase {
         for who in Who.allCases {
             let connection = try server.rawConnection()
             defer { connection.close() }
+            guard who != .revoked else {
+                // A revoked credential opens nothing: not even the handshake.
+                XCTAssertThrowsError(try connection.handshake(token: tokens[who]!), "a revoked token passes the handshake")
+                continue
+            }
             _ = try connection.handshake(token: tokens[who]!)
             var stream: UInt32 = 1
             for method in methods {
                 let status = try firstAnswer(connection, stream: stream, method: method)
                 stream += 2
-                let allowed = Self.allows(Self.expected[method]!, who)
-                let refused = status.map { $0.code == .permissionDenied || $0.code == .unauthenticated } ?? false
+                let rule = Self.expected[method]!
+                let allowed = Self.allows(rule, who)
+                // Asking for more assets without a selection is a precondition, not a permission.
+                let refusals: Set<Wire.StatusCode> = rule == "limited" ? [.permissionDenied, .unauthenticated, .failedPrecondition] : [.permissionDenied, .unauthenticated]
+                let refused = status.map { refusals.contains($0.code) } ?? false
                 if allowed == refused {
                     failures.append("\(who) \(method): expected \(allowed ? "allowed" : "refused"), got \(status.map { "\($0.code) \($0.message)" } ?? "an answer")")
                 }
                 if !allowed, who == .unauthenticated, let status { XCTAssertEqual(status.code, .unauthenticated, "\(method)") }
-                if !allowed, who != .unauthenticated, let status { XCTAssertEqual(status.code, .permissionDenied, "\(who) \(method)") }
+                if !allowed, who != .unauthenticated, rule != "limited", let status { XCTAssertEqual(status.code, .permissionDenied, "\(who) \(method)") }
             }
         }
         XCTAssertEqual(failures, [])
@@ -126,17 +142,19 @@ final class EnforcementMatrixTests: XCTestCase {
         case "cred": return .anyCredential
         case "read": return .read
         case "add": return .add
+        case "limited": return .limited
         default: return .owner
         }
     }
 
     private static func allows(_ rule: String, _ who: Who) -> Bool {
         switch who {
-        case .owner: return true
+        case .owner: return rule != "limited"
         case .unauthenticated: return rule == "all"
-        case .readWrite: return rule != "owner"
+        case .readWrite: return rule != "owner" && rule != "limited"
+        case .limited: return rule != "owner"
         case .addOnly: return rule == "all" || rule == "cred" || rule == "add"
-        case .undecided, .denied: return rule == "all" || rule == "cred"
+        case .undecided, .denied, .revoked: return rule == "all" || rule == "cred"
         }
     }
 }
