@@ -38,6 +38,17 @@ let package = Package(
         .target(
             name: "CPhotoLibExif",
             linkerSettings: [.linkedLibrary("exif")]),
+        // Still-image decoders beside JPEG; they share CPhotoLibJPEG's status codes, limits,
+        // control and pixel buffer, so their output enters the JPEG pipeline unchanged.
+        .target(
+            name: "CPhotoLibHEIF", dependencies: ["CPhotoLibJPEG"],
+            linkerSettings: [.linkedLibrary("heif"), .linkedLibrary("pthread")]),
+        .target(
+            name: "CPhotoLibPNG", dependencies: ["CPhotoLibJPEG"],
+            linkerSettings: [.linkedLibrary("png16")]),
+        .target(
+            name: "CPhotoLibWebP", dependencies: ["CPhotoLibJPEG"],
+            linkerSettings: [.linkedLibrary("webp")]),
         .target(name: "CPhotoLibSystem"),
 
         // MARK: Swift modules, lowest first.
@@ -47,7 +58,7 @@ let package = Package(
         .target(name: "PhotoLibNet", dependencies: ["PhotoLibCore"]),
         .target(
             name: "PhotoLibImaging",
-            dependencies: ["PhotoLibCore", "CPhotoLibJPEG", "CPhotoLibExif"]),
+            dependencies: ["PhotoLibCore", "CPhotoLibJPEG", "CPhotoLibExif", "CPhotoLibHEIF", "CPhotoLibPNG", "CPhotoLibWebP"]),
         .target(
             name: "PhotoLibStore",
             dependencies: [

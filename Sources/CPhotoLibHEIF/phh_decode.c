@@ -1,0 +1,328 @@
+/*
+ * HEIF/HEIC sessions with libheif: header and metadata, then (optionally) a strict decode of
+ * the primary image or its thumbnail to upright 8-bit RGB. See CPhotoLibHEIF.h.
+ *
+ * Related libheif documentation: libheif/heif.h (heif_context_read_from_memory_without_copy,
+ * heif_context_set_maximum_image_size_limit, heif_image_handle_get_ispe_width,
+ * heif_image_handle_get_list_of_metadata_block_IDs, heif_decoding_options: strict_decoding,
+ * convert_hdr_to_8bit; heif_decode_image).
+ */
+#include "phh_internal.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libheif/heif.h>
+
+/* libheif's own per-side default; never loosened, tightened by max_pixels. */
+#define CPhotoLibHEIF_MAX_SIDE 32768
+
+static void CPhotoLibHEIF_set_message(char *message, size_t capacity, const char *format, ...) {
+    if (message == NULL || capacity == 0) {
+        return;
+    }
+    va_list arguments;
+    va_start(arguments, format);
+    vsnprintf(message, capacity, format, arguments);
+    va_end(arguments);
+}
+
+static pthread_once_t CPhotoLibHEIF_init_once = PTHREAD_ONCE_INIT;
+
+/* heif_init is reference counted; PhotoLib takes one reference for the process's life. */
+static void CPhotoLibHEIF_init(void) {
+    heif_init(NULL);
+}
+
+/* A status and message for a libheif error. */
+static int CPhotoLibHEIF_status(struct heif_error error, const char *stage, size_t size, char *message,
+                                size_t capacity) {
+    const char *text = error.message != NULL ? error.message : "no detail";
+    switch (error.code) {
+    case heif_error_Invalid_input:
+        if (error.subcode == heif_suberror_End_of_data) {
+            CPhotoLibHEIF_set_message(message, capacity, "truncated HEIF data: the file ends after %zu bytes (%s: %s)",
+                                      size, stage, text);
+            return CPhotoLibJPEG_TRUNCATED;
+        }
+        CPhotoLibHEIF_set_message(message, capacity, "corrupt HEIF data (%s): %s", stage, text);
+        return CPhotoLibJPEG_CORRUPT;
+    case heif_error_Decoder_plugin_error:
+        CPhotoLibHEIF_set_message(message, capacity, "corrupt HEIF data: the image decoder failed (%s): %s", stage, text);
+        return CPhotoLibJPEG_CORRUPT;
+    case heif_error_Unsupported_filetype:
+        CPhotoLibHEIF_set_message(message, capacity, "not a HEIF file libheif can read (%s): %s", stage, text);
+        return CPhotoLibJPEG_UNSUPPORTED;
+    case heif_error_Unsupported_feature:
+        CPhotoLibHEIF_set_message(message, capacity, "HEIF feature not supported (%s): %s", stage, text);
+        return CPhotoLibJPEG_UNSUPPORTED;
+    case heif_error_Memory_allocation_error:
+        if (error.subcode == heif_suberror_Security_limit_exceeded) {
+            CPhotoLibHEIF_set_message(message, capacity, "HEIF file exceeds a size limit (%s): %s", stage, text);
+            return CPhotoLibJPEG_TOO_LARGE;
+        }
+        CPhotoLibHEIF_set_message(message, capacity, "out of memory decoding HEIF (%s): %s", stage, text);
+        return CPhotoLibJPEG_INTERNAL;
+    default:
+        CPhotoLibHEIF_set_message(message, capacity, "HEIF %s failed: %s", stage, text);
+        return CPhotoLibJPEG_INTERNAL;
+    }
+}
+
+static int CPhotoLibHEIF_cancelled(CPhotoLibJPEG_Control *control, char *message, size_t capacity) {
+    if (control != NULL && CPhotoLibJPEG_control_is_cancelled(control)) {
+        CPhotoLibHEIF_set_message(message, capacity, "the HEIF decode was cancelled");
+        return 1;
+    }
+    return 0;
+}
+
+/* The first Exif block from its TIFF header on, malloc'd (NULL when absent or malformed). */
+static uint8_t *CPhotoLibHEIF_copy_exif(const struct heif_image_handle *handle, size_t *exif_size) {
+    *exif_size = 0;
+    heif_item_id id;
+    if (heif_image_handle_get_list_of_metadata_block_IDs(handle, "Exif", &id, 1) < 1) {
+        return NULL;
+    }
+    size_t size = heif_image_handle_get_metadata_size(handle, id);
+    if (size < 4 + 8 || size > CPhotoLibHEIF_MAX_EXIF_BYTES) {
+        return NULL;
+    }
+    uint8_t *block = malloc(size);
+    if (block == NULL) {
+        return NULL;
+    }
+    struct heif_error error = heif_image_handle_get_metadata(handle, id, block);
+    /* The block starts with a 4-byte big-endian offset from after itself to the TIFF header. */
+    uint32_t offset = error.code == heif_error_Ok
+                          ? ((uint32_t)block[0] << 24) | ((uint32_t)block[1] << 16) | ((uint32_t)block[2] << 8) | block[3]
+                          : UINT32_MAX;
+    if (offset > size - 4 - 8) {
+        free(block);
+        return NULL;
+    }
+    size_t start = 4 + (size_t)offset;
+    memmove(block, block + start, size - start);
+    *exif_size = size - start;
+    return block;
+}
+
+/* The largest thumbnail of `primary` (caller releases), or NULL. */
+static struct heif_image_handle *CPhotoLibHEIF_largest_thumbnail(const struct heif_image_handle *primary) {
+    heif_item_id ids[8];
+    int count = heif_image_handle_get_list_of_thumbnail_IDs(primary, ids, 8);
+    struct heif_image_handle *best = NULL;
+    uint64_t best_pixels = 0;
+    for (int i = 0; i < count; i++) {
+        struct heif_image_handle *candidate = NULL;
+        if (heif_image_handle_get_thumbnail(primary, ids[i], &candidate).code != heif_error_Ok || candidate == NULL) {
+            continue;
+        }
+        uint64_t pixels = (uint64_t)heif_image_handle_get_width(candidate) * (uint64_t)heif_image_handle_get_height(candidate);
+        if (pixels > best_pixels) {
+            heif_image_handle_release(best);
+            best = candidate;
+            best_pixels = pixels;
+        } else {
+            heif_image_handle_release(candidate);
+        }
+    }
+    return best;
+}
+
+/* Decodes `handle` to interleaved 8-bit RGB(A) and flattens it over white into `image`. */
+static int CPhotoLibHEIF_decode_handle(const struct heif_image_handle *handle, const CPhotoLibJPEG_Limits *limits,
+                                       CPhotoLibJPEG_Control *control, size_t size, CPhotoLibJPEG_Image *image,
+                                       char *message, size_t capacity) {
+    int width = heif_image_handle_get_width(handle), height = heif_image_handle_get_height(handle);
+    int has_alpha = heif_image_handle_has_alpha_channel(handle);
+    int bits = heif_image_handle_get_luma_bits_per_pixel(handle);
+    uint64_t pixels = (uint64_t)(width > 0 ? width : 0) * (uint64_t)(height > 0 ? height : 0);
+    /* Coded planes (4:2:0 at up to 16 bits per sample), the RGB(A) image libheif makes, ours. */
+    uint64_t estimate = pixels * (bits > 8 ? 3 : 2) + pixels * (has_alpha ? 4 : 3) + pixels * 3;
+    if (estimate > limits->max_memory_bytes) {
+        CPhotoLibHEIF_set_message(message, capacity,
+                                  "decoding this %dx%d HEIF needs about %llu bytes, over the memory limit of %llu", width,
+                                  height, (unsigned long long)estimate, (unsigned long long)limits->max_memory_bytes);
+        return CPhotoLibJPEG_TOO_LARGE;
+    }
+    struct heif_decoding_options *options = heif_decoding_options_alloc();
+    if (options == NULL) {
+        CPhotoLibHEIF_set_message(message, capacity, "out of memory allocating HEIF decoding options");
+        return CPhotoLibJPEG_INTERNAL;
+    }
+    options->convert_hdr_to_8bit = 1;
+    options->strict_decoding = 1;
+    struct heif_image *decoded = NULL;
+    struct heif_error error = heif_decode_image(handle, &decoded, heif_colorspace_RGB,
+                                                has_alpha ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB,
+                                                options);
+    heif_decoding_options_free(options);
+    if (error.code != heif_error_Ok || decoded == NULL) {
+        heif_image_release(decoded);
+        if (error.code == heif_error_Ok) {
+            CPhotoLibHEIF_set_message(message, capacity, "HEIF decode produced no image");
+            return CPhotoLibJPEG_INTERNAL;
+        }
+        return CPhotoLibHEIF_status(error, "decoding the image", size, message, capacity);
+    }
+    if (CPhotoLibHEIF_cancelled(control, message, capacity)) {
+        heif_image_release(decoded);
+        return CPhotoLibJPEG_CANCELLED;
+    }
+    int stride = 0;
+    const uint8_t *plane = heif_image_get_plane_readonly(decoded, heif_channel_interleaved, &stride);
+    int out_width = heif_image_get_width(decoded, heif_channel_interleaved);
+    int out_height = heif_image_get_height(decoded, heif_channel_interleaved);
+    int channels = has_alpha ? 4 : 3;
+    if (plane == NULL || out_width <= 0 || out_height <= 0 || stride < out_width * channels ||
+        heif_image_get_bits_per_pixel(decoded, heif_channel_interleaved) != 8 * channels) {
+        heif_image_release(decoded);
+        CPhotoLibHEIF_set_message(message, capacity, "HEIF decode produced an unexpected pixel layout");
+        return CPhotoLibJPEG_INTERNAL;
+    }
+    if (image == NULL) {
+        heif_image_release(decoded);
+        return CPhotoLibJPEG_OK;
+    }
+    uint8_t *out = malloc((size_t)out_width * (size_t)out_height * 3);
+    if (out == NULL) {
+        heif_image_release(decoded);
+        CPhotoLibHEIF_set_message(message, capacity, "out of memory for a %dx%d HEIF", out_width, out_height);
+        return CPhotoLibJPEG_INTERNAL;
+    }
+    for (int y = 0; y < out_height; y++) {
+        const uint8_t *source = plane + (size_t)y * (size_t)stride;
+        uint8_t *target = out + (size_t)y * (size_t)out_width * 3;
+        if (!has_alpha) {
+            memcpy(target, source, (size_t)out_width * 3);
+            continue;
+        }
+        for (int x = 0; x < out_width; x++) {
+            unsigned alpha = source[4 * x + 3];
+            for (int c = 0; c < 3; c++) {
+                unsigned value = source[4 * x + c];
+                target[3 * x + c] = (uint8_t)((value * alpha + 255u * (255u - alpha) + 127u) / 255u);
+            }
+        }
+    }
+    heif_image_release(decoded);
+    image->pixels = out;
+    image->width = (uint32_t)out_width;
+    image->height = (uint32_t)out_height;
+    image->components = 3;
+    return CPhotoLibJPEG_OK;
+}
+
+/* One session. mode 0: header and metadata; 1: decode primary; 2: decode thumbnail. */
+static int CPhotoLibHEIF_session(const uint8_t *data, size_t size, const CPhotoLibJPEG_Limits *limits,
+                                 CPhotoLibJPEG_Control *control, int mode, CPhotoLibHEIF_Info *info,
+                                 CPhotoLibJPEG_Image *image, char *message, size_t capacity) {
+    if (limits == NULL) {
+        CPhotoLibHEIF_set_message(message, capacity, "HEIF: missing limits");
+        return CPhotoLibJPEG_INVALID_ARGUMENT;
+    }
+    if (data == NULL || size < 12 || memcmp(data + 4, "ftyp", 4) != 0 ||
+        heif_check_filetype(data, (int)(size < 64 ? size : 64)) == heif_filetype_no) {
+        CPhotoLibHEIF_set_message(message, capacity, "not a HEIF file (no ISO-BMFF 'ftyp' box with a HEIF brand)");
+        return CPhotoLibJPEG_NOT_JPEG;
+    }
+    if ((uint64_t)size > limits->max_input_bytes) {
+        CPhotoLibHEIF_set_message(message, capacity, "HEIF input of %zu bytes exceeds the limit of %llu bytes", size,
+                                  (unsigned long long)limits->max_input_bytes);
+        return CPhotoLibJPEG_TOO_LARGE;
+    }
+    if (CPhotoLibHEIF_cancelled(control, message, capacity)) {
+        return CPhotoLibJPEG_CANCELLED;
+    }
+    pthread_once(&CPhotoLibHEIF_init_once, CPhotoLibHEIF_init);
+    struct heif_context *context = heif_context_alloc();
+    if (context == NULL) {
+        CPhotoLibHEIF_set_message(message, capacity, "out of memory creating a HEIF context");
+        return CPhotoLibJPEG_INTERNAL;
+    }
+    uint64_t side = limits->max_pixels < CPhotoLibHEIF_MAX_SIDE ? limits->max_pixels + 1 : CPhotoLibHEIF_MAX_SIDE;
+    heif_context_set_maximum_image_size_limit(context, (int)side);
+    struct heif_image_handle *primary = NULL;
+    struct heif_error error = heif_context_read_from_memory_without_copy(context, data, size, NULL);
+    if (error.code == heif_error_Ok) {
+        error = heif_context_get_primary_image_handle(context, &primary);
+    }
+    if (error.code != heif_error_Ok || primary == NULL) {
+        heif_context_free(context);
+        return CPhotoLibHEIF_status(error, "reading the file structure", size, message, capacity);
+    }
+    int width = heif_image_handle_get_width(primary), height = heif_image_handle_get_height(primary);
+    uint64_t pixels = (uint64_t)(width > 0 ? width : 0) * (uint64_t)(height > 0 ? height : 0);
+    int status = CPhotoLibJPEG_OK;
+    if (width <= 0 || height <= 0) {
+        CPhotoLibHEIF_set_message(message, capacity, "corrupt HEIF data: primary image size %dx%d", width, height);
+        status = CPhotoLibJPEG_CORRUPT;
+    } else if (pixels > limits->max_pixels) {
+        CPhotoLibHEIF_set_message(message, capacity, "HEIF image of %dx%d (%llu pixels) exceeds the limit of %llu pixels",
+                                  width, height, (unsigned long long)pixels, (unsigned long long)limits->max_pixels);
+        status = CPhotoLibJPEG_TOO_LARGE;
+    } else if (mode == 0 && info != NULL) {
+        memset(info, 0, sizeof *info);
+        info->width = (uint32_t)width;
+        info->height = (uint32_t)height;
+        int ispe_width = heif_image_handle_get_ispe_width(primary), ispe_height = heif_image_handle_get_ispe_height(primary);
+        info->stored_width = ispe_width > 0 ? (uint32_t)ispe_width : (uint32_t)width;
+        info->stored_height = ispe_height > 0 ? (uint32_t)ispe_height : (uint32_t)height;
+        info->has_alpha = heif_image_handle_has_alpha_channel(primary) != 0;
+        info->luma_bits = heif_image_handle_get_luma_bits_per_pixel(primary);
+        struct heif_image_handle *thumbnail = CPhotoLibHEIF_largest_thumbnail(primary);
+        if (thumbnail != NULL) {
+            info->thumbnail_width = (uint32_t)heif_image_handle_get_width(thumbnail);
+            info->thumbnail_height = (uint32_t)heif_image_handle_get_height(thumbnail);
+            heif_image_handle_release(thumbnail);
+        }
+        info->transform_count = CPhotoLibHEIF_read_transforms(data, size, info->transforms, CPhotoLibHEIF_MAX_TRANSFORMS);
+        info->exif = CPhotoLibHEIF_copy_exif(primary, &info->exif_size);
+    } else if (mode != 0) {
+        if (CPhotoLibHEIF_cancelled(control, message, capacity)) {
+            status = CPhotoLibJPEG_CANCELLED;
+        } else if (mode == 2) {
+            struct heif_image_handle *thumbnail = CPhotoLibHEIF_largest_thumbnail(primary);
+            if (thumbnail == NULL) {
+                CPhotoLibHEIF_set_message(message, capacity, "this HEIF file has no thumbnail image");
+                status = CPhotoLibJPEG_INVALID_ARGUMENT;
+            } else {
+                status = CPhotoLibHEIF_decode_handle(thumbnail, limits, control, size, image, message, capacity);
+                heif_image_handle_release(thumbnail);
+            }
+        } else {
+            status = CPhotoLibHEIF_decode_handle(primary, limits, control, size, image, message, capacity);
+        }
+    }
+    heif_image_handle_release(primary);
+    heif_context_free(context);
+    return status;
+}
+
+int CPhotoLibHEIF_read_header(const uint8_t *data, size_t size, const CPhotoLibJPEG_Limits *limits,
+                              CPhotoLibHEIF_Info *info, char *message, size_t message_capacity) {
+    if (info == NULL) {
+        CPhotoLibHEIF_set_message(message, message_capacity, "HEIF: missing info");
+        return CPhotoLibJPEG_INVALID_ARGUMENT;
+    }
+    memset(info, 0, sizeof *info);
+    return CPhotoLibHEIF_session(data, size, limits, NULL, 0, info, NULL, message, message_capacity);
+}
+
+int CPhotoLibHEIF_decode(const uint8_t *data, size_t size, const CPhotoLibJPEG_Limits *limits,
+                         CPhotoLibJPEG_Control *control, int32_t thumbnail, CPhotoLibJPEG_Image *image,
+                         char *message, size_t message_capacity) {
+    if (image != NULL) {
+        memset(image, 0, sizeof *image);
+    }
+    return CPhotoLibHEIF_session(data, size, limits, control, thumbnail ? 2 : 1, NULL, image, message,
+                                 message_capacity);
+}
+
+void CPhotoLibHEIF_buffer_free(uint8_t *buffer) {
+    free(buffer);
+}
