@@ -26,7 +26,7 @@ extension ImagingError {
     /// The kind of an ``ImagingError``.
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Wrapped: String, Sendable, Hashable {
-            case notJPEG, truncated, corrupt, tooLarge, unsupported, invalidArgument, internalError, cancelled
+            case notJPEG, unsupportedFormat, truncated, corrupt, tooLarge, unsupported, invalidArgument, internalError, cancelled
         }
 
         private let wrapped: Wrapped
@@ -37,13 +37,19 @@ extension ImagingError {
 
         /// The bytes are not a JPEG stream (empty input, or no SOI marker).
         public static let notJPEG = Code(.notJPEG)
-        /// The JPEG stream ends before the image is complete.
+        /// The bytes are not in any still-image format PhotoLib reads (JPEG, HEIC/HEIF, PNG,
+        /// WebP); the message names what was detected ("GIF", "MP4/MOV video", "unknown", ...).
+        public static let unsupportedFormat = Code(.unsupportedFormat)
+        /// The image data (JPEG stream, PNG chunks, WebP bitstream, HEIF boxes) ends before the
+        /// image is complete.
         public static let truncated = Code(.truncated)
-        /// The JPEG stream is damaged (bad markers, bad entropy data, any libjpeg warning).
+        /// The image data is damaged (bad markers, bad entropy data, any libjpeg warning; a bad
+        /// PNG CRC or zlib stream; a WebP or HEVC bitstream error).
         public static let corrupt = Code(.corrupt)
         /// A configured ``ImagingLimits`` value refuses the input.
         public static let tooLarge = Code(.tooLarge)
-        /// A valid JPEG this library does not handle (12-bit samples, an unknown colour space, ...).
+        /// A valid image this library does not handle (12-bit JPEG samples, an unknown colour
+        /// space, an animated WebP, a HEIF feature libheif lacks, ...).
         public static let unsupported = Code(.unsupported)
         /// The caller passed an invalid argument (target size, quality, limits).
         public static let invalidArgument = Code(.invalidArgument)

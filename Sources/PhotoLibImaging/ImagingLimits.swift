@@ -4,7 +4,8 @@
 /// the frame header is read (before any pixel buffer exists), the input size before
 /// libjpeg sees a byte, the scan count while scans are read.
 public struct ImagingLimits: Sendable, Hashable {
-    /// Maximum width × height declared in the JPEG frame header. Default 120 megapixels.
+    /// Maximum width × height declared in the image header (JPEG frame header, PNG IHDR, WebP
+    /// header, HEIF primary image). Default 120 megapixels.
     public var maxPixels: Int
     /// Maximum size of the compressed input in bytes. Default 256 MiB.
     public var maxInputBytes: Int
