@@ -133,16 +133,17 @@ static struct heif_image_handle *CPhotoLibHEIF_largest_thumbnail(const struct he
     return best;
 }
 
-/* Decodes `handle` to interleaved 8-bit RGB(A) and flattens it over white into `image`. */
+/* Decodes `handle` to interleaved 8-bit RGB(A), flattens it over white and box-shrinks it by
+ * `shrink` into `image`. */
 static int CPhotoLibHEIF_decode_handle(const struct heif_image_handle *handle, const CPhotoLibJPEG_Limits *limits,
-                                       CPhotoLibJPEG_Control *control, size_t size, CPhotoLibJPEG_Image *image,
-                                       char *message, size_t capacity) {
+                                       CPhotoLibJPEG_Control *control, uint32_t shrink, size_t size,
+                                       CPhotoLibJPEG_Image *image, char *message, size_t capacity) {
     int width = heif_image_handle_get_width(handle), height = heif_image_handle_get_height(handle);
     int has_alpha = heif_image_handle_has_alpha_channel(handle);
     int bits = heif_image_handle_get_luma_bits_per_pixel(handle);
     uint64_t pixels = (uint64_t)(width > 0 ? width : 0) * (uint64_t)(height > 0 ? height : 0);
     /* Coded planes (4:2:0 at up to 16 bits per sample), the RGB(A) image libheif makes, ours. */
-    uint64_t estimate = pixels * (bits > 8 ? 3 : 2) + pixels * (has_alpha ? 4 : 3) + pixels * 3;
+    uint64_t estimate = pixels * (bits > 8 ? 3 : 2) + pixels * (has_alpha ? 4 : 3) + pixels * 3 / ((uint64_t)shrink * shrink);
     if (estimate > limits->max_memory_bytes) {
         CPhotoLibHEIF_set_message(message, capacity,
                                   "decoding this %dx%d HEIF needs about %llu bytes, over the memory limit of %llu", width,
@@ -162,12 +163,15 @@ static int CPhotoLibHEIF_decode_handle(const struct heif_image_handle *handle, c
                                                 options);
     heif_decoding_options_free(options);
     if (error.code != heif_error_Ok || decoded == NULL) {
-        heif_image_release(decoded);
+        int status = CPhotoLibJPEG_INTERNAL;
         if (error.code == heif_error_Ok) {
             CPhotoLibHEIF_set_message(message, capacity, "HEIF decode produced no image");
-            return CPhotoLibJPEG_INTERNAL;
+        } else {
+            /* Format error.message while everything that may own it is alive. */
+            status = CPhotoLibHEIF_status(error, "decoding the image", size, message, capacity);
         }
-        return CPhotoLibHEIF_status(error, "decoding the image", size, message, capacity);
+        heif_image_release(decoded);
+        return status;
     }
     if (CPhotoLibHEIF_cancelled(control, message, capacity)) {
         heif_image_release(decoded);
@@ -188,38 +192,43 @@ static int CPhotoLibHEIF_decode_handle(const struct heif_image_handle *handle, c
         heif_image_release(decoded);
         return CPhotoLibJPEG_OK;
     }
-    uint8_t *out = malloc((size_t)out_width * (size_t)out_height * 3);
-    if (out == NULL) {
+    CPhotoLibJPEG_Shrinker shrinker;
+    int status = CPhotoLibJPEG_shrinker_init(&shrinker, (uint32_t)out_width, (uint32_t)out_height, 3, shrink,
+                                             limits->max_memory_bytes, message, capacity);
+    uint8_t *flat = has_alpha && status == CPhotoLibJPEG_OK ? malloc((size_t)out_width * 3) : NULL;
+    if (status == CPhotoLibJPEG_OK && has_alpha && flat == NULL) {
+        CPhotoLibJPEG_shrinker_free(&shrinker);
+        CPhotoLibHEIF_set_message(message, capacity, "out of memory for a HEIF row");
+        status = CPhotoLibJPEG_INTERNAL;
+    }
+    if (status != CPhotoLibJPEG_OK) {
         heif_image_release(decoded);
-        CPhotoLibHEIF_set_message(message, capacity, "out of memory for a %dx%d HEIF", out_width, out_height);
-        return CPhotoLibJPEG_INTERNAL;
+        return status;
     }
     for (int y = 0; y < out_height; y++) {
         const uint8_t *source = plane + (size_t)y * (size_t)stride;
-        uint8_t *target = out + (size_t)y * (size_t)out_width * 3;
         if (!has_alpha) {
-            memcpy(target, source, (size_t)out_width * 3);
+            CPhotoLibJPEG_shrinker_add_row(&shrinker, source);
             continue;
         }
         for (int x = 0; x < out_width; x++) {
             unsigned alpha = source[4 * x + 3];
             for (int c = 0; c < 3; c++) {
                 unsigned value = source[4 * x + c];
-                target[3 * x + c] = (uint8_t)((value * alpha + 255u * (255u - alpha) + 127u) / 255u);
+                flat[3 * x + c] = (uint8_t)((value * alpha + 255u * (255u - alpha) + 127u) / 255u);
             }
         }
+        CPhotoLibJPEG_shrinker_add_row(&shrinker, flat);
     }
+    free(flat);
     heif_image_release(decoded);
-    image->pixels = out;
-    image->width = (uint32_t)out_width;
-    image->height = (uint32_t)out_height;
-    image->components = 3;
+    CPhotoLibJPEG_shrinker_take(&shrinker, image);
     return CPhotoLibJPEG_OK;
 }
 
 /* One session. mode 0: header and metadata; 1: decode primary; 2: decode thumbnail. */
 static int CPhotoLibHEIF_session(const uint8_t *data, size_t size, const CPhotoLibJPEG_Limits *limits,
-                                 CPhotoLibJPEG_Control *control, int mode, CPhotoLibHEIF_Info *info,
+                                 CPhotoLibJPEG_Control *control, int mode, uint32_t shrink, CPhotoLibHEIF_Info *info,
                                  CPhotoLibJPEG_Image *image, char *message, size_t capacity) {
     if (limits == NULL) {
         CPhotoLibHEIF_set_message(message, capacity, "HEIF: missing limits");
@@ -252,8 +261,10 @@ static int CPhotoLibHEIF_session(const uint8_t *data, size_t size, const CPhotoL
         error = heif_context_get_primary_image_handle(context, &primary);
     }
     if (error.code != heif_error_Ok || primary == NULL) {
+        /* error.message belongs to the context: format it before freeing the context. */
+        int status = CPhotoLibHEIF_status(error, "reading the file structure", size, message, capacity);
         heif_context_free(context);
-        return CPhotoLibHEIF_status(error, "reading the file structure", size, message, capacity);
+        return status;
     }
     int width = heif_image_handle_get_width(primary), height = heif_image_handle_get_height(primary);
     uint64_t pixels = (uint64_t)(width > 0 ? width : 0) * (uint64_t)(height > 0 ? height : 0);
@@ -291,11 +302,11 @@ static int CPhotoLibHEIF_session(const uint8_t *data, size_t size, const CPhotoL
                 CPhotoLibHEIF_set_message(message, capacity, "this HEIF file has no thumbnail image");
                 status = CPhotoLibJPEG_INVALID_ARGUMENT;
             } else {
-                status = CPhotoLibHEIF_decode_handle(thumbnail, limits, control, size, image, message, capacity);
+                status = CPhotoLibHEIF_decode_handle(thumbnail, limits, control, shrink, size, image, message, capacity);
                 heif_image_handle_release(thumbnail);
             }
         } else {
-            status = CPhotoLibHEIF_decode_handle(primary, limits, control, size, image, message, capacity);
+            status = CPhotoLibHEIF_decode_handle(primary, limits, control, shrink, size, image, message, capacity);
         }
     }
     heif_image_handle_release(primary);
@@ -310,16 +321,20 @@ int CPhotoLibHEIF_read_header(const uint8_t *data, size_t size, const CPhotoLibJ
         return CPhotoLibJPEG_INVALID_ARGUMENT;
     }
     memset(info, 0, sizeof *info);
-    return CPhotoLibHEIF_session(data, size, limits, NULL, 0, info, NULL, message, message_capacity);
+    return CPhotoLibHEIF_session(data, size, limits, NULL, 0, 1, info, NULL, message, message_capacity);
 }
 
 int CPhotoLibHEIF_decode(const uint8_t *data, size_t size, const CPhotoLibJPEG_Limits *limits,
-                         CPhotoLibJPEG_Control *control, int32_t thumbnail, CPhotoLibJPEG_Image *image,
-                         char *message, size_t message_capacity) {
+                         CPhotoLibJPEG_Control *control, int32_t thumbnail, uint32_t shrink,
+                         CPhotoLibJPEG_Image *image, char *message, size_t message_capacity) {
     if (image != NULL) {
         memset(image, 0, sizeof *image);
     }
-    return CPhotoLibHEIF_session(data, size, limits, control, thumbnail ? 2 : 1, NULL, image, message,
+    if (shrink == 0) {
+        CPhotoLibHEIF_set_message(message, message_capacity, "HEIF: shrink factor 0");
+        return CPhotoLibJPEG_INVALID_ARGUMENT;
+    }
+    return CPhotoLibHEIF_session(data, size, limits, control, thumbnail ? 2 : 1, shrink, NULL, image, message,
                                  message_capacity);
 }
 

@@ -153,8 +153,8 @@ static int CPhotoLibPNG_check_input(const uint8_t *data, size_t size, const CPho
     return CPhotoLibJPEG_OK;
 }
 
-/* Composites `channels`-sample pixels (1 gray, 2 gray+alpha, 3 RGB, 4 RGBA) over white into
- * 1 or 3 components, in place (the output never overtakes the input). */
+/* Composites `count` pixels of `channels` samples (1 gray, 2 gray+alpha, 3 RGB, 4 RGBA) over
+ * white into 1 or 3 components, in place (the output never overtakes the input). */
 static void CPhotoLibPNG_flatten(uint8_t *pixels, size_t count, int channels) {
     if (channels == 2) {
         for (size_t i = 0; i < count; i++) {
@@ -174,7 +174,7 @@ static void CPhotoLibPNG_flatten(uint8_t *pixels, size_t count, int channels) {
 
 /* One setjmp-guarded session: header, then (when decode is set) the rows and the end. */
 static int CPhotoLibPNG_session(const uint8_t *data, size_t size, const CPhotoLibJPEG_Limits *limits,
-                                CPhotoLibJPEG_Control *control, int decode, CPhotoLibPNG_Info *info,
+                                CPhotoLibJPEG_Control *control, int decode, uint32_t shrink, CPhotoLibPNG_Info *info,
                                 CPhotoLibJPEG_Image *image, char *message, size_t capacity) {
     CPhotoLibPNG_Session session;
     memset(&session, 0, sizeof session);
@@ -196,9 +196,14 @@ static int CPhotoLibPNG_session(const uint8_t *data, size_t size, const CPhotoLi
     /* Everything libpng allocates is freed by png_destroy_read_struct; ours is below. */
     uint8_t *volatile pixels = NULL;
     uint8_t *volatile row = NULL;
+    CPhotoLibJPEG_Shrinker *volatile shrinker = NULL;
     if (setjmp(png_jmpbuf(png))) {
         free(pixels);
         free(row);
+        if (shrinker != NULL) {
+            CPhotoLibJPEG_shrinker_free(shrinker);
+            free(shrinker);
+        }
         png_destroy_read_struct(&png, &png_info, NULL);
         return CPhotoLibPNG_failure(&session, message, capacity);
     }
@@ -257,21 +262,34 @@ static int CPhotoLibPNG_session(const uint8_t *data, size_t size, const CPhotoLi
                             "PNG layout not handled: %d channels, %zu bytes per row", channels, row_bytes);
     }
     int components = (channels <= 2) ? 1 : 3;
-    if (image != NULL) {
+    int interlaced = passes > 1;
+    if (image != NULL && interlaced) {
+        /* Adam7 passes fill every row several times: the whole image must be in memory. */
         uint64_t bytes = pixel_count * (uint64_t)channels;
         if (bytes > limits->max_memory_bytes) {
             CPhotoLibPNG_refuse(png, &session, CPhotoLibJPEG_TOO_LARGE,
-                                "decoding this %ux%u PNG needs %llu bytes, over the memory limit of %llu", width, height,
-                                (unsigned long long)bytes, (unsigned long long)limits->max_memory_bytes);
+                                "decoding this interlaced %ux%u PNG needs %llu bytes, over the memory limit of %llu",
+                                width, height, (unsigned long long)bytes, (unsigned long long)limits->max_memory_bytes);
         }
         pixels = malloc((size_t)bytes);
         if (pixels == NULL) {
             CPhotoLibPNG_refuse(png, &session, CPhotoLibJPEG_INTERNAL, "out of memory for a %ux%u PNG", width, height);
         }
-    } else {
-        row = malloc(row_bytes);
-        if (row == NULL) {
-            CPhotoLibPNG_refuse(png, &session, CPhotoLibJPEG_INTERNAL, "out of memory for a PNG row");
+    }
+    row = malloc(row_bytes);
+    if (row == NULL) {
+        CPhotoLibPNG_refuse(png, &session, CPhotoLibJPEG_INTERNAL, "out of memory for a PNG row");
+    }
+    if (image != NULL) {
+        shrinker = calloc(1, sizeof *shrinker);
+        char reason[CPhotoLibJPEG_MESSAGE_CAPACITY];
+        uint64_t held = interlaced ? pixel_count * (uint64_t)channels : 0;
+        uint64_t budget = limits->max_memory_bytes > held ? limits->max_memory_bytes - held : 1;
+        int status = shrinker == NULL ? CPhotoLibJPEG_INTERNAL
+                                      : CPhotoLibJPEG_shrinker_init(shrinker, width, height, (uint32_t)components,
+                                                                    shrink, budget, reason, sizeof reason);
+        if (status != CPhotoLibJPEG_OK) {
+            CPhotoLibPNG_refuse(png, &session, status, "PNG output: %s", shrinker == NULL ? "out of memory" : reason);
         }
     }
     for (int pass = 0; pass < passes; pass++) {
@@ -281,19 +299,25 @@ static int CPhotoLibPNG_session(const uint8_t *data, size_t size, const CPhotoLi
             }
             png_bytep target = pixels != NULL ? pixels + (size_t)y * row_bytes : row;
             png_read_row(png, target, NULL);
+            if (shrinker != NULL && !interlaced) {
+                CPhotoLibPNG_flatten(row, width, channels);
+                CPhotoLibJPEG_shrinker_add_row(shrinker, row);
+            }
         }
     }
     png_read_end(png, NULL);
     png_destroy_read_struct(&png, &png_info, NULL);
-    free(row);
-    if (image != NULL) {
-        CPhotoLibPNG_flatten(pixels, (size_t)pixel_count, channels);
-        uint8_t *shrunk = realloc(pixels, (size_t)pixel_count * components);
-        image->pixels = shrunk != NULL ? shrunk : pixels;
-        image->width = width;
-        image->height = height;
-        image->components = (uint32_t)components;
+    if (shrinker != NULL) {
+        for (png_uint_32 y = 0; interlaced && y < height; y++) {
+            memcpy(row, pixels + (size_t)y * row_bytes, row_bytes);
+            CPhotoLibPNG_flatten(row, width, channels);
+            CPhotoLibJPEG_shrinker_add_row(shrinker, row);
+        }
+        CPhotoLibJPEG_shrinker_take(shrinker, image);
+        free(shrinker);
     }
+    free(pixels);
+    free(row);
     return CPhotoLibJPEG_OK;
 }
 
@@ -303,18 +327,22 @@ int CPhotoLibPNG_read_header(const uint8_t *data, size_t size, const CPhotoLibJP
     if (status != CPhotoLibJPEG_OK) {
         return status;
     }
-    return CPhotoLibPNG_session(data, size, limits, NULL, 0, info, NULL, message, message_capacity);
+    return CPhotoLibPNG_session(data, size, limits, NULL, 0, 1, info, NULL, message, message_capacity);
 }
 
 int CPhotoLibPNG_decode(const uint8_t *data, size_t size, const CPhotoLibJPEG_Limits *limits,
-                        CPhotoLibJPEG_Control *control, CPhotoLibPNG_Info *info, CPhotoLibJPEG_Image *image,
-                        char *message, size_t message_capacity) {
+                        CPhotoLibJPEG_Control *control, uint32_t shrink, CPhotoLibPNG_Info *info,
+                        CPhotoLibJPEG_Image *image, char *message, size_t message_capacity) {
     if (image != NULL) {
         memset(image, 0, sizeof *image);
+    }
+    if (shrink == 0) {
+        CPhotoLibPNG_set_message(message, message_capacity, "PNG: shrink factor 0");
+        return CPhotoLibJPEG_INVALID_ARGUMENT;
     }
     int status = CPhotoLibPNG_check_input(data, size, limits, message, message_capacity);
     if (status != CPhotoLibJPEG_OK) {
         return status;
     }
-    return CPhotoLibPNG_session(data, size, limits, control, 1, info, image, message, message_capacity);
+    return CPhotoLibPNG_session(data, size, limits, control, 1, shrink, info, image, message, message_capacity);
 }

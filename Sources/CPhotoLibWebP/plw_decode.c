@@ -125,10 +125,14 @@ int CPhotoLibWebP_read_header(const uint8_t *data, size_t size, const CPhotoLibJ
 }
 
 int CPhotoLibWebP_decode(const uint8_t *data, size_t size, const CPhotoLibJPEG_Limits *limits,
-                         CPhotoLibJPEG_Control *control, CPhotoLibWebP_Info *info, CPhotoLibJPEG_Image *image,
-                         char *message, size_t message_capacity) {
+                         CPhotoLibJPEG_Control *control, uint32_t shrink, CPhotoLibWebP_Info *info,
+                         CPhotoLibJPEG_Image *image, char *message, size_t message_capacity) {
     if (image != NULL) {
         memset(image, 0, sizeof *image);
+    }
+    if (shrink == 0) {
+        CPhotoLibWebP_set_message(message, message_capacity, "WebP: shrink factor 0");
+        return CPhotoLibJPEG_INVALID_ARGUMENT;
     }
     WebPDecoderConfig config;
     if (!WebPInitDecoderConfig(&config)) {
@@ -200,23 +204,29 @@ int CPhotoLibWebP_decode(const uint8_t *data, size_t size, const CPhotoLibJPEG_L
         free(pixels);
         return CPhotoLibJPEG_OK;
     }
-    if (channels == 4) {
-        size_t count = width * height;
-        for (size_t i = 0; i < count; i++) {
-            unsigned alpha = pixels[4 * i + 3];
-            for (int c = 0; c < 3; c++) {
-                unsigned value = pixels[4 * i + c];
-                pixels[3 * i + c] = (uint8_t)((value * alpha + 255u * (255u - alpha) + 127u) / 255u);
+    CPhotoLibJPEG_Shrinker shrinker;
+    status = CPhotoLibJPEG_shrinker_init(&shrinker, (uint32_t)width, (uint32_t)height, 3, shrink,
+                                         limits->max_memory_bytes > bytes ? limits->max_memory_bytes - bytes : 1, message,
+                                         message_capacity);
+    if (status != CPhotoLibJPEG_OK) {
+        free(pixels);
+        return status;
+    }
+    for (size_t y = 0; y < height; y++) {
+        uint8_t *row = pixels + y * width * channels;
+        if (channels == 4) {
+            /* Alpha over white, in place: RGBA → RGB. */
+            for (size_t x = 0; x < width; x++) {
+                unsigned alpha = row[4 * x + 3];
+                for (int c = 0; c < 3; c++) {
+                    unsigned value = row[4 * x + c];
+                    row[3 * x + c] = (uint8_t)((value * alpha + 255u * (255u - alpha) + 127u) / 255u);
+                }
             }
         }
-        uint8_t *shrunk = realloc(pixels, count * 3);
-        if (shrunk != NULL) {
-            pixels = shrunk;
-        }
+        CPhotoLibJPEG_shrinker_add_row(&shrinker, row);
     }
-    image->pixels = pixels;
-    image->width = (uint32_t)width;
-    image->height = (uint32_t)height;
-    image->components = 3;
+    free(pixels);
+    CPhotoLibJPEG_shrinker_take(&shrinker, image);
     return CPhotoLibJPEG_OK;
 }

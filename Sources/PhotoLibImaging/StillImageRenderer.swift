@@ -5,12 +5,12 @@ import PhotoLibCore
 ///
 /// JPEG goes to ``JPEGInspector`` and ``JPEGRenderer`` unchanged. The other formats are
 /// decoded by their C shims (libheif, libpng, libwebp) to 8-bit gray or RGB, alpha composited
-/// over white, then take the JPEG pipeline's last steps: crop, Lanczos-3 resample, orientation,
-/// JPEG encode. ``RenderRequest`` means the same for every format: the output size is
+/// over white, and box-shrunk by an integer factor row by row while decoding (their stand-in
+/// for JPEG's DCT scaling: the result still covers twice the output), then take the JPEG
+/// pipeline's last steps: crop, Lanczos-3 resample, orientation, JPEG encode. ``RenderRequest`` means the same for every format: the output size is
 /// ``JPEGRenderer/outputSize(uprightWidth:uprightHeight:targetWidth:targetHeight:contentMode:)``
-/// of the upright image (or of the crop), never upscaled; `ResizeMode.fast` returns the decode
-/// as it is when it is at most twice the exact size (formats without DCT scaling decode at
-/// full size, so that only happens for small images).
+/// of the upright image (or of the crop), never upscaled; `ResizeMode.fast` shrinks to cover
+/// the output once and returns that decode as it is when it is at most twice the exact size.
 ///
 /// Every decoder applies ``ImagingLimits`` before allocating (input bytes, then the header's
 /// width × height against `maxPixels`, then the decode's memory against `maxMemoryBytes`);
@@ -67,8 +67,8 @@ public enum StillImageRenderer {
     /// Renders `data` as `request` asks — crop (upright unit coordinates), fit or fill, resize
     /// mode, orientation applied, alpha over white — as a JPEG at `request.quality`.
     ///
-    /// JPEG input: ``JPEGRenderer/render(_:request:limits:control:)``. Other formats: full
-    /// decode, crop, resample, orient, encode. Throws ``ImagingError/Code/invalidArgument`` for
+    /// JPEG input: ``JPEGRenderer/render(_:request:limits:control:)``. Other formats: decode
+    /// box-shrunk (see the type's summary), crop, resample, orient, encode. Throws ``ImagingError/Code/invalidArgument`` for
     /// a bad target, quality or crop, before decoding.
     public static func render(
         _ data: [UInt8], request: RenderRequest, limits: ImagingLimits = .default, control: RenderControl? = nil
@@ -79,11 +79,13 @@ public enum StillImageRenderer {
         }
         let plan = try plan(data, format: format, request: request, limits: limits)
         try control?.check()
+        let shrink = shrinkFactor(plan, request: request)
         let decoded: PixelBuffer?
         switch format {
-        case .png: decoded = try LibPNG.decode(data, limits: limits, control: control, keepPixels: true).pixels
-        case .webp: decoded = try LibWebP.decode(data, limits: limits, control: control, keepPixels: true)
-        case .heic, .jpeg: decoded = try LibHEIF.decode(data, thumbnail: false, limits: limits, control: control, keepPixels: true)
+        case .png: decoded = try LibPNG.decode(data, limits: limits, control: control, keepPixels: true, shrink: shrink).pixels
+        case .webp: decoded = try LibWebP.decode(data, limits: limits, control: control, keepPixels: true, shrink: shrink)
+        case .heic, .jpeg:
+            decoded = try LibHEIF.decode(data, thumbnail: false, limits: limits, control: control, keepPixels: true, shrink: shrink)
         }
         guard let decoded else {
             throw ImagingError(code: .internalError, message: "the \(format.name) decoder returned no pixels")
@@ -156,6 +158,26 @@ public enum StillImageRenderer {
         return try JPEGRenderer.plan(
             request: request, storedWidth: width, storedHeight: height, orientation: orientation, isProgressive: false
         ) { _, _, _ in 8 }
+    }
+
+    /// The integer box-shrink factor the decoders apply while decoding (their stand-in for
+    /// JPEG's DCT scaling): the largest k whose shrunk crop still covers twice the output on
+    /// each side (`exact`; the Lanczos resampler finishes from there), or the output itself
+    /// (`fast`, whose result may then skip the resampler). 1 for maximum size and `none`.
+    static func shrinkFactor(_ plan: RenderPlan, request: RenderRequest) -> Int {
+        let swaps = plan.orientation >= 5
+        let outWidth = swaps ? plan.outputHeight : plan.outputWidth
+        let outHeight = swaps ? plan.outputWidth : plan.outputHeight
+        let crop = plan.storedCrop.pixels(width: plan.storedWidth, height: plan.storedHeight)
+        let cover = request.resizeMode == .fast ? 1 : 2
+        var factor = max(1, min(crop.width / (outWidth * cover), crop.height / (outHeight * cover)))
+        while factor > 1 {
+            let shrunk = plan.storedCrop.pixels(
+                width: (plan.storedWidth + factor - 1) / factor, height: (plan.storedHeight + factor - 1) / factor)
+            if shrunk.width >= outWidth * cover && shrunk.height >= outHeight * cover { break }
+            factor -= 1
+        }
+        return factor
     }
 
     /// Crops the decoded pixels to the plan's stored crop, then resamples, orients and encodes.

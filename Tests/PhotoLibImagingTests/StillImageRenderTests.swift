@@ -109,3 +109,43 @@ struct StillImageRenderTests {
         #expect(error?.code == .cancelled, "\(name): \(String(describing: error))")
     }
 }
+
+@Suite("Box shrinking while decoding (the stand-in for JPEG's DCT scaling)")
+struct StillImageShrinkTests {
+    /// Photos differ by JPEG noise; the screenshot's hard-edged flat shapes show the box and
+    /// Lanczos filters' different edge responses (ringing), hence its looser bound.
+    @Test("a shrunk decode renders close to a full-size decode", arguments: [
+        ("png_screenshot_1170x2532.png", 10.0), ("webp_photo.webp", 4.0), ("heic_thumbnail.heic", 4.0), ("heic_rotated_gps.heic", 4.0),
+    ])
+    func matchesFullDecode(name: String, bound: Double) throws {
+        let bytes = try Media.bytes(name)
+        let format = try #require(ImageFormat.detect(bytes))
+        let request = RenderRequest(targetSize: PixelSize(width: 64, height: 64), quality: 95)
+        let plan = try StillImageRenderer.plan(bytes, format: format, request: request, limits: .default)
+        #expect(StillImageRenderer.shrinkFactor(plan, request: request) > 1)
+        let shrunk = try StillImageRenderer.render(bytes, request: request)
+        let full: PixelBuffer?
+        switch format {
+        case .png: full = try LibPNG.decode(bytes, limits: .default, control: nil, keepPixels: true).pixels
+        case .webp: full = try LibWebP.decode(bytes, limits: .default, control: nil, keepPixels: true)
+        default: full = try LibHEIF.decode(bytes, thumbnail: false, limits: .default, control: nil, keepPixels: true)
+        }
+        let reference = try StillImageRenderer.finish(
+            try #require(full), plan: plan, request: request, quality: 95, limits: .default, control: nil)
+        #expect(shrunk.width == reference.width && shrunk.height == reference.height)
+        let a = try DecodedPixels(jpeg: shrunk.jpeg)
+        let b = try DecodedPixels(jpeg: reference.jpeg)
+        let difference = zip(a.bytes, b.bytes).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }
+        let mean = Double(difference) / Double(a.bytes.count)
+        #expect(mean < bound, "\(name): mean difference \(mean)")
+    }
+
+    @Test("fast mode shrinks to cover the output once and may skip the resampler; exact keeps JPEG's size")
+    func fastMode() throws {
+        let bytes = try Media.bytes("png_screenshot_1170x2532.png")
+        let fast = try StillImageRenderer.render(bytes, request: RenderRequest(targetSize: PixelSize(width: 100, height: 100), resizeMode: .fast))
+        let exact = try StillImageRenderer.render(bytes, request: RenderRequest(targetSize: PixelSize(width: 100, height: 100)))
+        #expect(exact.height == 100)
+        #expect(fast.height >= 100 && fast.height <= 200)
+    }
+}

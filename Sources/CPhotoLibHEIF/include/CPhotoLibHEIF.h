@@ -82,7 +82,8 @@ int CPhotoLibHEIF_read_header(const uint8_t *data, size_t size,
 /*
  * Decodes the primary image (thumbnail == 0) or its largest thumbnail (thumbnail != 0)
  * upright, to 8-bit RGB (3 components), compositing alpha over white (HDR images are
- * reduced to 8 bits). Strict decoding: damage in the coded data is an error, not a
+ * reduced to 8 bits), box-shrunk by `shrink` while copied out of libheif's image (1: full
+ * size; see CPhotoLibJPEG_Shrinker). Strict decoding: damage in the coded data is an error, not a
  * warning. The pixel count and a memory estimate are checked before libheif decodes;
  * `control` (may be NULL) is checked before the parse, before the decode and after it
  * (libheif 1.15 cannot be interrupted inside a decode). If `image` is NULL the pixels are
@@ -92,6 +93,7 @@ int CPhotoLibHEIF_decode(const uint8_t *data, size_t size,
                          const CPhotoLibJPEG_Limits *limits,
                          CPhotoLibJPEG_Control *control,
                          int32_t thumbnail,
+                         uint32_t shrink,
                          CPhotoLibJPEG_Image *image,
                          char *message, size_t message_capacity);
 

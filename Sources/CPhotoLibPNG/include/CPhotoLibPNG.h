@@ -62,9 +62,11 @@ int CPhotoLibPNG_read_header(const uint8_t *data, size_t size,
 /*
  * Decodes the whole image to 8-bit gray (1 component) or RGB (3), compositing any alpha
  * (or tRNS transparency) over white; 16-bit samples are reduced to 8, palettes expanded.
+ * Rows are box-shrunk by `shrink` (1: full size; see CPhotoLibJPEG_Shrinker) as they are
+ * decoded, so a non-interlaced PNG never needs a full-size buffer (an interlaced one does).
  * Reads to the IEND chunk, so a file cut anywhere fails with CPhotoLibJPEG_TRUNCATED and a
  * bad CRC or zlib stream with CPhotoLibJPEG_CORRUPT. The pixel count is checked against
- * max_pixels and the buffer size against max_memory_bytes before allocating. `control`
+ * max_pixels and the buffers against max_memory_bytes before allocating. `control`
  * (may be NULL) is polled once per row of every pass.
  * If `image` is NULL the rows are decoded and discarded (validation). On failure `image`
  * is left zeroed. `info` (may be NULL) receives the header.
@@ -72,6 +74,7 @@ int CPhotoLibPNG_read_header(const uint8_t *data, size_t size,
 int CPhotoLibPNG_decode(const uint8_t *data, size_t size,
                         const CPhotoLibJPEG_Limits *limits,
                         CPhotoLibJPEG_Control *control,
+                        uint32_t shrink,
                         CPhotoLibPNG_Info *info,
                         CPhotoLibJPEG_Image *image,
                         char *message, size_t message_capacity);

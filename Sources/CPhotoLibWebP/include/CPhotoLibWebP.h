@@ -56,7 +56,8 @@ int CPhotoLibWebP_read_header(const uint8_t *data, size_t size,
                               char *message, size_t message_capacity);
 
 /*
- * Decodes a still WebP to 8-bit RGB (3 components), compositing alpha over white.
+ * Decodes a still WebP to 8-bit RGB (3 components), compositing alpha over white, then
+ * box-shrinks it by `shrink` (1: full size; see CPhotoLibJPEG_Shrinker).
  * Animated files fail with CPhotoLibJPEG_UNSUPPORTED. The input is fed to libwebp's
  * incremental decoder in 64 KiB slices, and `control` (may be NULL) is polled between
  * slices. Pixel count and buffer size are checked before allocating. A file that ends
@@ -67,6 +68,7 @@ int CPhotoLibWebP_read_header(const uint8_t *data, size_t size,
 int CPhotoLibWebP_decode(const uint8_t *data, size_t size,
                          const CPhotoLibJPEG_Limits *limits,
                          CPhotoLibJPEG_Control *control,
+                         uint32_t shrink,
                          CPhotoLibWebP_Info *info,
                          CPhotoLibJPEG_Image *image,
                          char *message, size_t message_capacity);

@@ -66,11 +66,12 @@ enum LibHEIF {
     }
 
     /// Decodes the primary image (or its largest thumbnail) upright, to RGB with alpha
-    /// composited over white (`keepPixels` false: validate only).
+    /// composited over white, box-shrunk by `shrink` (`keepPixels` false: validate only).
     ///
     /// Related libheif documentation: libheif/heif.h (heif_decode_image, heif_decoding_options).
     static func decode(
-        _ data: [UInt8], thumbnail: Bool, limits: ImagingLimits, control: RenderControl?, keepPixels: Bool
+        _ data: [UInt8], thumbnail: Bool, limits: ImagingLimits, control: RenderControl?, keepPixels: Bool,
+        shrink: Int = 1
     ) throws(ImagingError) -> PixelBuffer? {
         var cLimits = try LibJPEG.cLimits(limits)
         var image = CPhotoLibJPEG_Image()
@@ -78,10 +79,11 @@ enum LibHEIF {
             data.withUnsafeBufferPointer { input in
                 if keepPixels {
                     CPhotoLibHEIF_decode(
-                        input.baseAddress, input.count, &cLimits, control?.pointer, thumbnail ? 1 : 0, &image, message, capacity)
+                        input.baseAddress, input.count, &cLimits, control?.pointer, thumbnail ? 1 : 0, UInt32(clamping: shrink), &image,
+                        message, capacity)
                 } else {
                     CPhotoLibHEIF_decode(
-                        input.baseAddress, input.count, &cLimits, control?.pointer, thumbnail ? 1 : 0, nil, message, capacity)
+                        input.baseAddress, input.count, &cLimits, control?.pointer, thumbnail ? 1 : 0, 1, nil, message, capacity)
                 }
             }
         }

@@ -26,11 +26,12 @@ enum LibPNG {
         return Header(info)
     }
 
-    /// Decodes to gray or RGB with alpha composited over white (`keepPixels` false: validate only).
+    /// Decodes to gray or RGB with alpha composited over white, box-shrunk by `shrink`
+    /// (`keepPixels` false: validate only).
     ///
     /// Related libpng documentation: libpng-manual.txt, "Input transformations", "Reading image data".
     static func decode(
-        _ data: [UInt8], limits: ImagingLimits, control: RenderControl?, keepPixels: Bool
+        _ data: [UInt8], limits: ImagingLimits, control: RenderControl?, keepPixels: Bool, shrink: Int = 1
     ) throws(ImagingError) -> (header: Header, pixels: PixelBuffer?) {
         var cLimits = try LibJPEG.cLimits(limits)
         var info = CPhotoLibPNG_Info()
@@ -38,9 +39,10 @@ enum LibPNG {
         try DecoderCall.run { message, capacity in
             data.withUnsafeBufferPointer { input in
                 if keepPixels {
-                    CPhotoLibPNG_decode(input.baseAddress, input.count, &cLimits, control?.pointer, &info, &image, message, capacity)
+                    CPhotoLibPNG_decode(
+                        input.baseAddress, input.count, &cLimits, control?.pointer, UInt32(clamping: shrink), &info, &image, message, capacity)
                 } else {
-                    CPhotoLibPNG_decode(input.baseAddress, input.count, &cLimits, control?.pointer, &info, nil, message, capacity)
+                    CPhotoLibPNG_decode(input.baseAddress, input.count, &cLimits, control?.pointer, 1, &info, nil, message, capacity)
                 }
             }
         }

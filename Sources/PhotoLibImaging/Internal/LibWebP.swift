@@ -27,21 +27,22 @@ enum LibWebP {
         return Header(info)
     }
 
-    /// Decodes a still WebP to RGB with alpha composited over white (`keepPixels` false:
-    /// validate only).
+    /// Decodes a still WebP to RGB with alpha composited over white, box-shrunk by `shrink`
+    /// (`keepPixels` false: validate only).
     ///
     /// Related libwebp documentation: webp/decode.h ("Advanced decoding API", WebPIDecode).
     static func decode(
-        _ data: [UInt8], limits: ImagingLimits, control: RenderControl?, keepPixels: Bool
+        _ data: [UInt8], limits: ImagingLimits, control: RenderControl?, keepPixels: Bool, shrink: Int = 1
     ) throws(ImagingError) -> PixelBuffer? {
         var cLimits = try LibJPEG.cLimits(limits)
         var image = CPhotoLibJPEG_Image()
         try DecoderCall.run { message, capacity in
             data.withUnsafeBufferPointer { input in
                 if keepPixels {
-                    CPhotoLibWebP_decode(input.baseAddress, input.count, &cLimits, control?.pointer, nil, &image, message, capacity)
+                    CPhotoLibWebP_decode(
+                        input.baseAddress, input.count, &cLimits, control?.pointer, UInt32(clamping: shrink), nil, &image, message, capacity)
                 } else {
-                    CPhotoLibWebP_decode(input.baseAddress, input.count, &cLimits, control?.pointer, nil, nil, message, capacity)
+                    CPhotoLibWebP_decode(input.baseAddress, input.count, &cLimits, control?.pointer, 1, nil, nil, message, capacity)
                 }
             }
         }
