@@ -133,10 +133,73 @@ static struct heif_image_handle *CPhotoLibHEIF_largest_thumbnail(const struct he
     return best;
 }
 
-/* Decodes `handle` to interleaved 8-bit RGB(A), flattens it over white and box-shrinks it by
- * `shrink` into `image`. */
+/* Where the rows of a decoded image come from: libheif's interleaved RGB(A), or the Y, Cb
+ * and Cr planes converted here. */
+typedef struct CPhotoLibHEIF_Planes {
+    int native;
+    int width;
+    int height;
+    const uint8_t *interleaved;
+    int stride;
+    const uint8_t *y, *cb, *cr;
+    int y_stride, cb_stride, cr_stride;
+    /* 1 for 4:2:0 and 4:2:2 horizontally; 1 for 4:2:0 vertically. */
+    int shift_x, shift_y;
+    CPhotoLibHEIF_YCbCrMatrix matrix;
+} CPhotoLibHEIF_Planes;
+
+/* Fills `planes` from a native (YCbCr) decode; 0 when its layout is not one we convert. */
+static int CPhotoLibHEIF_native_planes(const struct heif_image *decoded, const struct heif_image_handle *handle,
+                                       CPhotoLibHEIF_Planes *planes) {
+    enum heif_chroma chroma = heif_image_get_chroma_format(decoded);
+    if (heif_image_get_colorspace(decoded) != heif_colorspace_YCbCr ||
+        (chroma != heif_chroma_420 && chroma != heif_chroma_422 && chroma != heif_chroma_444) ||
+        heif_image_get_bits_per_pixel(decoded, heif_channel_Y) != 8 ||
+        heif_image_get_bits_per_pixel(decoded, heif_channel_Cb) != 8 ||
+        heif_image_get_bits_per_pixel(decoded, heif_channel_Cr) != 8 ||
+        !CPhotoLibHEIF_ycbcr_matrix(decoded, handle, &planes->matrix)) {
+        return 0;
+    }
+    planes->native = 1;
+    planes->width = heif_image_get_width(decoded, heif_channel_Y);
+    planes->height = heif_image_get_height(decoded, heif_channel_Y);
+    planes->shift_x = chroma == heif_chroma_444 ? 0 : 1;
+    planes->shift_y = chroma == heif_chroma_420 ? 1 : 0;
+    planes->y = heif_image_get_plane_readonly(decoded, heif_channel_Y, &planes->y_stride);
+    planes->cb = heif_image_get_plane_readonly(decoded, heif_channel_Cb, &planes->cb_stride);
+    planes->cr = heif_image_get_plane_readonly(decoded, heif_channel_Cr, &planes->cr_stride);
+    int chroma_width = (planes->width + planes->shift_x) >> planes->shift_x;
+    int chroma_height = (planes->height + planes->shift_y) >> planes->shift_y;
+    return planes->y != NULL && planes->cb != NULL && planes->cr != NULL && planes->width > 0 && planes->height > 0 &&
+           planes->y_stride >= planes->width && planes->cb_stride >= chroma_width && planes->cr_stride >= chroma_width &&
+           heif_image_get_width(decoded, heif_channel_Cb) >= chroma_width &&
+           heif_image_get_height(decoded, heif_channel_Cb) >= chroma_height &&
+           heif_image_get_width(decoded, heif_channel_Cr) >= chroma_width &&
+           heif_image_get_height(decoded, heif_channel_Cr) >= chroma_height;
+}
+
+/* Runs heif_decode_image with strict decoding and HDR reduced to 8 bits. */
+static struct heif_error CPhotoLibHEIF_decode_image(const struct heif_image_handle *handle, enum heif_colorspace colorspace,
+                                                    enum heif_chroma chroma, struct heif_image **decoded) {
+    struct heif_decoding_options *options = heif_decoding_options_alloc();
+    if (options == NULL) {
+        struct heif_error error = {heif_error_Memory_allocation_error, heif_suberror_Unspecified, "out of memory"};
+        return error;
+    }
+    options->convert_hdr_to_8bit = 1;
+    options->strict_decoding = 1;
+    struct heif_error error = heif_decode_image(handle, decoded, colorspace, chroma, options);
+    heif_decoding_options_free(options);
+    return error;
+}
+
+/*
+ * Decodes `handle` upright, flattens alpha over white and box-shrinks by `shrink` into
+ * `image`. 8-bit images without alpha are decoded to their native YCbCr planes and converted
+ * row by row here (unless `libheif_rgb`); everything else through libheif's RGB(A).
+ */
 static int CPhotoLibHEIF_decode_handle(const struct heif_image_handle *handle, const CPhotoLibJPEG_Limits *limits,
-                                       CPhotoLibJPEG_Control *control, uint32_t shrink, size_t size,
+                                       CPhotoLibJPEG_Control *control, uint32_t shrink, int libheif_rgb, size_t size,
                                        CPhotoLibJPEG_Image *image, char *message, size_t capacity) {
     int width = heif_image_handle_get_width(handle), height = heif_image_handle_get_height(handle);
     int has_alpha = heif_image_handle_has_alpha_channel(handle);
@@ -150,18 +213,20 @@ static int CPhotoLibHEIF_decode_handle(const struct heif_image_handle *handle, c
                                   height, (unsigned long long)estimate, (unsigned long long)limits->max_memory_bytes);
         return CPhotoLibJPEG_TOO_LARGE;
     }
-    struct heif_decoding_options *options = heif_decoding_options_alloc();
-    if (options == NULL) {
-        CPhotoLibHEIF_set_message(message, capacity, "out of memory allocating HEIF decoding options");
-        return CPhotoLibJPEG_INTERNAL;
-    }
-    options->convert_hdr_to_8bit = 1;
-    options->strict_decoding = 1;
+    int native = !has_alpha && bits == 8 && !libheif_rgb;
     struct heif_image *decoded = NULL;
-    struct heif_error error = heif_decode_image(handle, &decoded, heif_colorspace_RGB,
-                                                has_alpha ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB,
-                                                options);
-    heif_decoding_options_free(options);
+    struct heif_error error =
+        native ? CPhotoLibHEIF_decode_image(handle, heif_colorspace_undefined, heif_chroma_undefined, &decoded)
+               : CPhotoLibHEIF_decode_image(handle, heif_colorspace_RGB,
+                                            has_alpha ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB, &decoded);
+    CPhotoLibHEIF_Planes planes = {0};
+    if (error.code == heif_error_Ok && decoded != NULL && native && !CPhotoLibHEIF_native_planes(decoded, handle, &planes)) {
+        /* A layout we do not convert (monochrome, YCgCo, ...): let libheif convert it. */
+        heif_image_release(decoded);
+        decoded = NULL;
+        native = 0;
+        error = CPhotoLibHEIF_decode_image(handle, heif_colorspace_RGB, heif_chroma_interleaved_RGB, &decoded);
+    }
     if (error.code != heif_error_Ok || decoded == NULL) {
         int status = CPhotoLibJPEG_INTERNAL;
         if (error.code == heif_error_Ok) {
@@ -177,26 +242,27 @@ static int CPhotoLibHEIF_decode_handle(const struct heif_image_handle *handle, c
         heif_image_release(decoded);
         return CPhotoLibJPEG_CANCELLED;
     }
-    int stride = 0;
-    const uint8_t *plane = heif_image_get_plane_readonly(decoded, heif_channel_interleaved, &stride);
-    int out_width = heif_image_get_width(decoded, heif_channel_interleaved);
-    int out_height = heif_image_get_height(decoded, heif_channel_interleaved);
     int channels = has_alpha ? 4 : 3;
-    if (plane == NULL || out_width <= 0 || out_height <= 0 || stride < out_width * channels ||
-        heif_image_get_bits_per_pixel(decoded, heif_channel_interleaved) != 8 * channels) {
-        heif_image_release(decoded);
-        CPhotoLibHEIF_set_message(message, capacity, "HEIF decode produced an unexpected pixel layout");
-        return CPhotoLibJPEG_INTERNAL;
+    if (!native) {
+        planes.interleaved = heif_image_get_plane_readonly(decoded, heif_channel_interleaved, &planes.stride);
+        planes.width = heif_image_get_width(decoded, heif_channel_interleaved);
+        planes.height = heif_image_get_height(decoded, heif_channel_interleaved);
+        if (planes.interleaved == NULL || planes.width <= 0 || planes.height <= 0 || planes.stride < planes.width * channels ||
+            heif_image_get_bits_per_pixel(decoded, heif_channel_interleaved) != 8 * channels) {
+            heif_image_release(decoded);
+            CPhotoLibHEIF_set_message(message, capacity, "HEIF decode produced an unexpected pixel layout");
+            return CPhotoLibJPEG_INTERNAL;
+        }
     }
     if (image == NULL) {
         heif_image_release(decoded);
         return CPhotoLibJPEG_OK;
     }
     CPhotoLibJPEG_Shrinker shrinker;
-    int status = CPhotoLibJPEG_shrinker_init(&shrinker, (uint32_t)out_width, (uint32_t)out_height, 3, shrink,
+    int status = CPhotoLibJPEG_shrinker_init(&shrinker, (uint32_t)planes.width, (uint32_t)planes.height, 3, shrink,
                                              limits->max_memory_bytes, message, capacity);
-    uint8_t *flat = has_alpha && status == CPhotoLibJPEG_OK ? malloc((size_t)out_width * 3) : NULL;
-    if (status == CPhotoLibJPEG_OK && has_alpha && flat == NULL) {
+    uint8_t *row = status == CPhotoLibJPEG_OK ? malloc((size_t)planes.width * 3) : NULL;
+    if (status == CPhotoLibJPEG_OK && row == NULL) {
         CPhotoLibJPEG_shrinker_free(&shrinker);
         CPhotoLibHEIF_set_message(message, capacity, "out of memory for a HEIF row");
         status = CPhotoLibJPEG_INTERNAL;
@@ -205,22 +271,31 @@ static int CPhotoLibHEIF_decode_handle(const struct heif_image_handle *handle, c
         heif_image_release(decoded);
         return status;
     }
-    for (int y = 0; y < out_height; y++) {
-        const uint8_t *source = plane + (size_t)y * (size_t)stride;
+    for (int y = 0; y < planes.height; y++) {
+        if (native) {
+            int chroma_y = y >> planes.shift_y;
+            CPhotoLibHEIF_ycbcr_row(&planes.matrix, planes.y + (size_t)y * (size_t)planes.y_stride,
+                                    planes.cb + (size_t)chroma_y * (size_t)planes.cb_stride,
+                                    planes.cr + (size_t)chroma_y * (size_t)planes.cr_stride, planes.width, planes.shift_x,
+                                    row);
+            CPhotoLibJPEG_shrinker_add_row(&shrinker, row);
+            continue;
+        }
+        const uint8_t *source = planes.interleaved + (size_t)y * (size_t)planes.stride;
         if (!has_alpha) {
             CPhotoLibJPEG_shrinker_add_row(&shrinker, source);
             continue;
         }
-        for (int x = 0; x < out_width; x++) {
+        for (int x = 0; x < planes.width; x++) {
             unsigned alpha = source[4 * x + 3];
             for (int c = 0; c < 3; c++) {
                 unsigned value = source[4 * x + c];
-                flat[3 * x + c] = (uint8_t)((value * alpha + 255u * (255u - alpha) + 127u) / 255u);
+                row[3 * x + c] = (uint8_t)((value * alpha + 255u * (255u - alpha) + 127u) / 255u);
             }
         }
-        CPhotoLibJPEG_shrinker_add_row(&shrinker, flat);
+        CPhotoLibJPEG_shrinker_add_row(&shrinker, row);
     }
-    free(flat);
+    free(row);
     heif_image_release(decoded);
     CPhotoLibJPEG_shrinker_take(&shrinker, image);
     return CPhotoLibJPEG_OK;
@@ -228,7 +303,8 @@ static int CPhotoLibHEIF_decode_handle(const struct heif_image_handle *handle, c
 
 /* One session. mode 0: header and metadata; 1: decode primary; 2: decode thumbnail. */
 static int CPhotoLibHEIF_session(const uint8_t *data, size_t size, const CPhotoLibJPEG_Limits *limits,
-                                 CPhotoLibJPEG_Control *control, int mode, uint32_t shrink, CPhotoLibHEIF_Info *info,
+                                 CPhotoLibJPEG_Control *control, int mode, uint32_t shrink, int libheif_rgb,
+                                 CPhotoLibHEIF_Info *info,
                                  CPhotoLibJPEG_Image *image, char *message, size_t capacity) {
     if (limits == NULL) {
         CPhotoLibHEIF_set_message(message, capacity, "HEIF: missing limits");
@@ -302,11 +378,11 @@ static int CPhotoLibHEIF_session(const uint8_t *data, size_t size, const CPhotoL
                 CPhotoLibHEIF_set_message(message, capacity, "this HEIF file has no thumbnail image");
                 status = CPhotoLibJPEG_INVALID_ARGUMENT;
             } else {
-                status = CPhotoLibHEIF_decode_handle(thumbnail, limits, control, shrink, size, image, message, capacity);
+                status = CPhotoLibHEIF_decode_handle(thumbnail, limits, control, shrink, libheif_rgb, size, image, message, capacity);
                 heif_image_handle_release(thumbnail);
             }
         } else {
-            status = CPhotoLibHEIF_decode_handle(primary, limits, control, shrink, size, image, message, capacity);
+            status = CPhotoLibHEIF_decode_handle(primary, limits, control, shrink, libheif_rgb, size, image, message, capacity);
         }
     }
     heif_image_handle_release(primary);
@@ -321,11 +397,11 @@ int CPhotoLibHEIF_read_header(const uint8_t *data, size_t size, const CPhotoLibJ
         return CPhotoLibJPEG_INVALID_ARGUMENT;
     }
     memset(info, 0, sizeof *info);
-    return CPhotoLibHEIF_session(data, size, limits, NULL, 0, 1, info, NULL, message, message_capacity);
+    return CPhotoLibHEIF_session(data, size, limits, NULL, 0, 1, 0, info, NULL, message, message_capacity);
 }
 
 int CPhotoLibHEIF_decode(const uint8_t *data, size_t size, const CPhotoLibJPEG_Limits *limits,
-                         CPhotoLibJPEG_Control *control, int32_t thumbnail, uint32_t shrink,
+                         CPhotoLibJPEG_Control *control, uint32_t flags, uint32_t shrink,
                          CPhotoLibJPEG_Image *image, char *message, size_t message_capacity) {
     if (image != NULL) {
         memset(image, 0, sizeof *image);
@@ -334,7 +410,8 @@ int CPhotoLibHEIF_decode(const uint8_t *data, size_t size, const CPhotoLibJPEG_L
         CPhotoLibHEIF_set_message(message, message_capacity, "HEIF: shrink factor 0");
         return CPhotoLibJPEG_INVALID_ARGUMENT;
     }
-    return CPhotoLibHEIF_session(data, size, limits, control, thumbnail ? 2 : 1, shrink, NULL, image, message,
+    return CPhotoLibHEIF_session(data, size, limits, control, (flags & CPhotoLibHEIF_DECODE_THUMBNAIL) ? 2 : 1, shrink,
+                                 (flags & CPhotoLibHEIF_DECODE_LIBHEIF_RGB) != 0, NULL, image, message,
                                  message_capacity);
 }
 

@@ -68,13 +68,13 @@ public enum StillImageRenderer {
     /// mode, orientation applied, alpha over white — as a JPEG at `request.quality`.
     ///
     /// JPEG input: ``JPEGRenderer/render(_:request:limits:control:)``. Other formats: decode
-    /// box-shrunk (see the type's summary), crop, resample, orient, encode. Throws ``ImagingError/Code/invalidArgument`` for
-    /// a bad target, quality or crop, before decoding.
+    /// box-shrunk (see the type's summary), crop, resample, orient, encode. Throws
+    /// ``ImagingError/Code/invalidArgument`` for a bad target, quality or crop, before decoding.
     public static func render(
         _ data: [UInt8], request: RenderRequest, limits: ImagingLimits = .default, control: RenderControl? = nil
     ) throws(ImagingError) -> RenderedImage {
         guard let format = ImageFormat.detect(data) else { throw ImageFormat.unsupportedError(for: data) }
-        if format == .jpeg {
+        guard format != .jpeg else {
             return try JPEGRenderer.render(data, request: request, limits: limits, control: control)
         }
         let plan = try plan(data, format: format, request: request, limits: limits)
@@ -84,8 +84,10 @@ public enum StillImageRenderer {
         switch format {
         case .png: decoded = try LibPNG.decode(data, limits: limits, control: control, keepPixels: true, shrink: shrink).pixels
         case .webp: decoded = try LibWebP.decode(data, limits: limits, control: control, keepPixels: true, shrink: shrink)
-        case .heic, .jpeg:
+        case .heic:
             decoded = try LibHEIF.decode(data, thumbnail: false, limits: limits, control: control, keepPixels: true, shrink: shrink)
+        case .jpeg:
+            return try JPEGRenderer.render(data, request: request, limits: limits, control: control)
         }
         guard let decoded else {
             throw ImagingError(code: .internalError, message: "the \(format.name) decoder returned no pixels")

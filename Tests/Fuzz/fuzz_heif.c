@@ -19,7 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     for (int thumbnail = 0; thumbnail <= 1; thumbnail++) {
         CPhotoLibJPEG_Image image;
-        if (CPhotoLibHEIF_decode(data, size, &fuzz_limits, NULL, thumbnail, 1 + size % 3, &image, message, sizeof message) ==
+        if (CPhotoLibHEIF_decode(data, size, &fuzz_limits, NULL, thumbnail ? CPhotoLibHEIF_DECODE_THUMBNAIL : 0, 1 + size % 3, &image, message, sizeof message) ==
             CPhotoLibJPEG_OK) {
             CPhotoLibJPEG_image_free(&image);
         }

@@ -149,3 +149,19 @@ struct StillImageShrinkTests {
         #expect(fast.height >= 100 && fast.height <= 200)
     }
 }
+
+@Suite("HEIC colour conversion row by row")
+struct HEICColourTests {
+    @Test("the shim's YCbCr → RGB matches libheif's within rounding", arguments: ["heic_rotated_gps.heic", "heic_thumbnail.heic"])
+    func matchesLibheif(name: String) throws {
+        let bytes = try Media.bytes(name)
+        let ours = try #require(try LibHEIF.decode(bytes, thumbnail: false, limits: .default, control: nil, keepPixels: true))
+        let reference = try #require(
+            try LibHEIF.decode(bytes, thumbnail: false, limits: .default, control: nil, keepPixels: true, libheifRGB: true))
+        #expect(ours.width == reference.width && ours.height == reference.height && ours.components == reference.components)
+        let differences = zip(ours.bytes, reference.bytes).map { abs(Int($0) - Int($1)) }
+        let mean = Double(differences.reduce(0, +)) / Double(differences.count)
+        #expect(mean < 0.5, "\(name): mean difference \(mean)")
+        #expect((differences.max() ?? 0) <= 3, "\(name): largest difference \(differences.max() ?? 0)")
+    }
+}

@@ -79,11 +79,20 @@ int CPhotoLibHEIF_read_header(const uint8_t *data, size_t size,
                               CPhotoLibHEIF_Info *info,
                               char *message, size_t message_capacity);
 
+/* CPhotoLibHEIF_decode flags. */
+/* Decode the largest thumbnail item instead of the primary image. */
+#define CPhotoLibHEIF_DECODE_THUMBNAIL 1u
+/* Let libheif convert YCbCr to RGB for the whole image (the reference the faster row-by-row
+ * conversion is tested against). */
+#define CPhotoLibHEIF_DECODE_LIBHEIF_RGB 2u
+
 /*
- * Decodes the primary image (thumbnail == 0) or its largest thumbnail (thumbnail != 0)
+ * Decodes the primary image (or, with CPhotoLibHEIF_DECODE_THUMBNAIL, its largest thumbnail)
  * upright, to 8-bit RGB (3 components), compositing alpha over white (HDR images are
- * reduced to 8 bits), box-shrunk by `shrink` while copied out of libheif's image (1: full
- * size; see CPhotoLibJPEG_Shrinker). Strict decoding: damage in the coded data is an error, not a
+ * reduced to 8 bits), box-shrunk by `shrink` row by row (1: full size; see
+ * CPhotoLibJPEG_Shrinker). 8-bit images without alpha are converted from their YCbCr planes
+ * row by row (nearest chroma sample, the nclx matrix and range, as libheif does); others by
+ * libheif. Strict decoding: damage in the coded data is an error, not a
  * warning. The pixel count and a memory estimate are checked before libheif decodes;
  * `control` (may be NULL) is checked before the parse, before the decode and after it
  * (libheif 1.15 cannot be interrupted inside a decode). If `image` is NULL the pixels are
@@ -92,7 +101,7 @@ int CPhotoLibHEIF_read_header(const uint8_t *data, size_t size,
 int CPhotoLibHEIF_decode(const uint8_t *data, size_t size,
                          const CPhotoLibJPEG_Limits *limits,
                          CPhotoLibJPEG_Control *control,
-                         int32_t thumbnail,
+                         uint32_t flags,
                          uint32_t shrink,
                          CPhotoLibJPEG_Image *image,
                          char *message, size_t message_capacity);

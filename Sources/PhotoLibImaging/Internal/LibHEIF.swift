@@ -67,23 +67,26 @@ enum LibHEIF {
 
     /// Decodes the primary image (or its largest thumbnail) upright, to RGB with alpha
     /// composited over white, box-shrunk by `shrink` (`keepPixels` false: validate only).
+    /// `libheifRGB` makes libheif convert the colours (the reference for tests) instead of the
+    /// shim's row-by-row conversion.
     ///
     /// Related libheif documentation: libheif/heif.h (heif_decode_image, heif_decoding_options).
     static func decode(
         _ data: [UInt8], thumbnail: Bool, limits: ImagingLimits, control: RenderControl?, keepPixels: Bool,
-        shrink: Int = 1
+        shrink: Int = 1, libheifRGB: Bool = false
     ) throws(ImagingError) -> PixelBuffer? {
         var cLimits = try LibJPEG.cLimits(limits)
         var image = CPhotoLibJPEG_Image()
+        let flags = (thumbnail ? CPhotoLibHEIF_DECODE_THUMBNAIL : 0) | (libheifRGB ? CPhotoLibHEIF_DECODE_LIBHEIF_RGB : 0)
         try DecoderCall.run { message, capacity in
             data.withUnsafeBufferPointer { input in
                 if keepPixels {
                     CPhotoLibHEIF_decode(
-                        input.baseAddress, input.count, &cLimits, control?.pointer, thumbnail ? 1 : 0, UInt32(clamping: shrink), &image,
+                        input.baseAddress, input.count, &cLimits, control?.pointer, flags, UInt32(clamping: shrink), &image,
                         message, capacity)
                 } else {
                     CPhotoLibHEIF_decode(
-                        input.baseAddress, input.count, &cLimits, control?.pointer, thumbnail ? 1 : 0, 1, nil, message, capacity)
+                        input.baseAddress, input.count, &cLimits, control?.pointer, flags, 1, nil, message, capacity)
                 }
             }
         }
