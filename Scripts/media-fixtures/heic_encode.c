@@ -4,7 +4,10 @@
  * heif-enc 1.15 cannot do (it neither writes irot nor takes an EXIF file). Built and run only
  * by Scripts/make-media-fixtures; the tests never need it.
  *
- * usage: heic_encode WIDTH HEIGHT IN.rgb ORIENTATION QUALITY THUMBNAIL_MAX EXIF.bin|- OUT.heic
+ * usage: heic_encode WIDTH HEIGHT IN.rgb ORIENTATION QUALITY THUMBNAIL_MAX EXIF.bin|- OUT.heic [nclx]
+ *
+ * With "nclx", the file gets a colr/nclx box (BT.709 primaries, sRGB transfer, BT.601 matrix,
+ * full range) as iPhones write beside their ICC profile; without it there is no colour box.
  */
 #include <libheif/heif.h>
 #include <stdio.h>
@@ -38,8 +41,8 @@ static unsigned char *slurp(const char *path, size_t *size) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 9) {
-        fprintf(stderr, "usage: heic_encode WIDTH HEIGHT IN.rgb ORIENTATION QUALITY THUMBNAIL_MAX EXIF.bin|- OUT.heic\n");
+    if (argc != 9 && !(argc == 10 && strcmp(argv[9], "nclx") == 0)) {
+        fprintf(stderr, "usage: heic_encode WIDTH HEIGHT IN.rgb ORIENTATION QUALITY THUMBNAIL_MAX EXIF.bin|- OUT.heic [nclx]\n");
         return 2;
     }
     int width = atoi(argv[1]), height = atoi(argv[2]), orientation = atoi(argv[4]);
@@ -58,12 +61,23 @@ int main(int argc, char **argv) {
     for (int y = 0; y < height; y++) {
         memcpy(plane + (size_t)y * stride, rgb + (size_t)y * width * 3, (size_t)width * 3);
     }
+    if (argc == 10) {
+        struct heif_color_profile_nclx *nclx = heif_nclx_color_profile_alloc();
+        nclx->color_primaries = heif_color_primaries_ITU_R_BT_709_5;
+        nclx->transfer_characteristics = heif_transfer_characteristic_IEC_61966_2_1;
+        nclx->matrix_coefficients = heif_matrix_coefficients_ITU_R_BT_601_6;
+        nclx->full_range_flag = 1;
+        check(heif_image_set_nclx_color_profile(image, nclx), "set nclx");
+        heif_nclx_color_profile_free(nclx);
+    }
     struct heif_context *context = heif_context_alloc();
     struct heif_encoder *encoder = NULL;
     check(heif_context_get_encoder_for_format(context, heif_compression_HEVC, &encoder), "get encoder");
     check(heif_encoder_set_lossy_quality(encoder, quality), "set quality");
     struct heif_encoding_options *options = heif_encoding_options_alloc();
     options->image_orientation = (enum heif_orientation)orientation;
+    /* libheif 1.15 leaves the nclx box out by default (an old macOS decoder bug). */
+    options->macOS_compatibility_workaround_no_nclx_profile = argc == 10 ? 0 : 1;
     struct heif_image_handle *handle = NULL;
     check(heif_context_encode_image(context, image, encoder, options, &handle), "encode");
     if (thumbnail_max > 0) {

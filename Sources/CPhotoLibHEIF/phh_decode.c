@@ -133,49 +133,61 @@ static struct heif_image_handle *CPhotoLibHEIF_largest_thumbnail(const struct he
     return best;
 }
 
-/* Where the rows of a decoded image come from: libheif's interleaved RGB(A), or the Y, Cb
- * and Cr planes converted here. */
+/* Where the rows of a decoded image come from: libheif's interleaved RGB(A), its planar R, G
+ * and B (what libheif 1.15 returns for an undefined target colour space), or Y, Cb and Cr
+ * planes converted here. */
 typedef struct CPhotoLibHEIF_Planes {
-    int native;
+    enum { CPhotoLibHEIF_INTERLEAVED, CPhotoLibHEIF_PLANAR_RGB, CPhotoLibHEIF_PLANAR_YCBCR } kind;
     int width;
     int height;
     const uint8_t *interleaved;
     int stride;
-    const uint8_t *y, *cb, *cr;
-    int y_stride, cb_stride, cr_stride;
-    /* 1 for 4:2:0 and 4:2:2 horizontally; 1 for 4:2:0 vertically. */
+    /* Y, Cb, Cr or R, G, B. */
+    const uint8_t *plane[3];
+    int plane_stride[3];
+    /* YCbCr: 1 for 4:2:0 and 4:2:2 horizontally; 1 for 4:2:0 vertically. */
     int shift_x, shift_y;
     CPhotoLibHEIF_YCbCrMatrix matrix;
 } CPhotoLibHEIF_Planes;
 
-/* Fills `planes` from a native (YCbCr) decode; 0 when its layout is not one we convert. */
+/* Fills `planes` from a decode to the native colour space; 0 when its layout is not one we
+ * read (monochrome, more than 8 bits, a matrix we do not convert, ...). */
 static int CPhotoLibHEIF_native_planes(const struct heif_image *decoded, const struct heif_image_handle *handle,
                                        CPhotoLibHEIF_Planes *planes) {
+    enum heif_colorspace colorspace = heif_image_get_colorspace(decoded);
     enum heif_chroma chroma = heif_image_get_chroma_format(decoded);
-    if (heif_image_get_colorspace(decoded) != heif_colorspace_YCbCr ||
-        (chroma != heif_chroma_420 && chroma != heif_chroma_422 && chroma != heif_chroma_444) ||
-        heif_image_get_bits_per_pixel(decoded, heif_channel_Y) != 8 ||
-        heif_image_get_bits_per_pixel(decoded, heif_channel_Cb) != 8 ||
-        heif_image_get_bits_per_pixel(decoded, heif_channel_Cr) != 8 ||
-        !CPhotoLibHEIF_ycbcr_matrix(decoded, handle, &planes->matrix)) {
+    static const enum heif_channel ycbcr[3] = {heif_channel_Y, heif_channel_Cb, heif_channel_Cr};
+    static const enum heif_channel rgb[3] = {heif_channel_R, heif_channel_G, heif_channel_B};
+    const enum heif_channel *channels;
+    if (colorspace == heif_colorspace_RGB && chroma == heif_chroma_444) {
+        planes->kind = CPhotoLibHEIF_PLANAR_RGB;
+        channels = rgb;
+    } else if (colorspace == heif_colorspace_YCbCr &&
+               (chroma == heif_chroma_420 || chroma == heif_chroma_422 || chroma == heif_chroma_444) &&
+               CPhotoLibHEIF_ycbcr_matrix(decoded, handle, &planes->matrix)) {
+        planes->kind = CPhotoLibHEIF_PLANAR_YCBCR;
+        planes->shift_x = chroma == heif_chroma_444 ? 0 : 1;
+        planes->shift_y = chroma == heif_chroma_420 ? 1 : 0;
+        channels = ycbcr;
+    } else {
         return 0;
     }
-    planes->native = 1;
-    planes->width = heif_image_get_width(decoded, heif_channel_Y);
-    planes->height = heif_image_get_height(decoded, heif_channel_Y);
-    planes->shift_x = chroma == heif_chroma_444 ? 0 : 1;
-    planes->shift_y = chroma == heif_chroma_420 ? 1 : 0;
-    planes->y = heif_image_get_plane_readonly(decoded, heif_channel_Y, &planes->y_stride);
-    planes->cb = heif_image_get_plane_readonly(decoded, heif_channel_Cb, &planes->cb_stride);
-    planes->cr = heif_image_get_plane_readonly(decoded, heif_channel_Cr, &planes->cr_stride);
-    int chroma_width = (planes->width + planes->shift_x) >> planes->shift_x;
-    int chroma_height = (planes->height + planes->shift_y) >> planes->shift_y;
-    return planes->y != NULL && planes->cb != NULL && planes->cr != NULL && planes->width > 0 && planes->height > 0 &&
-           planes->y_stride >= planes->width && planes->cb_stride >= chroma_width && planes->cr_stride >= chroma_width &&
-           heif_image_get_width(decoded, heif_channel_Cb) >= chroma_width &&
-           heif_image_get_height(decoded, heif_channel_Cb) >= chroma_height &&
-           heif_image_get_width(decoded, heif_channel_Cr) >= chroma_width &&
-           heif_image_get_height(decoded, heif_channel_Cr) >= chroma_height;
+    planes->width = heif_image_get_width(decoded, channels[0]);
+    planes->height = heif_image_get_height(decoded, channels[0]);
+    if (planes->width <= 0 || planes->height <= 0) {
+        return 0;
+    }
+    for (int c = 0; c < 3; c++) {
+        int shift_x = c == 0 ? 0 : planes->shift_x, shift_y = c == 0 ? 0 : planes->shift_y;
+        int width = (planes->width + shift_x) >> shift_x, height = (planes->height + shift_y) >> shift_y;
+        planes->plane[c] = heif_image_get_plane_readonly(decoded, channels[c], &planes->plane_stride[c]);
+        if (planes->plane[c] == NULL || heif_image_get_bits_per_pixel(decoded, channels[c]) != 8 ||
+            planes->plane_stride[c] < width || heif_image_get_width(decoded, channels[c]) < width ||
+            heif_image_get_height(decoded, channels[c]) < height) {
+            return 0;
+        }
+    }
+    return 1;
 }
 
 /* Runs heif_decode_image with strict decoding and HDR reduced to 8 bits. */
@@ -195,11 +207,13 @@ static struct heif_error CPhotoLibHEIF_decode_image(const struct heif_image_hand
 
 /*
  * Decodes `handle` upright, flattens alpha over white and box-shrinks by `shrink` into
- * `image`. 8-bit images without alpha are decoded to their native YCbCr planes and converted
- * row by row here (unless `libheif_rgb`); everything else through libheif's RGB(A).
+ * `image`. 8-bit images without alpha are decoded to the native colour space (planar RGB or
+ * YCbCr) and interleaved or converted row by row here (unless `libheif_rgb`), which spares
+ * libheif's whole-image interleaving or conversion pass; everything else goes through
+ * libheif's interleaved RGB(A).
  */
 static int CPhotoLibHEIF_decode_handle(const struct heif_image_handle *handle, const CPhotoLibJPEG_Limits *limits,
-                                       CPhotoLibJPEG_Control *control, uint32_t shrink, int libheif_rgb, size_t size,
+                                       CPhotoLibJPEG_Control *control, uint32_t shrink, uint32_t flags, size_t size,
                                        CPhotoLibJPEG_Image *image, char *message, size_t capacity) {
     int width = heif_image_handle_get_width(handle), height = heif_image_handle_get_height(handle);
     int has_alpha = heif_image_handle_has_alpha_channel(handle);
@@ -213,10 +227,12 @@ static int CPhotoLibHEIF_decode_handle(const struct heif_image_handle *handle, c
                                   height, (unsigned long long)estimate, (unsigned long long)limits->max_memory_bytes);
         return CPhotoLibJPEG_TOO_LARGE;
     }
-    int native = !has_alpha && bits == 8 && !libheif_rgb;
+    int native = !has_alpha && bits == 8 && !(flags & CPhotoLibHEIF_DECODE_LIBHEIF_RGB);
+    int ycbcr = (flags & CPhotoLibHEIF_DECODE_YCBCR_420) != 0;
     struct heif_image *decoded = NULL;
     struct heif_error error =
-        native ? CPhotoLibHEIF_decode_image(handle, heif_colorspace_undefined, heif_chroma_undefined, &decoded)
+        native ? CPhotoLibHEIF_decode_image(handle, ycbcr ? heif_colorspace_YCbCr : heif_colorspace_undefined,
+                                            ycbcr ? heif_chroma_420 : heif_chroma_undefined, &decoded)
                : CPhotoLibHEIF_decode_image(handle, heif_colorspace_RGB,
                                             has_alpha ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB, &decoded);
     CPhotoLibHEIF_Planes planes = {0};
@@ -244,6 +260,7 @@ static int CPhotoLibHEIF_decode_handle(const struct heif_image_handle *handle, c
     }
     int channels = has_alpha ? 4 : 3;
     if (!native) {
+        planes.kind = CPhotoLibHEIF_INTERLEAVED;
         planes.interleaved = heif_image_get_plane_readonly(decoded, heif_channel_interleaved, &planes.stride);
         planes.width = heif_image_get_width(decoded, heif_channel_interleaved);
         planes.height = heif_image_get_height(decoded, heif_channel_interleaved);
@@ -272,12 +289,24 @@ static int CPhotoLibHEIF_decode_handle(const struct heif_image_handle *handle, c
         return status;
     }
     for (int y = 0; y < planes.height; y++) {
-        if (native) {
+        if (planes.kind == CPhotoLibHEIF_PLANAR_YCBCR) {
             int chroma_y = y >> planes.shift_y;
-            CPhotoLibHEIF_ycbcr_row(&planes.matrix, planes.y + (size_t)y * (size_t)planes.y_stride,
-                                    planes.cb + (size_t)chroma_y * (size_t)planes.cb_stride,
-                                    planes.cr + (size_t)chroma_y * (size_t)planes.cr_stride, planes.width, planes.shift_x,
-                                    row);
+            CPhotoLibHEIF_ycbcr_row(&planes.matrix, planes.plane[0] + (size_t)y * (size_t)planes.plane_stride[0],
+                                    planes.plane[1] + (size_t)chroma_y * (size_t)planes.plane_stride[1],
+                                    planes.plane[2] + (size_t)chroma_y * (size_t)planes.plane_stride[2], planes.width,
+                                    planes.shift_x, row);
+            CPhotoLibJPEG_shrinker_add_row(&shrinker, row);
+            continue;
+        }
+        if (planes.kind == CPhotoLibHEIF_PLANAR_RGB) {
+            const uint8_t *r = planes.plane[0] + (size_t)y * (size_t)planes.plane_stride[0];
+            const uint8_t *g = planes.plane[1] + (size_t)y * (size_t)planes.plane_stride[1];
+            const uint8_t *b = planes.plane[2] + (size_t)y * (size_t)planes.plane_stride[2];
+            for (int x = 0; x < planes.width; x++) {
+                row[3 * x] = r[x];
+                row[3 * x + 1] = g[x];
+                row[3 * x + 2] = b[x];
+            }
             CPhotoLibJPEG_shrinker_add_row(&shrinker, row);
             continue;
         }
@@ -303,7 +332,7 @@ static int CPhotoLibHEIF_decode_handle(const struct heif_image_handle *handle, c
 
 /* One session. mode 0: header and metadata; 1: decode primary; 2: decode thumbnail. */
 static int CPhotoLibHEIF_session(const uint8_t *data, size_t size, const CPhotoLibJPEG_Limits *limits,
-                                 CPhotoLibJPEG_Control *control, int mode, uint32_t shrink, int libheif_rgb,
+                                 CPhotoLibJPEG_Control *control, int mode, uint32_t shrink, uint32_t flags,
                                  CPhotoLibHEIF_Info *info,
                                  CPhotoLibJPEG_Image *image, char *message, size_t capacity) {
     if (limits == NULL) {
@@ -378,11 +407,11 @@ static int CPhotoLibHEIF_session(const uint8_t *data, size_t size, const CPhotoL
                 CPhotoLibHEIF_set_message(message, capacity, "this HEIF file has no thumbnail image");
                 status = CPhotoLibJPEG_INVALID_ARGUMENT;
             } else {
-                status = CPhotoLibHEIF_decode_handle(thumbnail, limits, control, shrink, libheif_rgb, size, image, message, capacity);
+                status = CPhotoLibHEIF_decode_handle(thumbnail, limits, control, shrink, flags, size, image, message, capacity);
                 heif_image_handle_release(thumbnail);
             }
         } else {
-            status = CPhotoLibHEIF_decode_handle(primary, limits, control, shrink, libheif_rgb, size, image, message, capacity);
+            status = CPhotoLibHEIF_decode_handle(primary, limits, control, shrink, flags, size, image, message, capacity);
         }
     }
     heif_image_handle_release(primary);
@@ -411,8 +440,7 @@ int CPhotoLibHEIF_decode(const uint8_t *data, size_t size, const CPhotoLibJPEG_L
         return CPhotoLibJPEG_INVALID_ARGUMENT;
     }
     return CPhotoLibHEIF_session(data, size, limits, control, (flags & CPhotoLibHEIF_DECODE_THUMBNAIL) ? 2 : 1, shrink,
-                                 (flags & CPhotoLibHEIF_DECODE_LIBHEIF_RGB) != 0, NULL, image, message,
-                                 message_capacity);
+                                 flags, NULL, image, message, message_capacity);
 }
 
 void CPhotoLibHEIF_buffer_free(uint8_t *buffer) {

@@ -152,16 +152,21 @@ struct StillImageShrinkTests {
 
 @Suite("HEIC colour conversion row by row")
 struct HEICColourTests {
-    @Test("the shim's YCbCr → RGB matches libheif's within rounding", arguments: ["heic_rotated_gps.heic", "heic_thumbnail.heic"])
+    @Test("the shim's interleaving and YCbCr → RGB match libheif's conversion", arguments: ["heic_rotated_gps.heic", "heic_thumbnail.heic"])
     func matchesLibheif(name: String) throws {
         let bytes = try Media.bytes(name)
-        let ours = try #require(try LibHEIF.decode(bytes, thumbnail: false, limits: .default, control: nil, keepPixels: true))
         let reference = try #require(
-            try LibHEIF.decode(bytes, thumbnail: false, limits: .default, control: nil, keepPixels: true, libheifRGB: true))
-        #expect(ours.width == reference.width && ours.height == reference.height && ours.components == reference.components)
-        let differences = zip(ours.bytes, reference.bytes).map { abs(Int($0) - Int($1)) }
-        let mean = Double(differences.reduce(0, +)) / Double(differences.count)
-        #expect(mean < 0.5, "\(name): mean difference \(mean)")
-        #expect((differences.max() ?? 0) <= 3, "\(name): largest difference \(differences.max() ?? 0)")
+            try LibHEIF.decode(bytes, thumbnail: false, limits: .default, control: nil, keepPixels: true, colours: .libheif))
+        for (colours, meanBound, maxBound) in [(LibHEIF.ColourConversion.rowByRow, 0.0, 0), (.ycbcr420RowByRow, 1.0, 32)] {
+            let ours = try #require(try LibHEIF.decode(bytes, thumbnail: false, limits: .default, control: nil, keepPixels: true, colours: colours))
+            #expect(ours.width == reference.width && ours.height == reference.height && ours.components == reference.components)
+            let differences = zip(ours.bytes, reference.bytes).map { abs(Int($0) - Int($1)) }
+            let mean = Double(differences.reduce(0, +)) / Double(differences.count)
+            // Planar RGB is only interleaved: identical. The YCbCr planes are libheif's RGB taken
+            // back to 4:2:0, so chroma detail at sharp colour edges (the red marker) is lost and
+            // single pixels there differ more; the mean shows the matrix and range are right.
+            #expect(mean <= meanBound, "\(name) \(colours): mean difference \(mean)")
+            #expect((differences.max() ?? 0) <= maxBound, "\(name) \(colours): largest difference \(differences.max() ?? 0)")
+        }
     }
 }

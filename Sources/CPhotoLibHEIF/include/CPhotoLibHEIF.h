@@ -85,14 +85,18 @@ int CPhotoLibHEIF_read_header(const uint8_t *data, size_t size,
 /* Let libheif convert YCbCr to RGB for the whole image (the reference the faster row-by-row
  * conversion is tested against). */
 #define CPhotoLibHEIF_DECODE_LIBHEIF_RGB 2u
+/* Ask libheif for YCbCr 4:2:0 and convert it here. libheif 1.15 answers an undefined target
+ * with planar RGB, later versions with the coded YCbCr planes: this flag lets tests exercise
+ * the YCbCr conversion on any version. */
+#define CPhotoLibHEIF_DECODE_YCBCR_420 4u
 
 /*
  * Decodes the primary image (or, with CPhotoLibHEIF_DECODE_THUMBNAIL, its largest thumbnail)
  * upright, to 8-bit RGB (3 components), compositing alpha over white (HDR images are
  * reduced to 8 bits), box-shrunk by `shrink` row by row (1: full size; see
- * CPhotoLibJPEG_Shrinker). 8-bit images without alpha are converted from their YCbCr planes
- * row by row (nearest chroma sample, the nclx matrix and range, as libheif does); others by
- * libheif. Strict decoding: damage in the coded data is an error, not a
+ * CPhotoLibJPEG_Shrinker). 8-bit images without alpha are decoded to libheif's native
+ * colour space and interleaved (planar RGB) or converted (YCbCr: nearest chroma sample, the
+ * nclx matrix and range, as libheif does) row by row; others are converted by libheif. Strict decoding: damage in the coded data is an error, not a
  * warning. The pixel count and a memory estimate are checked before libheif decodes;
  * `control` (may be NULL) is checked before the parse, before the decode and after it
  * (libheif 1.15 cannot be interrupted inside a decode). If `image` is NULL the pixels are

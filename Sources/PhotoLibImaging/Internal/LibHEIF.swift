@@ -65,19 +65,33 @@ enum LibHEIF {
         return result
     }
 
+    /// Who turns a decoded HEIF image into interleaved RGB rows.
+    enum ColourConversion {
+        /// The shim, row by row from libheif's native output (planar RGB in libheif 1.15).
+        case rowByRow
+        /// libheif, for the whole image (the reference in tests).
+        case libheif
+        /// The shim, from YCbCr 4:2:0 planes libheif is asked for (tests the YCbCr path).
+        case ycbcr420RowByRow
+    }
+
     /// Decodes the primary image (or its largest thumbnail) upright, to RGB with alpha
     /// composited over white, box-shrunk by `shrink` (`keepPixels` false: validate only).
-    /// `libheifRGB` makes libheif convert the colours (the reference for tests) instead of the
-    /// shim's row-by-row conversion.
+    /// `colours` picks who converts to interleaved RGB (see ``ColourConversion``).
     ///
     /// Related libheif documentation: libheif/heif.h (heif_decode_image, heif_decoding_options).
     static func decode(
         _ data: [UInt8], thumbnail: Bool, limits: ImagingLimits, control: RenderControl?, keepPixels: Bool,
-        shrink: Int = 1, libheifRGB: Bool = false
+        shrink: Int = 1, colours: ColourConversion = .rowByRow
     ) throws(ImagingError) -> PixelBuffer? {
         var cLimits = try LibJPEG.cLimits(limits)
         var image = CPhotoLibJPEG_Image()
-        let flags = (thumbnail ? CPhotoLibHEIF_DECODE_THUMBNAIL : 0) | (libheifRGB ? CPhotoLibHEIF_DECODE_LIBHEIF_RGB : 0)
+        var flags = thumbnail ? CPhotoLibHEIF_DECODE_THUMBNAIL : 0
+        switch colours {
+        case .rowByRow: break
+        case .libheif: flags |= CPhotoLibHEIF_DECODE_LIBHEIF_RGB
+        case .ycbcr420RowByRow: flags |= CPhotoLibHEIF_DECODE_YCBCR_420
+        }
         try DecoderCall.run { message, capacity in
             data.withUnsafeBufferPointer { input in
                 if keepPixels {
