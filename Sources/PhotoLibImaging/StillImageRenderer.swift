@@ -17,7 +17,8 @@ import PhotoLibCore
 /// truncated and damaged files fail with ``ImagingError/Code/truncated`` or
 /// ``ImagingError/Code/corrupt``, anything else with ``ImagingError/Code/unsupportedFormat``
 /// naming what it is. A ``RenderControl`` cancels between rows (PNG), between 64 KiB input
-/// slices (WebP), or before and after the decode (HEIC: libheif 1.15 cannot be interrupted).
+/// slices (WebP), or before and after the decode (HEIC: libheif 1.15 cannot be interrupted);
+/// its ``RenderControl/progress`` is reported for JPEG only.
 public enum StillImageRenderer {
     /// Reads headers and metadata only: size, orientation, alpha, EXIF date, GPS, camera,
     /// UserComment, Apple content identifier, embedded thumbnail.

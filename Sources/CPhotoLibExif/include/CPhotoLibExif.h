@@ -1,6 +1,6 @@
 /*
- * CPhotoLibExif: reads the few EXIF fields PhotoLib needs from JPEG bytes into a plain
- * C struct, using libexif.
+ * CPhotoLibExif: reads the few EXIF fields PhotoLib needs — from JPEG bytes, or from a bare
+ * EXIF (TIFF) block as HEIF, PNG and WebP carry it — into a plain C struct, using libexif.
  *
  * Why Swift does not call libexif directly:
  *  - libexif's lookup helper exif_data_get_entry is a macro (does not import), and it
