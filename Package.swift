@@ -39,6 +39,14 @@ let package = Package(
             name: "CPhotoLibExif",
             linkerSettings: [.linkedLibrary("exif")]),
         .target(name: "CPhotoLibSystem"),
+        // MOV/MP4 inspection and poster frames (FFmpeg: libavformat-dev libavcodec-dev
+        // libswscale-dev libavutil-dev); shares CPhotoLibJPEG's control and image types.
+        .target(
+            name: "CPhotoLibVideo", dependencies: ["CPhotoLibJPEG"],
+            linkerSettings: [
+                .linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("swscale"),
+                .linkedLibrary("avutil"),
+            ]),
 
         // MARK: Swift modules, lowest first.
         .target(name: "PhotoLibCore"),
@@ -47,7 +55,7 @@ let package = Package(
         .target(name: "PhotoLibNet", dependencies: ["PhotoLibCore"]),
         .target(
             name: "PhotoLibImaging",
-            dependencies: ["PhotoLibCore", "CPhotoLibJPEG", "CPhotoLibExif"]),
+            dependencies: ["PhotoLibCore", "CPhotoLibJPEG", "CPhotoLibExif", "CPhotoLibVideo"]),
         .target(
             name: "PhotoLibStore",
             dependencies: [

@@ -26,7 +26,7 @@ extension ImagingError {
     /// The kind of an ``ImagingError``.
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Wrapped: String, Sendable, Hashable {
-            case notJPEG, truncated, corrupt, tooLarge, unsupported, invalidArgument, internalError, cancelled
+            case notJPEG, notVideo, truncated, corrupt, tooLarge, unsupported, invalidArgument, internalError, cancelled, unreadable
         }
 
         private let wrapped: Wrapped
@@ -37,9 +37,13 @@ extension ImagingError {
 
         /// The bytes are not a JPEG stream (empty input, or no SOI marker).
         public static let notJPEG = Code(.notJPEG)
-        /// The JPEG stream ends before the image is complete.
+        /// The bytes are not a MOV/MP4-family video; the message names what they are
+        /// ("the file is a PNG image, not a MOV/MP4 video").
+        public static let notVideo = Code(.notVideo)
+        /// The JPEG stream ends before the image is complete, or a video file before its data does.
         public static let truncated = Code(.truncated)
-        /// The JPEG stream is damaged (bad markers, bad entropy data, any libjpeg warning).
+        /// The JPEG stream is damaged (bad markers, bad entropy data, any libjpeg warning), or a
+        /// video's container or poster frame is.
         public static let corrupt = Code(.corrupt)
         /// A configured ``ImagingLimits`` value refuses the input.
         public static let tooLarge = Code(.tooLarge)
@@ -51,6 +55,8 @@ extension ImagingError {
         public static let internalError = Code(.internalError)
         /// The work was stopped through its ``RenderControl`` (the caller cancelled it).
         public static let cancelled = Code(.cancelled)
+        /// A file could not be opened or read (missing, permissions, an I/O error).
+        public static let unreadable = Code(.unreadable)
 
         /// The code's name, e.g. `"truncated"`.
         public var description: String {

@@ -50,6 +50,17 @@ extension JPEGRenderer {
     public static func plan(
         _ data: [UInt8], request: RenderRequest, limits: ImagingLimits = .default
     ) throws(ImagingError) -> RenderPlan {
+        let crop = try checkRequest(request)
+        let header = try LibJPEG.readHeader(data, limits: limits)
+        let info = JPEGInspector.info(header: header, data: data)
+        return try plan(
+            storedWidth: info.storedWidth, storedHeight: info.storedHeight, orientation: info.orientation,
+            isProgressive: header.isProgressive, crop: crop, request: request)
+    }
+
+    /// Checks the quality, target size and crop of `request`; returns the crop (the unit
+    /// rectangle when there is none).
+    static func checkRequest(_ request: RenderRequest) throws(ImagingError) -> NormalizedRect {
         guard (1...100).contains(request.quality) else {
             throw ImagingError(code: .invalidArgument, message: "JPEG quality \(request.quality) is out of range (1...100)")
         }
@@ -60,11 +71,21 @@ extension JPEGRenderer {
         do throws(PhotoLibError) { _ = try crop.validated() } catch {
             throw ImagingError(code: .invalidArgument, message: error.message)
         }
-        let header = try LibJPEG.readHeader(data, limits: limits)
-        let info = JPEGInspector.info(header: header, data: data)
-        let storedCrop = crop.stored(orientation: info.orientation)
-        let storedPixels = storedCrop.pixels(width: info.storedWidth, height: info.storedHeight)
-        let swaps = info.orientation >= 5
+        return crop
+    }
+
+    /// The geometry of `request` for any image source: a stored image of `storedWidth` ×
+    /// `storedHeight` shown upright through EXIF `orientation`, cropped by `crop` (upright unit
+    /// coordinates, already checked). `dctScale` is the smallest N (output at N/8 of the stored
+    /// size) whose crop still covers the output: a DCT scale for JPEG, a conversion size for
+    /// video frames.
+    static func plan(
+        storedWidth: Int, storedHeight: Int, orientation: Int, isProgressive: Bool, crop: NormalizedRect,
+        request: RenderRequest
+    ) throws(ImagingError) -> RenderPlan {
+        let swaps = orientation >= 5
+        let storedCrop = crop.stored(orientation: orientation)
+        let storedPixels = storedCrop.pixels(width: storedWidth, height: storedHeight)
         let cropUprightWidth = swaps ? storedPixels.height : storedPixels.width
         let cropUprightHeight = swaps ? storedPixels.width : storedPixels.height
         var output = (width: cropUprightWidth, height: cropUprightHeight)
@@ -77,16 +98,16 @@ extension JPEGRenderer {
         let storedOutHeight = swaps ? output.width : output.height
         var scale = 8
         for candidate in 1...8 {
-            let rect = scaledCrop(storedCrop, storedWidth: info.storedWidth, storedHeight: info.storedHeight, scale: candidate)
+            let rect = scaledCrop(storedCrop, storedWidth: storedWidth, storedHeight: storedHeight, scale: candidate)
             if rect.width >= storedOutWidth && rect.height >= storedOutHeight {
                 scale = candidate
                 break
             }
         }
         return RenderPlan(
-            uprightWidth: info.pixelWidth, uprightHeight: info.pixelHeight, orientation: info.orientation,
-            isProgressive: header.isProgressive, outputWidth: output.width, outputHeight: output.height,
-            dctScale: scale, storedCrop: storedCrop, storedWidth: info.storedWidth, storedHeight: info.storedHeight)
+            uprightWidth: swaps ? storedHeight : storedWidth, uprightHeight: swaps ? storedWidth : storedHeight,
+            orientation: orientation, isProgressive: isProgressive, outputWidth: output.width, outputHeight: output.height,
+            dctScale: scale, storedCrop: storedCrop, storedWidth: storedWidth, storedHeight: storedHeight)
     }
 
     /// The crop rectangle in the output of a decode at `scale`/8.
