@@ -255,7 +255,12 @@ int CPhotoLibVideo_poster(CPhotoLibVideo_Session *session, double target_seconds
         packets = 0;
         int error = av_seek_frame(session->format, session->video_index, start, AVSEEK_FLAG_BACKWARD);
         if (error < 0) error = avformat_seek_file(session->format, session->video_index, INT64_MIN, start, start, 0);
-        if (error < 0) {
+        if (error < 0 && !CPhotoLibVideo_interrupted(&session->source) && session->source.io_error == 0 &&
+            !session->source.budget_exceeded) {
+            /* The mov demuxer answers -1 when its sample table has nothing to seek to. */
+            CPhotoLibVideo_set_message(message, capacity, "damaged video: the video track's sample table has no keyframe to seek to");
+            status = CPhotoLibVideo_CORRUPT;
+        } else if (error < 0) {
             status = CPhotoLibVideo_fail(session, error, "cannot seek to the first keyframe", message, capacity);
         } else {
             status = CPhotoLibVideo_find_keyframe(session, AV_NOPTS_VALUE, 0, packet, &packets, message, capacity);

@@ -153,3 +153,25 @@ struct VideoHostileInputTests {
         }
     }
 }
+
+@Suite("Damaged videos whose headers parse: the poster fails as corrupt, saying why")
+struct VideoDamagedPosterTests {
+    @Test(
+        "fuzzer-found damage",
+        arguments: [
+            ("video-damaged-no-sample-index.mov", "no keyframe to seek to"),
+            ("video-damaged-no-keyframe.mov", "has no keyframe"),
+            ("video-damaged-bad-nal.mov", "cannot decode the poster keyframe"),
+            ("video-damaged-no-picture.mov", "decodes to no picture"),
+        ])
+    func damaged(name: String, reason: String) throws {
+        let path = VideoFixtures.path(name)
+        _ = try VideoInspector.inspect(path: path)
+        let error = imagingError { () throws(ImagingError) in
+            try VideoPosterRenderer.render(path: path, request: RenderRequest(targetSize: PixelSize(width: 64, height: 64)))
+        }
+        #expect(error?.code == .corrupt, "\(String(describing: error))")
+        #expect(error?.message.contains(reason) == true, "\(String(describing: error))")
+        #expect(error?.message.hasPrefix("damaged video") == true)
+    }
+}
