@@ -13,7 +13,7 @@ enum VideoFixtures {
     static let rotated = path("video-rotated-gps.mov")
     /// 320×240 H.264, 1 s, no metadata, no audio; moov last.
     static let plain = path("video-plain.mp4")
-    /// 160×120 H.264, 1 s at 120 fps.
+    /// 160×120 H.264, 1 s at 120 fps; only `creation_time` and a udta `©xyz` place.
     static let highFrameRate = path("video-120fps.mov")
     /// 64×48 H.264, 0.5 s, capture mode "Time-lapse"; its only keyframe is the first frame.
     static let timelapse = path("video-timelapse.mov")

@@ -35,12 +35,16 @@ struct VideoInspectorTests {
         #expect(!info.hasAudio && info.brand == "isom")
     }
 
-    @Test("a 120 fps clip is high frame rate")
+    @Test("a 120 fps clip is high frame rate; creation_time and the udta place are the fallbacks")
     func highFrameRate() throws {
         let info = try VideoInspector.inspect(path: VideoFixtures.highFrameRate)
         #expect(abs(info.frameRate - 120) < 0.01)
         #expect(info.isHighFrameRate && !info.isSlowMotion && !info.isTimelapse)
         #expect(info.storedWidth == 160 && info.storedHeight == 120)
+        #expect(info.creationDate == Date(timeIntervalSince1970: 1_646_121_600))
+        let location = try #require(info.location)
+        #expect(abs(location.latitude + 33.8568) < 1e-9 && abs(location.longitude - 151.2153) < 1e-9)
+        #expect(location.altitude == nil)
     }
 
     @Test("a time-lapse is recognised by Apple's capture mode")
