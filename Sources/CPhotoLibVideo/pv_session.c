@@ -83,23 +83,42 @@ static const int32_t *CPhotoLibVideo_display_matrix(const AVStream *stream) {
 #endif
 }
 
-/* Clockwise rotation (0, 90, 180, 270) and mirroring from the display matrix or `rotate`. */
-static void CPhotoLibVideo_rotation(const AVStream *stream, int32_t *rotation, int32_t *mirrored) {
-    double degrees = 0;
-    *mirrored = 0;
+/* The EXIF orientation of a quarter-turn count clockwise (0...3). */
+static int32_t CPhotoLibVideo_orientation_of_quarters(long quarters) {
+    static const int32_t codes[4] = {1, 6, 3, 8};
+    return codes[((quarters % 4) + 4) % 4];
+}
+
+/*
+ * The EXIF orientation of the track. The display matrix maps a stored point (x, y) to
+ * (a*x + c*y + tx, b*x + d*y + ty) with a = m[0], b = m[1], c = m[3], d = m[4]; when it is
+ * axis-aligned the signs say exactly which of the eight transforms it is (see
+ * plj_orient.c's table for the same eight as EXIF codes).
+ */
+static int32_t CPhotoLibVideo_orientation(const AVStream *stream) {
     const int32_t *matrix = CPhotoLibVideo_display_matrix(stream);
     if (matrix != NULL) {
+        int64_t a = matrix[0], b = matrix[1], c = matrix[3], d = matrix[4];
+        int64_t large = 1 << 15, small = 1 << 10;  /* 0.5 and 1/64 in 16.16 */
+        int64_t abs_a = a < 0 ? -a : a, abs_b = b < 0 ? -b : b, abs_c = c < 0 ? -c : c, abs_d = d < 0 ? -d : d;
+        if (abs_a > large && abs_d > large && abs_b < small && abs_c < small) {
+            if (a > 0) return d > 0 ? 1 : 4;
+            return d > 0 ? 2 : 3;
+        }
+        if (abs_b > large && abs_c > large && abs_a < small && abs_d < small) {
+            if (b > 0) return c > 0 ? 5 : 6;
+            return c > 0 ? 8 : 7;
+        }
         double counterclockwise = av_display_rotation_get(matrix);
-        if (!isnan(counterclockwise)) degrees = -counterclockwise;
-        /* A negative determinant of the 2x2 part mirrors the picture. */
-        if ((int64_t)matrix[0] * matrix[4] - (int64_t)matrix[1] * matrix[3] < 0) *mirrored = 1;
-    } else {
-        const AVDictionaryEntry *tag = av_dict_get(stream->metadata, "rotate", NULL, 0);
-        if (tag != NULL) degrees = strtod(tag->value, NULL);
+        if (isfinite(counterclockwise)) return CPhotoLibVideo_orientation_of_quarters(lround(-counterclockwise / 90.0));
+        return 1;
     }
-    if (!isfinite(degrees)) degrees = 0;
-    long quarter = lround(degrees / 90.0);
-    *rotation = (int32_t)(((quarter % 4) + 4) % 4) * 90;
+    const AVDictionaryEntry *tag = av_dict_get(stream->metadata, "rotate", NULL, 0);
+    if (tag != NULL) {
+        double degrees = strtod(tag->value, NULL);
+        if (isfinite(degrees) && fabs(degrees) < 1e6) return CPhotoLibVideo_orientation_of_quarters(lround(degrees / 90.0));
+    }
+    return 1;
 }
 
 /* The end of the last sample any track's index points at (0 without an index). */
@@ -161,7 +180,7 @@ static void CPhotoLibVideo_describe(CPhotoLibVideo_Session *session) {
     CPhotoLibVideo_Info *info = &session->info;
     info->width = (uint32_t)stream->codecpar->width;
     info->height = (uint32_t)stream->codecpar->height;
-    CPhotoLibVideo_rotation(stream, &info->rotation, &info->mirrored);
+    info->orientation = CPhotoLibVideo_orientation(stream);
     if (format->duration > 0 && format->duration != AV_NOPTS_VALUE) {
         info->duration = (double)format->duration / AV_TIME_BASE;
     } else if (stream->duration > 0 && stream->duration != AV_NOPTS_VALUE) {

@@ -11,12 +11,14 @@ public struct VideoInfo: Sendable, Hashable {
     /// Height of the coded frames, before rotation.
     public var storedHeight: Int
     /// Clockwise rotation a player applies to show the frames upright: 0, 90, 180 or 270
-    /// (from the track's display matrix, else its `rotate` tag). A phone held upright
-    /// records 90.
+    /// (from the track's display matrix, else its `rotate` tag), after the mirroring of
+    /// ``isMirrored``. A phone held upright records 90.
     public var rotation: Int
-    /// Whether the display matrix also mirrors the picture (applied before the rotation).
+    /// Whether the display matrix mirrors the picture left to right before ``rotation``
+    /// turns it (a vertical flip is a mirror and 180°).
     public var isMirrored: Bool
-    /// The same transform as an EXIF orientation, 1...8 (90° is 6, 180° is 3, 270° is 8).
+    /// The display transform as an EXIF orientation, 1...8 (90° is 6, 180° is 3, 270° is 8,
+    /// a mirror 2); the poster is rendered through it.
     public var orientation: Int
     /// Upright width: `storedHeight` for 90° and 270°, else `storedWidth`.
     public var pixelWidth: Int

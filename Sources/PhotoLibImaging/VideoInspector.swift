@@ -53,16 +53,16 @@ public enum VideoInspector {
         let raw = session.info
         let tags = session.metadata()
         let container = tags.container
-        let rotation = Int(raw.rotation)
-        let mirrored = raw.mirrored != 0
-        let rotated: Orientation
-        switch rotation {
-        case 90: rotated = Orientation(exif: 6)
-        case 180: rotated = Orientation(exif: 3)
-        case 270: rotated = Orientation(exif: 8)
-        default: rotated = .identity
+        let orientation = (1...8).contains(raw.orientation) ? Int(raw.orientation) : 1
+        // The same transform as "mirror left-right (or not), then turn clockwise".
+        let target = Orientation(exif: orientation)
+        var rotation = 0
+        var mirrored = false
+        for quarters in 0..<4 {
+            let turn = Orientation(exif: [1, 6, 3, 8][quarters])
+            if turn == target { (rotation, mirrored) = (quarters * 90, false) }
+            if turn.after(.mirror) == target { (rotation, mirrored) = (quarters * 90, true) }
         }
-        let orientation = (mirrored ? rotated.after(.mirror) : rotated).exifCode
         let width = Int(raw.width)
         let height = Int(raw.height)
         let swaps = orientation >= 5

@@ -102,3 +102,46 @@ struct VideoPosterRendererTests {
         #expect(target?.code == .invalidArgument)
     }
 }
+
+@Suite("Every display matrix of the eight orientations renders like EXIF's")
+struct VideoDisplayMatrixTests {
+    /// The plain MP4 with its video track's tkhd matrix replaced by (a, b, c, d) in 16.16.
+    static func withMatrix(_ a: Int32, _ b: Int32, _ c: Int32, _ d: Int32) throws -> [UInt8] {
+        var bytes = VideoFixtures.bytes(VideoFixtures.plain)
+        let tkhd = Array("tkhd".utf8)
+        let at = try #require((0..<(bytes.count - 4)).first { Array(bytes[$0..<($0 + 4)]) == tkhd })
+        // Version 0 tkhd: the matrix follows 40 bytes of fields after the box type.
+        #expect(bytes[at + 4] == 0)
+        let matrix = at + 4 + 40
+        for (index, value) in [(0, a), (1, b), (3, c), (4, d)] {
+            let big = UInt32(bitPattern: value).bigEndian
+            withUnsafeBytes(of: big) { raw in
+                for k in 0..<4 { bytes[matrix + index * 4 + k] = raw[k] }
+            }
+        }
+        return bytes
+    }
+
+    @Test(
+        "matrix → orientation, rotation, mirror and pixels",
+        arguments: [
+            // (a, b, c, d) of the QuickTime matrix (x' = a·x + c·y, y' = b·x + d·y), EXIF code, rotation, mirrored
+            ((1, 0, 0, 1), 1, 0, false), ((-1, 0, 0, 1), 2, 0, true), ((-1, 0, 0, -1), 3, 180, false),
+            ((1, 0, 0, -1), 4, 180, true), ((0, 1, 1, 0), 5, 270, true), ((0, 1, -1, 0), 6, 90, false),
+            ((0, -1, -1, 0), 7, 90, true), ((0, -1, 1, 0), 8, 270, false),
+        ] as [((Int32, Int32, Int32, Int32), Int, Int, Bool)])
+    func orientation(matrix: (Int32, Int32, Int32, Int32), code: Int, rotation: Int, mirrored: Bool) throws {
+        let one: Int32 = 65536
+        let bytes = try Self.withMatrix(matrix.0 * one, matrix.1 * one, matrix.2 * one, matrix.3 * one)
+        let info = try VideoInspector.inspect(bytes)
+        #expect(info.orientation == code && info.rotation == rotation && info.isMirrored == mirrored)
+        #expect((info.pixelWidth, info.pixelHeight) == (code >= 5 ? (240, 320) : (320, 240)))
+        let request = RenderRequest(targetSize: .maximum, quality: 95)
+        let reference = try DecodedPixels(jpeg: VideoPosterRenderer.render(path: VideoFixtures.plain, request: request).jpeg)
+        let rendered = try DecodedPixels(jpeg: VideoPosterRenderer.render(bytes, request: request).jpeg)
+        let expected = reference.oriented(code)
+        #expect(rendered.width == expected.width && rendered.height == expected.height)
+        let difference = rendered.meanAbsoluteDifference(expected)
+        #expect(difference < 3, "orientation \(code): mean difference \(difference)")
+    }
+}

@@ -91,11 +91,11 @@ typedef struct CPhotoLibVideo_Info {
     /* Stored (coded) size of the video track, before rotation. */
     uint32_t width;
     uint32_t height;
-    /* Clockwise rotation to display the stored frames upright: 0, 90, 180 or 270
-     * (from the track's display matrix, else its `rotate` tag). */
-    int32_t rotation;
-    /* Non-zero when the display matrix also mirrors (mirror first, then rotate). */
-    int32_t mirrored;
+    /* The transform that shows the stored frames upright, as an EXIF orientation 1...8:
+     * from the signs of the track's display matrix when it is axis-aligned (so mirrors and
+     * transposes are exact), else its rotation rounded to a quarter turn, else the track's
+     * `rotate` tag. 6 is a quarter turn clockwise (a phone held upright). */
+    int32_t orientation;
     /* The video track's average frame rate (frames per second, 0 when unknown). */
     double frame_rate;
     /* Non-zero when the file has an audio track. */
