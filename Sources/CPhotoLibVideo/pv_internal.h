@@ -84,4 +84,15 @@ struct CPhotoLibVideo_Session {
 int CPhotoLibVideo_fail(CPhotoLibVideo_Session *session, int averror, const char *what,
                         char *message, size_t capacity);
 
+/* MARK: Decoding (pv_poster.c) */
+
+/* Opens the decoder for the video track once per session (later calls flush it): only the
+ * allowed codecs, one thread, limits.max_pixels, non-key frames skipped, errors explode. */
+int CPhotoLibVideo_open_decoder(CPhotoLibVideo_Session *session, char *message, size_t capacity);
+
+/* Decodes the track's first keyframe to learn its size (for codecs whose size the demuxer
+ * leaves to the decoder). The read position is left after that keyframe. */
+int CPhotoLibVideo_decoded_size(CPhotoLibVideo_Session *session, int *width, int *height,
+                                char *message, size_t capacity);
+
 #endif /* CPHOTOLIBVIDEO_INTERNAL_H */

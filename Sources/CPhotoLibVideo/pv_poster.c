@@ -17,6 +17,7 @@
 #include "pv_internal.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <libavutil/pixdesc.h>
@@ -81,8 +82,7 @@ static int CPhotoLibVideo_find_keyframe(CPhotoLibVideo_Session *session, int64_t
     }
 }
 
-/* Opens the decoder for the video track (once per session). */
-static int CPhotoLibVideo_open_decoder(CPhotoLibVideo_Session *session, char *message, size_t capacity) {
+int CPhotoLibVideo_open_decoder(CPhotoLibVideo_Session *session, char *message, size_t capacity) {
     if (session->decoder != NULL) {
         avcodec_flush_buffers(session->decoder);
         return CPhotoLibVideo_OK;
@@ -137,7 +137,18 @@ static int CPhotoLibVideo_decode(CPhotoLibVideo_Session *session, AVPacket *pack
         }
         return CPhotoLibVideo_CORRUPT;
     }
-    if (error < 0) return CPhotoLibVideo_fail(session, error, "cannot decode the poster keyframe", message, capacity);
+    if (error < 0) {
+        /* The decoder refuses a frame over max_pixels while setting its size, and says so. */
+        unsigned width = 0, height = 0;
+        const char *size = strstr(CPhotoLibVideo_last_log(), "Picture size ");
+        if (size != NULL && sscanf(size, "Picture size %ux%u", &width, &height) == 2 &&
+            (uint64_t)width * height > session->limits.max_pixels) {
+            CPhotoLibVideo_set_message(message, capacity, "the video's frames are %ux%u, more than the limit of %llu pixels",
+                                       width, height, (unsigned long long)session->limits.max_pixels);
+            return CPhotoLibVideo_TOO_LARGE;
+        }
+        return CPhotoLibVideo_fail(session, error, "cannot decode the poster keyframe", message, capacity);
+    }
     if ((frame->flags & AV_FRAME_FLAG_CORRUPT) || frame->decode_error_flags != 0) {
         CPhotoLibVideo_set_message(message, capacity, "damaged video: the poster keyframe is corrupt");
         return CPhotoLibVideo_CORRUPT;
@@ -221,6 +232,31 @@ static int CPhotoLibVideo_convert(const CPhotoLibVideo_Session *session, const A
         return CPhotoLibVideo_INTERNAL;
     }
     return CPhotoLibVideo_OK;
+}
+
+int CPhotoLibVideo_decoded_size(CPhotoLibVideo_Session *session, int *width, int *height,
+                                char *message, size_t capacity) {
+    AVPacket *packet = av_packet_alloc();
+    AVFrame *frame = av_frame_alloc();
+    int status = CPhotoLibVideo_INTERNAL;
+    uint32_t packets = 0;
+    if (packet == NULL || frame == NULL) {
+        CPhotoLibVideo_set_message(message, capacity, "out of memory reading a video's size");
+    } else {
+        status = CPhotoLibVideo_find_keyframe(session, AV_NOPTS_VALUE, 0, packet, &packets, message, capacity);
+        if (status == CPhotoLibVideo_END_OF_FILE || status == CPhotoLibVideo_BUDGET_SPENT) {
+            CPhotoLibVideo_set_message(message, capacity, "damaged video: no keyframe tells the size of the video track");
+            status = CPhotoLibVideo_CORRUPT;
+        }
+        if (status == CPhotoLibVideo_OK) status = CPhotoLibVideo_decode(session, packet, frame, message, capacity);
+        if (status == CPhotoLibVideo_OK) {
+            *width = frame->width;
+            *height = frame->height;
+        }
+    }
+    av_packet_free(&packet);
+    av_frame_free(&frame);
+    return status;
 }
 
 int CPhotoLibVideo_poster(CPhotoLibVideo_Session *session, double target_seconds,

@@ -299,6 +299,18 @@ int CPhotoLibVideo_open(const char *path, const uint8_t *data, size_t size,
     }
     AVStream *stream = format->streams[session->video_index];
     int width = stream->codecpar->width, height = stream->codecpar->height;
+    if ((width <= 0 || height <= 0) &&
+        (stream->codecpar->codec_id == AV_CODEC_ID_MPEG4 || stream->codecpar->codec_id == AV_CODEC_ID_H263)) {
+        /* The mov demuxer leaves MPEG-4 Part 2 and H.263 sizes to the decoder: decode the
+         * first keyframe (within the decoder's pixel limit) to learn it. */
+        status = CPhotoLibVideo_decoded_size(session, &width, &height, message, capacity);
+        if (status != CPhotoLibVideo_OK) {
+            CPhotoLibVideo_close(session);
+            return status;
+        }
+        stream->codecpar->width = width;
+        stream->codecpar->height = height;
+    }
     if (width <= 0 || height <= 0) {
         CPhotoLibVideo_set_message(message, capacity, "damaged video: the video track declares a size of %dx%d", width, height);
         CPhotoLibVideo_close(session);

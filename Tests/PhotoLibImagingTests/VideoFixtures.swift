@@ -19,10 +19,14 @@ enum VideoFixtures {
     static let timelapse = path("video-timelapse.mov")
     /// 240×180 H.264, 1.5 s, the video half of a Live Photo (content identifier).
     static let live = path("live-IMG_0001.mov")
+    /// 96×72 MPEG-4 Part 2, 1 s, keyframes every 0.4 s: its size is known only to the decoder.
+    static let mpeg4 = path("video-mpeg4.mov")
+    /// The H.264 fixtures.
+    static let h264 = [rotated, plain, highFrameRate, timelapse, live]
     /// Every good fixture.
-    static let all = [rotated, plain, highFrameRate, timelapse, live]
-    /// The truncated copy of each (60 % of its bytes).
-    static let truncated = all.map { name in
+    static let all = h264 + [mpeg4]
+    /// The truncated copy of each H.264 fixture (60 % of its bytes).
+    static let truncated = h264.map { name in
         let url = URL(fileURLWithPath: name)
         let ext = url.pathExtension
         return url.deletingPathExtension().path + "-truncated." + ext

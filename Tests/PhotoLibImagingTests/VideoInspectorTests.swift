@@ -53,6 +53,16 @@ struct VideoInspectorTests {
         #expect(info.captureMode == "Time-lapse" && info.isTimelapse && !info.isSlowMotion)
     }
 
+    @Test("MPEG-4 Part 2: the size comes from decoding the first keyframe")
+    func mpeg4() throws {
+        let info = try VideoInspector.inspect(path: VideoFixtures.mpeg4)
+        #expect(info.codec == "mpeg4" && info.storedWidth == 96 && info.storedHeight == 72)
+        let pixels = imagingError { () throws(ImagingError) in
+            try VideoInspector.inspect(path: VideoFixtures.mpeg4, limits: ImagingLimits(maxPixels: 96 * 72 - 1))
+        }
+        #expect(pixels?.code == .tooLarge)
+    }
+
     @Test("the video half of a Live Photo carries its content identifier and date")
     func livePhoto() throws {
         let info = try VideoInspector.inspect(path: VideoFixtures.live)

@@ -48,6 +48,9 @@ struct VideoPosterRendererTests {
             let poster = try VideoPosterRenderer.renderPoster(.path(path), request: Self.request(32, 32), limits: .default, control: nil)
             #expect(abs(poster.time - 0.5) < 0.001, "\(path): \(poster.time)")
         }
+        // MPEG-4 Part 2 with keyframes every 0.4 s: 0.1 s lands on 0.4 s.
+        let mpeg4 = try VideoPosterRenderer.renderPoster(.path(VideoFixtures.mpeg4), request: Self.request(32, 32), limits: .default, control: nil)
+        #expect(abs(mpeg4.time - 0.4) < 0.001, "\(mpeg4.time)")
         // The 0.5 s time-lapse has one keyframe, at 0: nothing at or after 0.05 s, so the first frame.
         let first = try VideoPosterRenderer.renderPoster(.path(VideoFixtures.timelapse), request: Self.request(32, 32), limits: .default, control: nil)
         #expect(first.time == 0)
