@@ -234,6 +234,13 @@ static int CPhotoLibVideo_convert(const CPhotoLibVideo_Session *session, const A
     return CPhotoLibVideo_OK;
 }
 
+/* Reports poster progress through the caller's control (per mille, as the JPEG decoder does). */
+static void CPhotoLibVideo_progress(const CPhotoLibVideo_Session *session, int32_t permille) {
+    if (session->source.control != NULL) {
+        __atomic_store_n(&session->source.control->progress_permille, permille, __ATOMIC_RELAXED);
+    }
+}
+
 int CPhotoLibVideo_decoded_size(CPhotoLibVideo_Session *session, int *width, int *height,
                                 char *message, size_t capacity) {
     AVPacket *packet = av_packet_alloc();
@@ -310,11 +317,16 @@ int CPhotoLibVideo_poster(CPhotoLibVideo_Session *session, double target_seconds
             }
         }
     }
-    if (status == CPhotoLibVideo_OK) status = CPhotoLibVideo_decode(session, packet, frame, message, capacity);
+    if (status == CPhotoLibVideo_OK) {
+        CPhotoLibVideo_progress(session, 300);
+        status = CPhotoLibVideo_decode(session, packet, frame, message, capacity);
+    }
+    if (status == CPhotoLibVideo_OK) CPhotoLibVideo_progress(session, 800);
     if (status == CPhotoLibVideo_OK && CPhotoLibVideo_interrupted(&session->source)) {
         status = CPhotoLibVideo_fail(session, AVERROR_EXIT, "", message, capacity);
     }
     if (status == CPhotoLibVideo_OK) status = CPhotoLibVideo_convert(session, frame, width, height, image, message, capacity);
+    if (status == CPhotoLibVideo_OK) CPhotoLibVideo_progress(session, 1000);
     if (status == CPhotoLibVideo_OK && time_seconds != NULL) {
         int64_t time = frame->best_effort_timestamp != AV_NOPTS_VALUE ? frame->best_effort_timestamp : frame->pts;
         if (time == AV_NOPTS_VALUE) time = CPhotoLibVideo_packet_time(packet);

@@ -92,6 +92,13 @@ struct VideoPosterRendererTests {
         #expect(fromPath == fromBytes)
     }
 
+    @Test("a finished poster reports full progress on its control")
+    func progress() throws {
+        let control = RenderControl()
+        _ = try VideoPosterRenderer.render(path: VideoFixtures.rotated, request: Self.request(64, 64), control: control)
+        #expect(control.progress == 1)
+    }
+
     @Test("bad requests are invalid arguments")
     func badRequests() {
         let quality = imagingError { () throws(ImagingError) in

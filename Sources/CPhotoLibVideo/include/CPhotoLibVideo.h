@@ -143,7 +143,8 @@ int CPhotoLibVideo_metadata(const CPhotoLibVideo_Session *session, uint32_t inde
  * when there is none within the packet budget, the first keyframe of the track.
  * `image` must be zeroed; it receives a new 3-component image owned by the caller
  * (in stored orientation: rotation is the caller's). `time_seconds` (may be NULL)
- * receives the poster's presentation time.
+ * receives the poster's presentation time. The session's control (if any) receives progress:
+ * 300 per mille once the keyframe is found, 800 decoded, 1000 converted.
  */
 int CPhotoLibVideo_poster(CPhotoLibVideo_Session *session, double target_seconds,
                           uint32_t width, uint32_t height,
