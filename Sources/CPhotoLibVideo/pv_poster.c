@@ -278,8 +278,12 @@ int CPhotoLibVideo_poster(CPhotoLibVideo_Session *session, double target_seconds
     CPhotoLibVideo_clear_log();
     AVStream *stream = session->format->streams[session->video_index];
     int64_t start = stream->start_time != AV_NOPTS_VALUE ? stream->start_time : 0;
+    /* A hostile start time must not make the arithmetic below overflow. */
+    if (start > INT64_MAX / 4 || start < INT64_MIN / 4) start = 0;
     if (target_seconds > 1e7) target_seconds = 1e7;
-    int64_t target_ts = start + av_rescale_q(llround(target_seconds * 1e6), (AVRational){1, 1000000}, stream->time_base);
+    int64_t offset = av_rescale_q(llround(target_seconds * 1e6), (AVRational){1, 1000000}, stream->time_base);
+    if (offset < 0 || offset > INT64_MAX / 4) offset = INT64_MAX / 4;  /* av_rescale_q's overflow answer is INT64_MIN */
+    int64_t target_ts = start + offset;
     AVPacket *packet = av_packet_alloc();
     AVFrame *frame = av_frame_alloc();
     if (packet == NULL || frame == NULL) {
@@ -330,7 +334,7 @@ int CPhotoLibVideo_poster(CPhotoLibVideo_Session *session, double target_seconds
     if (status == CPhotoLibVideo_OK && time_seconds != NULL) {
         int64_t time = frame->best_effort_timestamp != AV_NOPTS_VALUE ? frame->best_effort_timestamp : frame->pts;
         if (time == AV_NOPTS_VALUE) time = CPhotoLibVideo_packet_time(packet);
-        *time_seconds = time == AV_NOPTS_VALUE ? 0 : (double)(time - start) * av_q2d(stream->time_base);
+        *time_seconds = time == AV_NOPTS_VALUE ? 0 : ((double)time - (double)start) * av_q2d(stream->time_base);
     }
     av_packet_free(&packet);
     av_frame_free(&frame);
