@@ -50,6 +50,14 @@ let package = Package(
             name: "CPhotoLibWebP", dependencies: ["CPhotoLibJPEG"],
             linkerSettings: [.linkedLibrary("webp")]),
         .target(name: "CPhotoLibSystem"),
+        // MOV/MP4 inspection and poster frames (FFmpeg: libavformat-dev libavcodec-dev
+        // libswscale-dev libavutil-dev); shares CPhotoLibJPEG's control and image types.
+        .target(
+            name: "CPhotoLibVideo", dependencies: ["CPhotoLibJPEG"],
+            linkerSettings: [
+                .linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("swscale"),
+                .linkedLibrary("avutil"),
+            ]),
 
         // MARK: Swift modules, lowest first.
         .target(name: "PhotoLibCore"),
@@ -58,7 +66,7 @@ let package = Package(
         .target(name: "PhotoLibNet", dependencies: ["PhotoLibCore"]),
         .target(
             name: "PhotoLibImaging",
-            dependencies: ["PhotoLibCore", "CPhotoLibJPEG", "CPhotoLibExif", "CPhotoLibHEIF", "CPhotoLibPNG", "CPhotoLibWebP"]),
+            dependencies: ["PhotoLibCore", "CPhotoLibJPEG", "CPhotoLibExif", "CPhotoLibHEIF", "CPhotoLibPNG", "CPhotoLibWebP", "CPhotoLibVideo"]),
         .target(
             name: "PhotoLibStore",
             dependencies: [

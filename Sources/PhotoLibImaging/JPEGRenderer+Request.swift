@@ -59,12 +59,18 @@ extension JPEGRenderer {
             request: request, storedWidth: info.storedWidth, storedHeight: info.storedHeight,
             orientation: info.orientation, isProgressive: header.isProgressive
         ) { storedCrop, width, height in
-            for candidate in 1...8 {
-                let rect = scaledCrop(storedCrop, storedWidth: info.storedWidth, storedHeight: info.storedHeight, scale: candidate)
-                if rect.width >= width && rect.height >= height { return candidate }
-            }
-            return 8
+            coveringScale(storedCrop, storedWidth: info.storedWidth, storedHeight: info.storedHeight, outputWidth: width, outputHeight: height)
         }
+    }
+
+    /// The smallest N (a decode or conversion at N/8 of the stored size) whose crop still
+    /// covers a stored output of `outputWidth` × `outputHeight`; 8 when none smaller does.
+    static func coveringScale(_ storedCrop: NormalizedRect, storedWidth: Int, storedHeight: Int, outputWidth: Int, outputHeight: Int) -> Int {
+        for candidate in 1...8 {
+            let rect = scaledCrop(storedCrop, storedWidth: storedWidth, storedHeight: storedHeight, scale: candidate)
+            if rect.width >= outputWidth && rect.height >= outputHeight { return candidate }
+        }
+        return 8
     }
 
     /// Throws ``ImagingError/Code/invalidArgument`` for a bad quality, target or crop.
