@@ -38,7 +38,26 @@ let package = Package(
         .target(
             name: "CPhotoLibExif",
             linkerSettings: [.linkedLibrary("exif")]),
+        // Still-image decoders beside JPEG; they share CPhotoLibJPEG's status codes, limits,
+        // control and pixel buffer, so their output enters the JPEG pipeline unchanged.
+        .target(
+            name: "CPhotoLibHEIF", dependencies: ["CPhotoLibJPEG"],
+            linkerSettings: [.linkedLibrary("heif"), .linkedLibrary("pthread")]),
+        .target(
+            name: "CPhotoLibPNG", dependencies: ["CPhotoLibJPEG"],
+            linkerSettings: [.linkedLibrary("png16")]),
+        .target(
+            name: "CPhotoLibWebP", dependencies: ["CPhotoLibJPEG"],
+            linkerSettings: [.linkedLibrary("webp")]),
         .target(name: "CPhotoLibSystem"),
+        // MOV/MP4 inspection and poster frames (FFmpeg: libavformat-dev libavcodec-dev
+        // libswscale-dev libavutil-dev); shares CPhotoLibJPEG's control and image types.
+        .target(
+            name: "CPhotoLibVideo", dependencies: ["CPhotoLibJPEG"],
+            linkerSettings: [
+                .linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("swscale"),
+                .linkedLibrary("avutil"),
+            ]),
 
         // MARK: Swift modules, lowest first.
         .target(name: "PhotoLibCore"),
@@ -47,7 +66,7 @@ let package = Package(
         .target(name: "PhotoLibNet", dependencies: ["PhotoLibCore"]),
         .target(
             name: "PhotoLibImaging",
-            dependencies: ["PhotoLibCore", "CPhotoLibJPEG", "CPhotoLibExif"]),
+            dependencies: ["PhotoLibCore", "CPhotoLibJPEG", "CPhotoLibExif", "CPhotoLibHEIF", "CPhotoLibPNG", "CPhotoLibWebP", "CPhotoLibVideo"]),
         .target(
             name: "PhotoLibStore",
             dependencies: [

@@ -10,6 +10,7 @@
 #include "include/CPhotoLibExif.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <libexif/exif-data.h>
@@ -213,15 +214,96 @@ static void CPhotoLibExif_read_gps(ExifData *exif, ExifByteOrder order, CPhotoLi
     }
 }
 
-void CPhotoLibExif_read(const uint8_t *data, size_t size, CPhotoLibExif_Info *info) {
-    if (info == NULL) {
+/* 1 when IFD0 has a non-empty Make or Model. */
+static int CPhotoLibExif_has_camera(ExifData *exif) {
+    char text[8];
+    return CPhotoLibExif_ascii(CPhotoLibExif_entry(exif, EXIF_IFD_0, EXIF_TAG_MAKE), text, sizeof text) > 0 ||
+           CPhotoLibExif_ascii(CPhotoLibExif_entry(exif, EXIF_IFD_0, EXIF_TAG_MODEL), text, sizeof text) > 0;
+}
+
+/* UserComment: an 8-byte character code, then the text (EXIF 2.32 §4.6.5, table 9). */
+static void CPhotoLibExif_read_user_comment(ExifData *exif, ExifByteOrder order, CPhotoLibExif_Info *info) {
+    ExifEntry *entry = CPhotoLibExif_entry(exif, EXIF_IFD_EXIF, EXIF_TAG_USER_COMMENT);
+    if (entry == NULL || entry->data == NULL || entry->size <= 8) {
         return;
     }
-    memset(info, 0, sizeof *info);
-    info->orientation = 1;
-    const uint8_t *payload = NULL;
-    size_t payload_size = 0;
-    if (!CPhotoLibExif_find_segment(data, size, &payload, &payload_size)) {
+    const unsigned char *code = entry->data, *text = entry->data + 8;
+    size_t text_size = entry->size - 8, length = 0;
+    static const unsigned char undefined[8] = {0};
+    if (memcmp(code, "ASCII\0\0\0", 8) == 0 || memcmp(code, undefined, 8) == 0) {
+        for (size_t i = 0; i < text_size && length + 1 < sizeof info->user_comment && text[i] != 0; i++) {
+            info->user_comment[length++] = text[i] < 0x80 ? (char)text[i] : '?';
+        }
+    } else if (memcmp(code, "UNICODE\0", 8) == 0) {
+        for (size_t i = 0; i + 1 < text_size && length + 1 < sizeof info->user_comment; i += 2) {
+            unsigned unit = order == EXIF_BYTE_ORDER_MOTOROLA ? (unsigned)(text[i] << 8 | text[i + 1])
+                                                              : (unsigned)(text[i + 1] << 8 | text[i]);
+            if (unit == 0) {
+                break;
+            }
+            info->user_comment[length++] = unit < 0x80 ? (char)unit : '?';
+        }
+    } else {
+        return;
+    }
+    /* Trailing blanks pad fixed-size comments. */
+    while (length > 0 && (info->user_comment[length - 1] == ' ' || info->user_comment[length - 1] == '\0')) {
+        length--;
+    }
+    info->user_comment[length] = '\0';
+    info->has_user_comment = length > 0;
+}
+
+/*
+ * Apple's MakerNote: "Apple iOS\0", a 2-byte version, "MM" or "II", then a TIFF IFD at
+ * offset 14 whose value offsets count from the MakerNote's start. Tag 0x0011 (ASCII) is
+ * the content identifier. Every read is bounded by the entry's size.
+ */
+static void CPhotoLibExif_read_apple_maker_note(ExifData *exif, CPhotoLibExif_Info *info) {
+    ExifEntry *entry = CPhotoLibExif_entry(exif, EXIF_IFD_EXIF, EXIF_TAG_MAKER_NOTE);
+    if (entry == NULL || entry->data == NULL || entry->size < 16 || memcmp(entry->data, "Apple iOS\0", 10) != 0) {
+        return;
+    }
+    const unsigned char *note = entry->data;
+    size_t size = entry->size;
+    ExifByteOrder order;
+    if (note[12] == 'M' && note[13] == 'M') {
+        order = EXIF_BYTE_ORDER_MOTOROLA;
+    } else if (note[12] == 'I' && note[13] == 'I') {
+        order = EXIF_BYTE_ORDER_INTEL;
+    } else {
+        return;
+    }
+    size_t count = exif_get_short(note + 14, order);
+    for (size_t i = 0; i < count; i++) {
+        size_t at = 16 + 12 * i;
+        if (at + 12 > size) {
+            return;
+        }
+        ExifShort tag = exif_get_short(note + at, order), format = exif_get_short(note + at + 2, order);
+        ExifLong components = exif_get_long(note + at + 4, order);
+        if (tag != 0x0011 || format != EXIF_FORMAT_ASCII || components == 0 ||
+            components >= sizeof info->content_identifier) {
+            continue;
+        }
+        size_t offset = components <= 4 ? at + 8 : exif_get_long(note + at + 8, order);
+        if (offset > size || components > size - offset) {
+            return;
+        }
+        size_t length = 0;
+        while (length < components && note[offset + length] >= 0x20 && note[offset + length] < 0x7F) {
+            info->content_identifier[length] = (char)note[offset + length];
+            length++;
+        }
+        info->content_identifier[length] = '\0';
+        info->has_content_identifier = length > 0;
+        return;
+    }
+}
+
+/* Parses an "Exif\0\0"-prefixed block with libexif and reads every field into `info`. */
+static void CPhotoLibExif_read_payload(const uint8_t *payload, size_t payload_size, CPhotoLibExif_Info *info) {
+    if (payload_size > 0xFFFFFFFFu) {
         return;
     }
     ExifData *exif = exif_data_new();
@@ -242,8 +324,54 @@ void CPhotoLibExif_read(const uint8_t *data, size_t size, CPhotoLibExif_Info *in
         CPhotoLibExif_read_orientation(exif, order, info);
         CPhotoLibExif_read_dates(exif, info);
         CPhotoLibExif_read_gps(exif, order, info);
+        info->has_camera = CPhotoLibExif_has_camera(exif);
+        CPhotoLibExif_read_user_comment(exif, order, info);
+        CPhotoLibExif_read_apple_maker_note(exif, info);
     }
     exif_data_unref(exif);
+}
+
+static void CPhotoLibExif_reset(CPhotoLibExif_Info *info) {
+    memset(info, 0, sizeof *info);
+    info->orientation = 1;
+}
+
+void CPhotoLibExif_read(const uint8_t *data, size_t size, CPhotoLibExif_Info *info) {
+    if (info == NULL) {
+        return;
+    }
+    CPhotoLibExif_reset(info);
+    const uint8_t *payload = NULL;
+    size_t payload_size = 0;
+    if (CPhotoLibExif_find_segment(data, size, &payload, &payload_size)) {
+        CPhotoLibExif_read_payload(payload, payload_size, info);
+    }
+}
+
+void CPhotoLibExif_read_tiff(const uint8_t *data, size_t size, CPhotoLibExif_Info *info) {
+    if (info == NULL) {
+        return;
+    }
+    CPhotoLibExif_reset(info);
+    if (data == NULL || size < 8 || size > 0xFFFFFFF0u) {
+        return;
+    }
+    if (size >= 14 && memcmp(data, "Exif\0\0", 6) == 0) {
+        CPhotoLibExif_read_payload(data, size, info);
+        return;
+    }
+    if (memcmp(data, "II*\0", 4) != 0 && memcmp(data, "MM\0*", 4) != 0) {
+        return;
+    }
+    /* libexif wants the "Exif\0\0" header in front of the TIFF header. */
+    uint8_t *payload = malloc(size + 6);
+    if (payload == NULL) {
+        return;
+    }
+    memcpy(payload, "Exif\0\0", 6);
+    memcpy(payload + 6, data, size);
+    CPhotoLibExif_read_payload(payload, size + 6, info);
+    free(payload);
 }
 
 int CPhotoLibExif_thumbnail(const uint8_t *data, size_t size, size_t *offset, size_t *length) {

@@ -4,9 +4,13 @@
 /// the frame header is read (before any pixel buffer exists), the input size before
 /// libjpeg sees a byte, the scan count while scans are read.
 public struct ImagingLimits: Sendable, Hashable {
-    /// Maximum width × height declared in the JPEG frame header. Default 120 megapixels.
+    /// Maximum width × height declared in the image header (JPEG frame header, PNG IHDR, WebP
+    /// header, HEIF primary image, a video track's header and its decoded frame). Default 120
+    /// megapixels.
     public var maxPixels: Int
-    /// Maximum size of the compressed input in bytes. Default 256 MiB.
+    /// Maximum size of the compressed input in bytes. Default 256 MiB. For a video, which is
+    /// read from its file piece by piece, the most bytes one inspection or poster render
+    /// reads (the file itself may be larger).
     public var maxInputBytes: Int
     /// Maximum memory for one decode: libjpeg's `max_memory_to_use`, plus the estimate of
     /// the coefficient and pixel buffers, plus resampling buffers. Default 1 GiB.

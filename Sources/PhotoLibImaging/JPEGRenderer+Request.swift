@@ -10,6 +10,8 @@ public enum DegradedSource: String, Sendable, Hashable {
     case progressiveEarlyScan
     /// A 1/8 DCT decode of the whole file (entropy decoding only, no inverse DCT).
     case eighthScaleDecode
+    /// The thumbnail image item of a HEIF file (iPhones store a 320-pixel one).
+    case heifThumbnail
 }
 
 /// A degraded render and where it came from.
@@ -50,21 +52,50 @@ extension JPEGRenderer {
     public static func plan(
         _ data: [UInt8], request: RenderRequest, limits: ImagingLimits = .default
     ) throws(ImagingError) -> RenderPlan {
+        try checkRequest(request)
+        let header = try LibJPEG.readHeader(data, limits: limits)
+        let info = JPEGInspector.info(header: header, data: data)
+        return try plan(
+            request: request, storedWidth: info.storedWidth, storedHeight: info.storedHeight,
+            orientation: info.orientation, isProgressive: header.isProgressive
+        ) { storedCrop, width, height in
+            coveringScale(storedCrop, storedWidth: info.storedWidth, storedHeight: info.storedHeight, outputWidth: width, outputHeight: height)
+        }
+    }
+
+    /// The smallest N (a decode or conversion at N/8 of the stored size) whose crop still
+    /// covers a stored output of `outputWidth` × `outputHeight`; 8 when none smaller does.
+    static func coveringScale(_ storedCrop: NormalizedRect, storedWidth: Int, storedHeight: Int, outputWidth: Int, outputHeight: Int) -> Int {
+        for candidate in 1...8 {
+            let rect = scaledCrop(storedCrop, storedWidth: storedWidth, storedHeight: storedHeight, scale: candidate)
+            if rect.width >= outputWidth && rect.height >= outputHeight { return candidate }
+        }
+        return 8
+    }
+
+    /// Throws ``ImagingError/Code/invalidArgument`` for a bad quality, target or crop.
+    static func checkRequest(_ request: RenderRequest) throws(ImagingError) {
         guard (1...100).contains(request.quality) else {
             throw ImagingError(code: .invalidArgument, message: "JPEG quality \(request.quality) is out of range (1...100)")
         }
         if !request.isMaximumSize {
             try checkTarget(width: request.targetSize.width, height: request.targetSize.height)
         }
-        let crop = request.crop ?? .unit
-        do throws(PhotoLibError) { _ = try crop.validated() } catch {
+        do throws(PhotoLibError) { _ = try (request.crop ?? .unit).validated() } catch {
             throw ImagingError(code: .invalidArgument, message: error.message)
         }
-        let header = try LibJPEG.readHeader(data, limits: limits)
-        let info = JPEGInspector.info(header: header, data: data)
-        let storedCrop = crop.stored(orientation: info.orientation)
-        let storedPixels = storedCrop.pixels(width: info.storedWidth, height: info.storedHeight)
-        let swaps = info.orientation >= 5
+    }
+
+    /// The geometry of `request` (already checked) for decoded pixels of `storedWidth` ×
+    /// `storedHeight` that `orientation` turns upright; `scale` picks the DCT scale from the
+    /// stored crop and the stored output size (formats without DCT scaling answer 8).
+    static func plan(
+        request: RenderRequest, storedWidth: Int, storedHeight: Int, orientation: Int, isProgressive: Bool,
+        scale: (NormalizedRect, Int, Int) -> Int
+    ) throws(ImagingError) -> RenderPlan {
+        let storedCrop = (request.crop ?? .unit).stored(orientation: orientation)
+        let storedPixels = storedCrop.pixels(width: storedWidth, height: storedHeight)
+        let swaps = orientation >= 5
         let cropUprightWidth = swaps ? storedPixels.height : storedPixels.width
         let cropUprightHeight = swaps ? storedPixels.width : storedPixels.height
         var output = (width: cropUprightWidth, height: cropUprightHeight)
@@ -75,18 +106,11 @@ extension JPEGRenderer {
         }
         let storedOutWidth = swaps ? output.height : output.width
         let storedOutHeight = swaps ? output.width : output.height
-        var scale = 8
-        for candidate in 1...8 {
-            let rect = scaledCrop(storedCrop, storedWidth: info.storedWidth, storedHeight: info.storedHeight, scale: candidate)
-            if rect.width >= storedOutWidth && rect.height >= storedOutHeight {
-                scale = candidate
-                break
-            }
-        }
         return RenderPlan(
-            uprightWidth: info.pixelWidth, uprightHeight: info.pixelHeight, orientation: info.orientation,
-            isProgressive: header.isProgressive, outputWidth: output.width, outputHeight: output.height,
-            dctScale: scale, storedCrop: storedCrop, storedWidth: info.storedWidth, storedHeight: info.storedHeight)
+            uprightWidth: swaps ? storedHeight : storedWidth, uprightHeight: swaps ? storedWidth : storedHeight,
+            orientation: orientation, isProgressive: isProgressive, outputWidth: output.width, outputHeight: output.height,
+            dctScale: scale(storedCrop, storedOutWidth, storedOutHeight), storedCrop: storedCrop,
+            storedWidth: storedWidth, storedHeight: storedHeight)
     }
 
     /// The crop rectangle in the output of a decode at `scale`/8.
@@ -176,11 +200,8 @@ extension JPEGRenderer {
     static func exifThumbnail(
         _ data: [UInt8], plan: RenderPlan, limits: ImagingLimits, control: RenderControl?
     ) throws(ImagingError) -> PixelBuffer? {
-        var offset = 0
-        var length = 0
-        let found = data.withUnsafeBufferPointer { CPhotoLibExif_thumbnail($0.baseAddress, $0.count, &offset, &length) }
-        guard found != 0, length > 0, offset + length <= data.count else { return nil }
-        let thumbnail = Array(data[offset..<(offset + length)])
+        guard let range = exifThumbnailRange(data) else { return nil }
+        let thumbnail = Array(data[range])
         guard let header = try? LibJPEG.readHeader(thumbnail, limits: limits) else { return nil }
         let storedAspect = Double(plan.storedWidth) / Double(plan.storedHeight)
         let thumbAspect = Double(header.width) / Double(header.height)
@@ -198,6 +219,15 @@ extension JPEGRenderer {
         } catch {
             return nil
         }
+    }
+
+    /// Where the EXIF thumbnail (a JPEG) lies inside `data`, if there is one.
+    static func exifThumbnailRange(_ data: [UInt8]) -> Range<Int>? {
+        var offset = 0
+        var length = 0
+        let found = data.withUnsafeBufferPointer { CPhotoLibExif_thumbnail($0.baseAddress, $0.count, &offset, &length) }
+        guard found != 0, length > 0, offset + length <= data.count else { return nil }
+        return offset..<(offset + length)
     }
 
     /// Decodes `data` at full size and encodes it again with `options` (EXIF dropped,

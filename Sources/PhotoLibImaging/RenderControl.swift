@@ -4,7 +4,8 @@ internal import CPhotoLibJPEG
 ///
 /// The C decode loop polls the flag between scanline batches (libjpeg's progress
 /// monitor runs once per input row while scans are absorbed and once per output row), and
-/// the encoder every 16 rows; a cancelled render throws ``ImagingError/Code/cancelled``.
+/// the encoder every 16 rows; video sessions check it on every read of the file and through
+/// FFmpeg's interrupt callback. A cancelled render throws ``ImagingError/Code/cancelled``.
 /// One control may serve several renders of the same request (degraded, then final).
 public final class RenderControl: @unchecked Sendable {
     /// The shared C state; its fields are only touched through atomic builtins in the shim.

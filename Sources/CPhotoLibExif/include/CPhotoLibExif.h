@@ -1,6 +1,6 @@
 /*
- * CPhotoLibExif: reads the few EXIF fields PhotoLib needs from JPEG bytes into a plain
- * C struct, using libexif.
+ * CPhotoLibExif: reads the few EXIF fields PhotoLib needs — from JPEG bytes, or from a bare
+ * EXIF (TIFF) block as HEIF, PNG and WebP carry it — into a plain C struct, using libexif.
  *
  * Why Swift does not call libexif directly:
  *  - libexif's lookup helper exif_data_get_entry is a macro (does not import), and it
@@ -49,6 +49,16 @@ typedef struct CPhotoLibExif_Info {
     int32_t has_altitude;
     /* Metres; negative below sea level (GPSAltitudeRef 1). */
     double altitude;
+    /* 1 when IFD0 has a non-empty Make or Model (a camera, not a screenshot or an editor). */
+    int32_t has_camera;
+    /* 1 when the EXIF UserComment holds ASCII-representable text (ASCII, undefined or
+     * UNICODE character code); its text, NUL-terminated, truncated to 63 bytes. */
+    int32_t has_user_comment;
+    char user_comment[64];
+    /* 1 when an Apple MakerNote ("Apple iOS") holds tag 0x0011, ContentIdentifier: the
+     * identifier shared by the still and the video of a Live Photo. NUL-terminated. */
+    int32_t has_content_identifier;
+    char content_identifier[64];
 } CPhotoLibExif_Info;
 
 /*
@@ -57,6 +67,13 @@ typedef struct CPhotoLibExif_Info {
  * (zeroed, orientation 1, when there is no usable EXIF). Never fails.
  */
 void CPhotoLibExif_read(const uint8_t *data, size_t size, CPhotoLibExif_Info *info);
+
+/*
+ * Reads a bare EXIF block — a TIFF header ("II*\0" / "MM\0*") and its IFDs, optionally
+ * preceded by "Exif\0\0" — as found in a HEIF 'Exif' item or a PNG eXIf chunk, into
+ * `info`, like CPhotoLibExif_read. Never fails.
+ */
+void CPhotoLibExif_read_tiff(const uint8_t *data, size_t size, CPhotoLibExif_Info *info);
 
 /*
  * Finds the embedded thumbnail (IFD1's JPEGInterchangeFormat) of the first APP1 "Exif"

@@ -268,6 +268,44 @@ int CPhotoLibJPEG_resample(const CPhotoLibJPEG_Image *source,
                            char *message, size_t message_capacity);
 
 /*
+ * A box-filter shrinker fed one row at a time: each output pixel is the rounded mean of a
+ * factor x factor block of source pixels (partial blocks at the right and bottom edges are
+ * averaged over the pixels they have). Decoders that cannot scale while decoding (PNG, WebP,
+ * HEIF) feed it their rows, so a 12-megapixel photo wanted at 256 pixels never needs a
+ * full-size buffer; the Lanczos resampler then finishes from at least twice the output size.
+ * Factor 1 copies the rows. Fields are private to the shrinker functions.
+ */
+typedef struct CPhotoLibJPEG_Shrinker {
+    CPhotoLibJPEG_Image image;
+    uint32_t *sums;
+    uint32_t factor;
+    uint32_t source_width;
+    uint32_t source_height;
+    uint32_t rows_fed;
+} CPhotoLibJPEG_Shrinker;
+
+/* Output size of one side `dimension` shrunk by `factor` (rounded up). */
+uint32_t CPhotoLibJPEG_shrunk_dimension(uint32_t dimension, uint32_t factor);
+
+/*
+ * Prepares `shrinker` (which it zeroes first) for a source of width x height with 1 or 3
+ * components, and allocates the output and one row of sums; fails with TOO_LARGE when they
+ * exceed max_memory_bytes (0 = no limit), INVALID_ARGUMENT for a zero size or factor.
+ */
+int CPhotoLibJPEG_shrinker_init(CPhotoLibJPEG_Shrinker *shrinker, uint32_t width, uint32_t height,
+                                uint32_t components, uint32_t factor, uint64_t max_memory_bytes,
+                                char *message, size_t message_capacity);
+
+/* Adds the next source row (width * components bytes). Rows beyond the height are ignored. */
+void CPhotoLibJPEG_shrinker_add_row(CPhotoLibJPEG_Shrinker *shrinker, const uint8_t *row);
+
+/* Moves the finished output (all rows fed) into `image`, which the caller then owns. */
+void CPhotoLibJPEG_shrinker_take(CPhotoLibJPEG_Shrinker *shrinker, CPhotoLibJPEG_Image *image);
+
+/* Frees whatever the shrinker still holds. Safe on a zeroed or taken shrinker. */
+void CPhotoLibJPEG_shrinker_free(CPhotoLibJPEG_Shrinker *shrinker);
+
+/*
  * Copies the rectangle (x, y, width, height) of `source` into a new image `destination`
  * (which must be zeroed). The rectangle must lie inside the source.
  */

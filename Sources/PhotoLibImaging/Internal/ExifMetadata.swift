@@ -10,6 +10,15 @@ struct ExifMetadata: Sendable, Hashable {
     var creationDate: Date?
     /// GPS position.
     var location: Location?
+    /// Whether IFD0 names a camera (Make or Model).
+    var hasCamera = false
+    /// The UserComment text, when it is readable and not blank.
+    var userComment: String?
+    /// The Apple MakerNote's ContentIdentifier (tag 0x0011), which pairs Live Photos.
+    var contentIdentifier: String?
+
+    /// No EXIF: every field at its default.
+    init() {}
 
     /// Reads EXIF from JPEG bytes. Malformed or absent EXIF gives the defaults.
     init(jpeg data: [UInt8]) {
@@ -17,6 +26,22 @@ struct ExifMetadata: Sendable, Hashable {
         data.withUnsafeBufferPointer { input in
             CPhotoLibExif_read(input.baseAddress, input.count, &info)
         }
+        self.init(info)
+    }
+
+    /// Reads a bare EXIF block (TIFF header first, or "Exif\0\0" then the TIFF header), as a
+    /// HEIF 'Exif' item, a PNG eXIf chunk or a WebP EXIF chunk holds it. Malformed or absent
+    /// EXIF gives the defaults.
+    init<Bytes: ContiguousBytes>(tiff data: Bytes) {
+        var info = CPhotoLibExif_Info()
+        data.withUnsafeBytes { raw in
+            let input = raw.bindMemory(to: UInt8.self)
+            CPhotoLibExif_read_tiff(input.baseAddress, input.count, &info)
+        }
+        self.init(info)
+    }
+
+    private init(_ info: CPhotoLibExif_Info) {
         if info.has_orientation != 0 {
             orientation = Int(info.orientation)
         }
@@ -33,6 +58,13 @@ struct ExifMetadata: Sendable, Hashable {
                 latitude: info.latitude, longitude: info.longitude,
                 altitude: info.has_altitude != 0 ? info.altitude : nil
             ).validated()
+        }
+        hasCamera = info.has_camera != 0
+        if info.has_user_comment != 0 {
+            userComment = Self.string(from: info.user_comment)
+        }
+        if info.has_content_identifier != 0 {
+            contentIdentifier = Self.string(from: info.content_identifier)
         }
     }
 
