@@ -140,6 +140,15 @@ public enum StillImageRenderer {
         }
     }
 
+    /// The geometry of `request` for `data` in any still format (the output size a render
+    /// will have): ``JPEGRenderer/plan(_:request:limits:)`` for a JPEG. Unsupported types are
+    /// ``ImagingError/Code/unsupportedFormat``.
+    public static func plan(_ data: [UInt8], request: RenderRequest, limits: ImagingLimits = .default) throws(ImagingError) -> RenderPlan {
+        guard let format = ImageFormat.detect(data) else { throw ImageFormat.unsupportedError(for: data) }
+        if format == .jpeg { return try JPEGRenderer.plan(data, request: request, limits: limits) }
+        return try plan(data, format: format, request: request, limits: limits)
+    }
+
     /// The geometry of `request` for a non-JPEG `format`, in the coordinates of its decoded
     /// pixels: PNG and WebP decode as stored (EXIF orientation applied afterwards); HEIC
     /// decodes upright (orientation 1 for the pipeline).

@@ -19,6 +19,8 @@ public struct ImportMetadata: Sendable, Hashable {
     public var mediaSubtypes: MediaSubtypes
     /// The EXIF orientation of the stored bytes, 1…8.
     public var orientation: Int
+    /// What kind of file the original is (its extension, type identifier and signature).
+    public var fileType: OriginalFileType
 
     /// The largest width or height accepted, in pixels.
     public static let maximumDimension = 65_535
@@ -29,8 +31,9 @@ public struct ImportMetadata: Sendable, Hashable {
     public init(
         originalFilename: String, pixelWidth: Int, pixelHeight: Int, creationDate: Date,
         location: Location? = nil, mediaType: MediaType = .image, mediaSubtypes: MediaSubtypes = [],
-        orientation: Int = 1
+        orientation: Int = 1, fileType: OriginalFileType = .jpeg
     ) {
+        self.fileType = fileType
         self.originalFilename = originalFilename
         self.pixelWidth = pixelWidth
         self.pixelHeight = pixelHeight

@@ -28,7 +28,7 @@ extension PhotoLibrary {
 
         let identifier = LocalIdentifier.newAsset()
         let uuid = String(identifier.prefix(while: { $0 != "/" }))
-        let relativePath = FileStore.originalPath(uuid: uuid, fileExtension: "jpg")
+        let relativePath = FileStore.originalPath(uuid: uuid, fileExtension: metadata.fileType.fileExtension)
         // The file first, outside the lock: other callers keep reading while it syncs.
         try files.writeAtomically(data, to: relativePath)
         let outcome: ImportOutcome
@@ -60,7 +60,7 @@ extension PhotoLibrary {
                     VALUES (?, ?, ?, ?, ?, ?, ?)
                     """
                 ).execute([
-                    .integer(assetID), .int(AssetResourceType.photo.rawValue), .text(name), .text("public.jpeg"),
+                    .integer(assetID), .int(AssetResourceType.photo.rawValue), .text(name), .text(metadata.fileType.uniformTypeIdentifier),
                     .text(relativePath), .int(data.count), .text(digest),
                 ])
                 guard let asset = try database.prepare("SELECT \(AssetRow.columns) FROM asset a WHERE a.id = ?")
@@ -88,8 +88,9 @@ extension PhotoLibrary {
 
     /// The asset whose original has this SHA-256, if any.
     /// What every photo entering the library goes through, imported or uploaded: the
-    /// metadata is valid, the bytes are 1…``maximumImportBytes`` long and start like a JPEG
-    /// (the caller has decoded them fully); returns their SHA-256 in hex, which deduplicates.
+    /// metadata is valid, the bytes are 1…``maximumImportBytes`` long and start like the
+    /// metadata's file type (the caller has decoded them fully); returns their SHA-256 in hex,
+    /// which deduplicates.
     static func checkedDigest(_ data: [UInt8], metadata: ImportMetadata, what name: String) throws(PhotoLibError) -> String {
         try metadata.validate()
         guard !data.isEmpty, data.count <= Self.maximumImportBytes else {
@@ -97,9 +98,9 @@ extension PhotoLibrary {
                 .invalidArgument, "\(name) is \(data.count) bytes; a photo must be 1…\(Self.maximumImportBytes) bytes",
                 reason: .invalidImage)
         }
-        // JPEG: SOI followed by the first marker.
-        guard data.count >= 4, data[0] == 0xFF, data[1] == 0xD8, data[2] == 0xFF else {
-            throw PhotoLibError(.invalidArgument, "\(name) is not a JPEG file (it does not start with FF D8 FF)", reason: .invalidImage)
+        guard data.count >= 4, metadata.fileType.matches(Array(data.prefix(OriginalFileType.signatureLength))) else {
+            throw PhotoLibError(
+                .invalidArgument, "\(name) is not a \(metadata.fileType.rawValue.uppercased()) file (its first bytes do not say so)", reason: .invalidImage)
         }
         return sha256Hex(data)
     }

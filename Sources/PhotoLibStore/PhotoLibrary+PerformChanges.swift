@@ -232,7 +232,7 @@ final class ChangeBatch {
         } else {
             identifier = LocalIdentifier.newAsset()
             let uuid = String(identifier.prefix(while: { $0 != "/" }))
-            let relativePath = FileStore.originalPath(uuid: uuid, fileExtension: "jpg")
+            let relativePath = FileStore.originalPath(uuid: uuid, fileExtension: upload.metadata.fileType.fileExtension)
             try files.link(upload.filePath, to: relativePath)
             linkedFiles.append(relativePath)
             let metadata = upload.metadata
@@ -257,7 +257,7 @@ final class ChangeBatch {
                 VALUES (?, ?, ?, ?, ?, ?, ?)
                 """
             ).execute([
-                .integer(assetID), .int(AssetResourceType.photo.rawValue), .text(metadata.originalFilename), .text("public.jpeg"),
+                .integer(assetID), .int(AssetResourceType.photo.rawValue), .text(metadata.originalFilename), .text(metadata.fileType.uniformTypeIdentifier),
                 .text(relativePath), .int(upload.byteSize), .text(upload.sha256),
             ])
             changes.record(.asset, identifier, .inserted)

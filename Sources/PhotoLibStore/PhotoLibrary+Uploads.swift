@@ -37,7 +37,7 @@ struct StagedUploadRecord {
 
     static let columns = """
         id, upload_id, file_path, sha256, byte_size, original_filename, media_type, media_subtypes, \
-        pixel_width, pixel_height, orientation, creation_date, latitude, longitude, altitude, expires
+        pixel_width, pixel_height, orientation, creation_date, latitude, longitude, altitude, expires, uti
         """
 
     static func decode(_ row: Statement) throws(PhotoLibError) -> StagedUploadRecord {
@@ -51,7 +51,8 @@ struct StagedUploadRecord {
         let metadata = ImportMetadata(
             originalFilename: row.text(5), pixelWidth: row.int(8), pixelHeight: row.int(9),
             creationDate: Microseconds.date(row.int64(11)), location: location, mediaType: mediaType,
-            mediaSubtypes: MediaSubtypes(rawValue: subtypes), orientation: row.int(10))
+            mediaSubtypes: MediaSubtypes(rawValue: subtypes), orientation: row.int(10),
+            fileType: OriginalFileType(uniformTypeIdentifier: row.text(16)) ?? .jpeg)
         return StagedUploadRecord(
             rowID: row.int64(0), uploadID: row.text(1), filePath: row.text(2), sha256: row.text(3), byteSize: row.int(4),
             metadata: metadata, expires: row.int64(15))
@@ -62,7 +63,7 @@ extension PhotoLibrary {
     /// Stores an upload's bytes until a `createAsset` request uses them.
     ///
     /// The caller (the server) has already checked that the bytes decode and read
-    /// `metadata` from them; the store only checks sizes and the JPEG signature. The file is
+    /// `metadata` from them; the store only checks sizes and the file type's signature. The file is
     /// written atomically to `uploads/<uploadID>` (temp file, fsync, rename) and recorded in
     /// `staged_upload`, expiring after ``UploadLimits/lifetime``. When the same bytes are
     /// already an asset, `Upload.existingAssetIdentifier` names it.
@@ -121,8 +122,8 @@ extension PhotoLibrary {
                     """
                     INSERT INTO staged_upload (upload_id, file_path, sha256, byte_size, original_filename, media_type,
                         media_subtypes, pixel_width, pixel_height, orientation, creation_date, latitude, longitude,
-                        altitude, created, expires)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        altitude, created, expires, uti)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """
                 ).execute([
                     .text(uploadID), .text(relativePath), .text(digest), .int(size), .text(name),
@@ -130,6 +131,7 @@ extension PhotoLibrary {
                     .int(metadata.pixelWidth), .int(metadata.pixelHeight), .int(metadata.orientation),
                     .integer(Microseconds.from(metadata.creationDate)), .optionalReal(location?.latitude),
                     .optionalReal(location?.longitude), .optionalReal(location?.altitude), .integer(created), .integer(expires),
+                    .text(metadata.fileType.uniformTypeIdentifier),
                 ])
                 return try Self.asset(withOriginalSHA256: digest, in: database)?.localIdentifier
             }

@@ -21,6 +21,7 @@ enum Schema {
         Migration(version: 3, sql: version3),
         Migration(version: 4, sql: version4),
         Migration(version: 5, sql: version5),
+        Migration(version: 6, sql: version6),
     ]
 
     /// The version this build writes.
@@ -265,5 +266,11 @@ enum Schema {
             asset_identifier  TEXT NOT NULL,
             PRIMARY KEY (client_identifier, asset_identifier)
         ) STRICT, WITHOUT ROWID;
+        """
+
+    /// Version 6: originals other than JPEG (HEIC, PNG, WebP). A staged upload remembers the
+    /// type identifier of its file, which names the extension it gets under `originals/`.
+    static let version6 = """
+        ALTER TABLE staged_upload ADD COLUMN uti TEXT NOT NULL DEFAULT 'public.jpeg';
         """
 }

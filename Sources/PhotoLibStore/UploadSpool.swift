@@ -37,8 +37,8 @@ public final class UploadSpool: Sendable {
     /// Guards the file descriptor and the running hash (see the type's note).
     private let state: Mutex<State>
 
-    /// How many leading bytes the JPEG signature check needs.
-    static let signatureLength = 3
+    /// How many leading bytes the signature check needs.
+    static let signatureLength = OriginalFileType.signatureLength
 
     init(files: FileStore, expectedSize: Int) throws(PhotoLibError) {
         self.files = files
@@ -144,14 +144,16 @@ extension PhotoLibrary {
         return try UploadSpool(files: files, expectedSize: size)
     }
 
-    /// Throws `invalidArgument` unless `head` starts like a JPEG (FF D8 FF); with `complete`
-    /// false a head shorter than the signature is only checked as far as it goes.
+    /// Throws `invalidArgument` unless `head` starts like a file type the library stores
+    /// (``OriginalFileType``: JPEG, HEIC, PNG, WebP); with `complete` false a head shorter than
+    /// the signatures is only checked as far as it goes.
     static func checkSignature(_ head: [UInt8], complete: Bool) throws(PhotoLibError) {
-        let signature: [UInt8] = [0xFF, 0xD8, 0xFF]
-        let matches = zip(head, signature).allSatisfy { $0 == $1 }
-        guard matches, !complete || head.count >= signature.count else {
+        let possible = OriginalFileType.allCases.contains { $0.matches(head, complete: false) }
+        let recognised = !complete || OriginalFileType.allCases.contains { $0.matches(head, complete: true) }
+        guard possible, recognised else {
             let shown = head.prefix(4).map { OwnerToken.hexByte($0).uppercased() }.joined(separator: " ")
-            throw PhotoLibError(.invalidArgument, "the upload is not a JPEG file: it starts with \(shown), not FF D8 FF", reason: .invalidImage)
+            throw PhotoLibError(
+                .invalidArgument, "the upload is not a JPEG, HEIC, PNG or WebP file: it starts with \(shown)", reason: .invalidImage)
         }
     }
 }

@@ -13,7 +13,7 @@ extension PhotoLibDaemon {
                 Each photo is checked by decoding it fully; a file that is not a JPEG, is truncated \
                 or damaged is refused with one line naming it and the reason, and the others are \
                 imported. Files already in the library (same SHA-256) are reported and skipped. In \
-                folders, only .jpg/.jpeg/.jpe files are considered. Works while the server runs: its \
+                folders, only .jpg/.jpeg/.jpe/.heic/.heif/.png/.webp files are considered. Works while the server runs: its \
                 clients see the new assets. Exit status 1 when any file was refused.
                 """)
 

@@ -12,7 +12,7 @@ struct PhotoImporter {
         var refused = 0
     }
 
-    static let photoExtensions: Set<String> = ["jpg", "jpeg", "jpe"]
+    static let photoExtensions: Set<String> = ["jpg", "jpeg", "jpe", "heic", "heif", "png", "webp"]
     let intake: PhotoIntake
     private(set) var summary = Summary()
 

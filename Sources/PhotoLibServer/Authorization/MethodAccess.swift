@@ -22,7 +22,7 @@ public enum MethodAccess: Sendable, Hashable {
     /// The owner only (`ListClients`, `SetClientAuthorization`, `GetAuditLog`, pending requests).
     case owner
     /// Reading the library: the owner, or a client authorized for read-write, or limited
-    /// (which sees only its selection: see ``PhotoLibraryService/view(_:)``).
+    /// (which sees only its selection: see `PhotoLibraryService.view(_:)`).
     case read
     /// Asking for more assets: a limited client only.
     case limited

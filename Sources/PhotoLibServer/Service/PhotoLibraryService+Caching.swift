@@ -77,7 +77,7 @@ extension PhotoLibraryService {
         guard cache.memory.get(job.key) == nil, cache.disk.get(job.key) == nil else { return }
         do {
             let data = try Self.readFile(job.path, asset: job.assetIdentifier)
-            let image = try JPEGRenderer.render(data, request: job.render)
+            let image = try StillImageRenderer.render(data, request: job.render)
             cache.store(job.key, CachedImage(jpeg: image.jpeg, width: image.width, height: image.height, degraded: false))
             cache.counters.add(\.prerenders)
             logger.debug("pre-rendered", metadata: ["asset.id": "\(entry.assetIdentifier)", "render.size": "\(image.width)x\(image.height)"])

@@ -40,7 +40,7 @@ extension PhotoLibraryService {
             let control = RenderControl()
             display = try await renderer.run(control: control) { () throws -> [UInt8] in
                 do throws(ImagingError) {
-                    return try JPEGRenderer.render(
+                    return try StillImageRenderer.render(
                         original, request: RenderRequest(targetSize: PixelSize(width: maxSide, height: maxSide), quality: Self.renderQuality),
                         control: control
                     ).jpeg

@@ -136,7 +136,7 @@ extension PhotoLibraryService {
             let bytes = try await renderer.run(control: control) { () throws -> CachedImage in
                 let data = try Self.readFile(job.source.original.path, asset: job.assetIdentifier)
                 do throws(ImagingError) {
-                    let info = try JPEGInspector.inspect(data)
+                    let info = try StillImageRenderer.inspect(data)
                     return CachedImage(jpeg: data, width: info.pixelWidth, height: info.pixelHeight, degraded: false)
                 } catch {
                     throw Self.photoLibError(error, asset: job.assetIdentifier)
@@ -229,16 +229,16 @@ extension PhotoLibraryService {
                 let data = try Self.readFile(job.path, asset: job.assetIdentifier)
                 do throws(ImagingError) {
                     if degraded {
-                        guard let result = try JPEGRenderer.renderDegraded(data, request: job.render, control: control) else { return nil }
+                        guard let result = try StillImageRenderer.renderDegraded(data, request: job.render, control: control) else { return nil }
                         if minimumFraction > 0 {
-                            let plan = try JPEGRenderer.plan(data, request: job.render)
+                            let plan = try StillImageRenderer.plan(data, request: job.render)
                             guard Double(result.image.width) >= Double(plan.outputWidth) * minimumFraction,
                                 Double(result.image.height) >= Double(plan.outputHeight) * minimumFraction
                             else { return nil }
                         }
                         return CachedImage(jpeg: result.image.jpeg, width: result.image.width, height: result.image.height, degraded: true)
                     }
-                    let result = try JPEGRenderer.render(data, request: job.render, control: control)
+                    let result = try StillImageRenderer.render(data, request: job.render, control: control)
                     return CachedImage(jpeg: result.jpeg, width: result.width, height: result.height, degraded: false)
                 } catch {
                     throw Self.photoLibError(error, asset: job.assetIdentifier)

@@ -119,19 +119,20 @@ final class UploadSpoolingTests: XCTestCase {
         XCTAssertTrue(result.status.message.contains("empty file"), result.status.message)
     }
 
-    /// Before: a 10 MB PNG was read whole before "not a JPEG"; now the first chunk decides.
-    func testANonJPEGIsRefusedAtTheFirstChunk() throws {
+    /// Before: a 10 MB file of another type was read whole before "not a JPEG"; now the first
+    /// chunk decides (a GIF: PNG, HEIC and WebP are photos the library takes).
+    func testAnotherFileTypeIsRefusedAtTheFirstChunk() throws {
         let server = try InProcessServer()
         addTeardownBlock { await server.tearDown() }
         let connection = try server.rawConnection()
         let welcome = try connection.handshake(token: server.token)
         let upload = RawUpload(
             connection: connection, stream: 1, welcome: welcome,
-            header: Wire.UploadHeader(originalFilename: "x.jpg", size: 10_000_000, uniformTypeIdentifier: ""))
-        upload.send(data: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + [UInt8](repeating: 0, count: 1000))
+            header: Wire.UploadHeader(originalFilename: "x.gif", size: 10_000_000, uniformTypeIdentifier: ""))
+        upload.send(data: Array("GIF89a".utf8) + [UInt8](repeating: 0, count: 1000))
         let status = try XCTUnwrap(upload.finalStatus(timeout: 10), "no STATUS after the first chunk")
         XCTAssertEqual(status.code, .invalidArgument)
-        XCTAssertTrue(status.message.contains("not a JPEG") && status.message.contains("89 50 4E"), status.message)
+        XCTAssertTrue(status.message.contains("not a JPEG, HEIC, PNG or WebP file") && status.message.contains("47 49 46 38"), status.message)
         XCTAssertTrue(spoolFiles(server).isEmpty)
     }
 
