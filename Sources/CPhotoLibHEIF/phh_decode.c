@@ -20,16 +20,6 @@
 /* libheif's own per-side default; never loosened, tightened by max_pixels. */
 #define CPhotoLibHEIF_MAX_SIDE 32768
 
-static void CPhotoLibHEIF_set_message(char *message, size_t capacity, const char *format, ...) {
-    if (message == NULL || capacity == 0) {
-        return;
-    }
-    va_list arguments;
-    va_start(arguments, format);
-    vsnprintf(message, capacity, format, arguments);
-    va_end(arguments);
-}
-
 static pthread_once_t CPhotoLibHEIF_init_once = PTHREAD_ONCE_INIT;
 
 /* heif_init is reference counted; PhotoLib takes one reference for the process's life. */
@@ -44,37 +34,37 @@ static int CPhotoLibHEIF_status(struct heif_error error, const char *stage, size
     switch (error.code) {
     case heif_error_Invalid_input:
         if (error.subcode == heif_suberror_End_of_data) {
-            CPhotoLibHEIF_set_message(message, capacity, "truncated HEIF data: the file ends after %zu bytes (%s: %s)",
+            CPhotoLibJPEG_format_message(message, capacity, "truncated HEIF data: the file ends after %zu bytes (%s: %s)",
                                       size, stage, text);
             return CPhotoLibJPEG_TRUNCATED;
         }
-        CPhotoLibHEIF_set_message(message, capacity, "corrupt HEIF data (%s): %s", stage, text);
+        CPhotoLibJPEG_format_message(message, capacity, "corrupt HEIF data (%s): %s", stage, text);
         return CPhotoLibJPEG_CORRUPT;
     case heif_error_Decoder_plugin_error:
-        CPhotoLibHEIF_set_message(message, capacity, "corrupt HEIF data: the image decoder failed (%s): %s", stage, text);
+        CPhotoLibJPEG_format_message(message, capacity, "corrupt HEIF data: the image decoder failed (%s): %s", stage, text);
         return CPhotoLibJPEG_CORRUPT;
     case heif_error_Unsupported_filetype:
-        CPhotoLibHEIF_set_message(message, capacity, "not a HEIF file libheif can read (%s): %s", stage, text);
+        CPhotoLibJPEG_format_message(message, capacity, "not a HEIF file libheif can read (%s): %s", stage, text);
         return CPhotoLibJPEG_UNSUPPORTED;
     case heif_error_Unsupported_feature:
-        CPhotoLibHEIF_set_message(message, capacity, "HEIF feature not supported (%s): %s", stage, text);
+        CPhotoLibJPEG_format_message(message, capacity, "HEIF feature not supported (%s): %s", stage, text);
         return CPhotoLibJPEG_UNSUPPORTED;
     case heif_error_Memory_allocation_error:
         if (error.subcode == heif_suberror_Security_limit_exceeded) {
-            CPhotoLibHEIF_set_message(message, capacity, "HEIF file exceeds a size limit (%s): %s", stage, text);
+            CPhotoLibJPEG_format_message(message, capacity, "HEIF file exceeds a size limit (%s): %s", stage, text);
             return CPhotoLibJPEG_TOO_LARGE;
         }
-        CPhotoLibHEIF_set_message(message, capacity, "out of memory decoding HEIF (%s): %s", stage, text);
+        CPhotoLibJPEG_format_message(message, capacity, "out of memory decoding HEIF (%s): %s", stage, text);
         return CPhotoLibJPEG_INTERNAL;
     default:
-        CPhotoLibHEIF_set_message(message, capacity, "HEIF %s failed: %s", stage, text);
+        CPhotoLibJPEG_format_message(message, capacity, "HEIF %s failed: %s", stage, text);
         return CPhotoLibJPEG_INTERNAL;
     }
 }
 
 static int CPhotoLibHEIF_cancelled(CPhotoLibJPEG_Control *control, char *message, size_t capacity) {
     if (control != NULL && CPhotoLibJPEG_control_is_cancelled(control)) {
-        CPhotoLibHEIF_set_message(message, capacity, "the HEIF decode was cancelled");
+        CPhotoLibJPEG_format_message(message, capacity, "the HEIF decode was cancelled");
         return 1;
     }
     return 0;
@@ -222,7 +212,7 @@ static int CPhotoLibHEIF_decode_handle(const struct heif_image_handle *handle, c
     /* Coded planes (4:2:0 at up to 16 bits per sample), the RGB(A) image libheif makes, ours. */
     uint64_t estimate = pixels * (bits > 8 ? 3 : 2) + pixels * (has_alpha ? 4 : 3) + pixels * 3 / ((uint64_t)shrink * shrink);
     if (estimate > limits->max_memory_bytes) {
-        CPhotoLibHEIF_set_message(message, capacity,
+        CPhotoLibJPEG_format_message(message, capacity,
                                   "decoding this %dx%d HEIF needs about %llu bytes, over the memory limit of %llu", width,
                                   height, (unsigned long long)estimate, (unsigned long long)limits->max_memory_bytes);
         return CPhotoLibJPEG_TOO_LARGE;
@@ -246,7 +236,7 @@ static int CPhotoLibHEIF_decode_handle(const struct heif_image_handle *handle, c
     if (error.code != heif_error_Ok || decoded == NULL) {
         int status = CPhotoLibJPEG_INTERNAL;
         if (error.code == heif_error_Ok) {
-            CPhotoLibHEIF_set_message(message, capacity, "HEIF decode produced no image");
+            CPhotoLibJPEG_format_message(message, capacity, "HEIF decode produced no image");
         } else {
             /* Format error.message while everything that may own it is alive. */
             status = CPhotoLibHEIF_status(error, "decoding the image", size, message, capacity);
@@ -267,7 +257,7 @@ static int CPhotoLibHEIF_decode_handle(const struct heif_image_handle *handle, c
         if (planes.interleaved == NULL || planes.width <= 0 || planes.height <= 0 || planes.stride < planes.width * channels ||
             heif_image_get_bits_per_pixel(decoded, heif_channel_interleaved) != 8 * channels) {
             heif_image_release(decoded);
-            CPhotoLibHEIF_set_message(message, capacity, "HEIF decode produced an unexpected pixel layout");
+            CPhotoLibJPEG_format_message(message, capacity, "HEIF decode produced an unexpected pixel layout");
             return CPhotoLibJPEG_INTERNAL;
         }
     }
@@ -281,7 +271,7 @@ static int CPhotoLibHEIF_decode_handle(const struct heif_image_handle *handle, c
     uint8_t *row = status == CPhotoLibJPEG_OK ? malloc((size_t)planes.width * 3) : NULL;
     if (status == CPhotoLibJPEG_OK && row == NULL) {
         CPhotoLibJPEG_shrinker_free(&shrinker);
-        CPhotoLibHEIF_set_message(message, capacity, "out of memory for a HEIF row");
+        CPhotoLibJPEG_format_message(message, capacity, "out of memory for a HEIF row");
         status = CPhotoLibJPEG_INTERNAL;
     }
     if (status != CPhotoLibJPEG_OK) {
@@ -336,16 +326,16 @@ static int CPhotoLibHEIF_session(const uint8_t *data, size_t size, const CPhotoL
                                  CPhotoLibHEIF_Info *info,
                                  CPhotoLibJPEG_Image *image, char *message, size_t capacity) {
     if (limits == NULL) {
-        CPhotoLibHEIF_set_message(message, capacity, "HEIF: missing limits");
+        CPhotoLibJPEG_format_message(message, capacity, "HEIF: missing limits");
         return CPhotoLibJPEG_INVALID_ARGUMENT;
     }
     if (data == NULL || size < 12 || memcmp(data + 4, "ftyp", 4) != 0 ||
         heif_check_filetype(data, (int)(size < 64 ? size : 64)) == heif_filetype_no) {
-        CPhotoLibHEIF_set_message(message, capacity, "not a HEIF file (no ISO-BMFF 'ftyp' box with a HEIF brand)");
+        CPhotoLibJPEG_format_message(message, capacity, "not a HEIF file (no ISO-BMFF 'ftyp' box with a HEIF brand)");
         return CPhotoLibJPEG_NOT_JPEG;
     }
     if ((uint64_t)size > limits->max_input_bytes) {
-        CPhotoLibHEIF_set_message(message, capacity, "HEIF input of %zu bytes exceeds the limit of %llu bytes", size,
+        CPhotoLibJPEG_format_message(message, capacity, "HEIF input of %zu bytes exceeds the limit of %llu bytes", size,
                                   (unsigned long long)limits->max_input_bytes);
         return CPhotoLibJPEG_TOO_LARGE;
     }
@@ -355,7 +345,7 @@ static int CPhotoLibHEIF_session(const uint8_t *data, size_t size, const CPhotoL
     pthread_once(&CPhotoLibHEIF_init_once, CPhotoLibHEIF_init);
     struct heif_context *context = heif_context_alloc();
     if (context == NULL) {
-        CPhotoLibHEIF_set_message(message, capacity, "out of memory creating a HEIF context");
+        CPhotoLibJPEG_format_message(message, capacity, "out of memory creating a HEIF context");
         return CPhotoLibJPEG_INTERNAL;
     }
     uint64_t side = limits->max_pixels < CPhotoLibHEIF_MAX_SIDE ? limits->max_pixels + 1 : CPhotoLibHEIF_MAX_SIDE;
@@ -375,10 +365,10 @@ static int CPhotoLibHEIF_session(const uint8_t *data, size_t size, const CPhotoL
     uint64_t pixels = (uint64_t)(width > 0 ? width : 0) * (uint64_t)(height > 0 ? height : 0);
     int status = CPhotoLibJPEG_OK;
     if (width <= 0 || height <= 0) {
-        CPhotoLibHEIF_set_message(message, capacity, "corrupt HEIF data: primary image size %dx%d", width, height);
+        CPhotoLibJPEG_format_message(message, capacity, "corrupt HEIF data: primary image size %dx%d", width, height);
         status = CPhotoLibJPEG_CORRUPT;
     } else if (pixels > limits->max_pixels) {
-        CPhotoLibHEIF_set_message(message, capacity, "HEIF image of %dx%d (%llu pixels) exceeds the limit of %llu pixels",
+        CPhotoLibJPEG_format_message(message, capacity, "HEIF image of %dx%d (%llu pixels) exceeds the limit of %llu pixels",
                                   width, height, (unsigned long long)pixels, (unsigned long long)limits->max_pixels);
         status = CPhotoLibJPEG_TOO_LARGE;
     } else if (mode == 0 && info != NULL) {
@@ -404,7 +394,7 @@ static int CPhotoLibHEIF_session(const uint8_t *data, size_t size, const CPhotoL
         } else if (mode == 2) {
             struct heif_image_handle *thumbnail = CPhotoLibHEIF_largest_thumbnail(primary);
             if (thumbnail == NULL) {
-                CPhotoLibHEIF_set_message(message, capacity, "this HEIF file has no thumbnail image");
+                CPhotoLibJPEG_format_message(message, capacity, "this HEIF file has no thumbnail image");
                 status = CPhotoLibJPEG_INVALID_ARGUMENT;
             } else {
                 status = CPhotoLibHEIF_decode_handle(thumbnail, limits, control, shrink, flags, size, image, message, capacity);
@@ -422,7 +412,7 @@ static int CPhotoLibHEIF_session(const uint8_t *data, size_t size, const CPhotoL
 int CPhotoLibHEIF_read_header(const uint8_t *data, size_t size, const CPhotoLibJPEG_Limits *limits,
                               CPhotoLibHEIF_Info *info, char *message, size_t message_capacity) {
     if (info == NULL) {
-        CPhotoLibHEIF_set_message(message, message_capacity, "HEIF: missing info");
+        CPhotoLibJPEG_format_message(message, message_capacity, "HEIF: missing info");
         return CPhotoLibJPEG_INVALID_ARGUMENT;
     }
     memset(info, 0, sizeof *info);
@@ -436,7 +426,7 @@ int CPhotoLibHEIF_decode(const uint8_t *data, size_t size, const CPhotoLibJPEG_L
         memset(image, 0, sizeof *image);
     }
     if (shrink == 0) {
-        CPhotoLibHEIF_set_message(message, message_capacity, "HEIF: shrink factor 0");
+        CPhotoLibJPEG_format_message(message, message_capacity, "HEIF: shrink factor 0");
         return CPhotoLibJPEG_INVALID_ARGUMENT;
     }
     return CPhotoLibHEIF_session(data, size, limits, control, (flags & CPhotoLibHEIF_DECODE_THUMBNAIL) ? 2 : 1, shrink,

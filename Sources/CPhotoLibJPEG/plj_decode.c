@@ -103,30 +103,30 @@ static int CPhotoLibJPEG_precheck(const uint8_t *data, size_t size,
                                   const CPhotoLibJPEG_Limits *limits,
                                   char *message, size_t capacity) {
     if (limits == NULL) {
-        CPhotoLibJPEG_set_message(message, capacity, "no limits given");
+        CPhotoLibJPEG_format_message(message, capacity, "no limits given");
         return CPhotoLibJPEG_INVALID_ARGUMENT;
     }
     if (size == 0 || data == NULL) {
-        CPhotoLibJPEG_set_message(message, capacity, "not a JPEG file: the input is empty (0 bytes)");
+        CPhotoLibJPEG_format_message(message, capacity, "not a JPEG file: the input is empty (0 bytes)");
         return CPhotoLibJPEG_NOT_JPEG;
     }
     if (limits->max_input_bytes > 0 && (uint64_t)size > limits->max_input_bytes) {
-        CPhotoLibJPEG_set_message(message, capacity,
+        CPhotoLibJPEG_format_message(message, capacity,
                                   "JPEG input is %zu bytes, more than the configured maximum of %llu bytes",
                                   size, (unsigned long long)limits->max_input_bytes);
         return CPhotoLibJPEG_TOO_LARGE;
     }
     if ((unsigned long)size != size) {
-        CPhotoLibJPEG_set_message(message, capacity, "JPEG input too large for libjpeg");
+        CPhotoLibJPEG_format_message(message, capacity, "JPEG input too large for libjpeg");
         return CPhotoLibJPEG_TOO_LARGE;
     }
     if (size < 2 || data[0] != 0xFF || data[1] != 0xD8) {
         if (size >= 2) {
-            CPhotoLibJPEG_set_message(message, capacity,
+            CPhotoLibJPEG_format_message(message, capacity,
                                       "not a JPEG file: starts with 0x%02X 0x%02X, expected the SOI marker 0xFF 0xD8",
                                       data[0], data[1]);
         } else {
-            CPhotoLibJPEG_set_message(message, capacity,
+            CPhotoLibJPEG_format_message(message, capacity,
                                       "not a JPEG file: only %zu byte, expected the SOI marker 0xFF 0xD8", size);
         }
         return CPhotoLibJPEG_NOT_JPEG;
@@ -307,17 +307,17 @@ int CPhotoLibJPEG_decode_ex(const uint8_t *data, size_t size,
         *used_early_scan = 0;
     }
     if (options == NULL) {
-        CPhotoLibJPEG_set_message(message, message_capacity, "decode: no options given");
+        CPhotoLibJPEG_format_message(message, message_capacity, "decode: no options given");
         return CPhotoLibJPEG_INVALID_ARGUMENT;
     }
     uint32_t scale_num = options->scale_num;
     if (scale_num < 1 || scale_num > 8) {
-        CPhotoLibJPEG_set_message(message, message_capacity,
+        CPhotoLibJPEG_format_message(message, message_capacity,
                                   "DCT scale %u/8 is out of range (1/8...8/8)", scale_num);
         return CPhotoLibJPEG_INVALID_ARGUMENT;
     }
     if (CPhotoLibJPEG_control_is_cancelled(options->control)) {
-        CPhotoLibJPEG_set_message(message, message_capacity, "the image work was cancelled");
+        CPhotoLibJPEG_format_message(message, message_capacity, "the image work was cancelled");
         return CPhotoLibJPEG_CANCELLED;
     }
     int status = CPhotoLibJPEG_precheck(data, size, limits, message, message_capacity);

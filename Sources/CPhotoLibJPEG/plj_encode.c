@@ -37,32 +37,32 @@ int CPhotoLibJPEG_encode_ex(const CPhotoLibJPEG_Image *image,
                             uint8_t **output, size_t *output_size,
                             char *message, size_t message_capacity) {
     if (output == NULL || output_size == NULL || image == NULL || image->pixels == NULL || options == NULL) {
-        CPhotoLibJPEG_set_message(message, message_capacity, "encode: missing image, options or output");
+        CPhotoLibJPEG_format_message(message, message_capacity, "encode: missing image, options or output");
         return CPhotoLibJPEG_INVALID_ARGUMENT;
     }
     *output = NULL;
     *output_size = 0;
     int quality = options->quality;
     if (quality < 1 || quality > 100) {
-        CPhotoLibJPEG_set_message(message, message_capacity,
+        CPhotoLibJPEG_format_message(message, message_capacity,
                                   "JPEG quality %d is out of range (1...100)", quality);
         return CPhotoLibJPEG_INVALID_ARGUMENT;
     }
     int h_samp = options->h_samp == 0 ? 2 : options->h_samp;
     int v_samp = options->v_samp == 0 ? 2 : options->v_samp;
     if (h_samp < 1 || h_samp > 2 || v_samp < 1 || v_samp > 2) {
-        CPhotoLibJPEG_set_message(message, message_capacity,
+        CPhotoLibJPEG_format_message(message, message_capacity,
                                   "luma sampling factors %dx%d are out of range (1x1, 2x1, 1x2 or 2x2)", h_samp, v_samp);
         return CPhotoLibJPEG_INVALID_ARGUMENT;
     }
     if (options->restart_rows < 0 || options->restart_rows > 65535) {
-        CPhotoLibJPEG_set_message(message, message_capacity,
+        CPhotoLibJPEG_format_message(message, message_capacity,
                                   "restart interval %d rows is out of range (0...65535)", options->restart_rows);
         return CPhotoLibJPEG_INVALID_ARGUMENT;
     }
     if (image->width == 0 || image->height == 0 || image->width > JPEG_MAX_DIMENSION ||
         image->height > JPEG_MAX_DIMENSION) {
-        CPhotoLibJPEG_set_message(message, message_capacity,
+        CPhotoLibJPEG_format_message(message, message_capacity,
                                   "cannot encode a %ux%u image (1...%ld pixels per side)",
                                   image->width, image->height, (long)JPEG_MAX_DIMENSION);
         return CPhotoLibJPEG_INVALID_ARGUMENT;
@@ -73,12 +73,12 @@ int CPhotoLibJPEG_encode_ex(const CPhotoLibJPEG_Image *image,
     case 3: in_space = JCS_RGB; break;
     case 4: in_space = JCS_CMYK; break;
     default:
-        CPhotoLibJPEG_set_message(message, message_capacity,
+        CPhotoLibJPEG_format_message(message, message_capacity,
                                   "cannot encode %u components per pixel (1, 3 or 4)", image->components);
         return CPhotoLibJPEG_INVALID_ARGUMENT;
     }
     if (CPhotoLibJPEG_control_is_cancelled(options->control)) {
-        CPhotoLibJPEG_set_message(message, message_capacity, "the image work was cancelled");
+        CPhotoLibJPEG_format_message(message, message_capacity, "the image work was cancelled");
         return CPhotoLibJPEG_CANCELLED;
     }
 

@@ -118,7 +118,7 @@ static void set_saturation(CPhotoLibJPEG_ColorOp *op, int32_t factor) {
 
 static int check_amount(int32_t amount_permille, char *message, size_t capacity) {
     if (amount_permille < 0 || amount_permille > 1000) {
-        CPhotoLibJPEG_set_message(message, capacity, "filter intensity %d‰ is outside 0...1000‰", amount_permille);
+        CPhotoLibJPEG_format_message(message, capacity, "filter intensity %d‰ is outside 0...1000‰", amount_permille);
         return CPhotoLibJPEG_INVALID_ARGUMENT;
     }
     return CPhotoLibJPEG_OK;
@@ -127,7 +127,7 @@ static int check_amount(int32_t amount_permille, char *message, size_t capacity)
 int CPhotoLibJPEG_color_op_filter(int32_t filter, int32_t amount_permille, CPhotoLibJPEG_ColorOp *op,
                                   char *message, size_t message_capacity) {
     if (op == NULL) {
-        CPhotoLibJPEG_set_message(message, message_capacity, "color_op_filter: missing op");
+        CPhotoLibJPEG_format_message(message, message_capacity, "color_op_filter: missing op");
         return CPhotoLibJPEG_INVALID_ARGUMENT;
     }
     int status = check_amount(amount_permille, message, message_capacity);
@@ -210,7 +210,7 @@ int CPhotoLibJPEG_color_op_filter(int32_t filter, int32_t amount_permille, CPhot
         break;
     }
     default:
-        CPhotoLibJPEG_set_message(message, message_capacity,
+        CPhotoLibJPEG_format_message(message, message_capacity,
                                   "unknown filter %d (1 Noir ... 9 Transfer)", filter);
         return CPhotoLibJPEG_INVALID_ARGUMENT;
     }
@@ -221,7 +221,7 @@ int CPhotoLibJPEG_color_op_filter(int32_t filter, int32_t amount_permille, CPhot
 int CPhotoLibJPEG_color_op_exposure(int32_t ev_hundredths, CPhotoLibJPEG_ColorOp *op,
                                     char *message, size_t message_capacity) {
     if (op == NULL || ev_hundredths < -400 || ev_hundredths > 400) {
-        CPhotoLibJPEG_set_message(message, message_capacity,
+        CPhotoLibJPEG_format_message(message, message_capacity,
                                   "exposure %d/100 EV is outside -4...4 EV", ev_hundredths);
         return CPhotoLibJPEG_INVALID_ARGUMENT;
     }
@@ -239,7 +239,7 @@ int CPhotoLibJPEG_color_op_exposure(int32_t ev_hundredths, CPhotoLibJPEG_ColorOp
 int CPhotoLibJPEG_color_op_contrast(int32_t amount_permille, CPhotoLibJPEG_ColorOp *op,
                                     char *message, size_t message_capacity) {
     if (op == NULL || amount_permille < -1000 || amount_permille > 1000) {
-        CPhotoLibJPEG_set_message(message, message_capacity,
+        CPhotoLibJPEG_format_message(message, message_capacity,
                                   "contrast %d‰ is outside -1000...1000‰", amount_permille);
         return CPhotoLibJPEG_INVALID_ARGUMENT;
     }
@@ -256,7 +256,7 @@ int CPhotoLibJPEG_color_op_contrast(int32_t amount_permille, CPhotoLibJPEG_Color
 int CPhotoLibJPEG_color_op_saturation(int32_t amount_permille, CPhotoLibJPEG_ColorOp *op,
                                       char *message, size_t message_capacity) {
     if (op == NULL || amount_permille < -1000 || amount_permille > 1000) {
-        CPhotoLibJPEG_set_message(message, message_capacity,
+        CPhotoLibJPEG_format_message(message, message_capacity,
                                   "saturation %d‰ is outside -1000...1000‰", amount_permille);
         return CPhotoLibJPEG_INVALID_ARGUMENT;
     }

@@ -12,18 +12,6 @@
 
 #include "include/CPhotoLibJPEG.h"
 
-/* Writes a printf-style message into the caller's buffer (if any), always terminated. */
-__attribute__((format(printf, 3, 4)))
-static inline void CPhotoLibJPEG_set_message(char *message, size_t capacity, const char *format, ...) {
-    if (message == NULL || capacity == 0) {
-        return;
-    }
-    va_list arguments;
-    va_start(arguments, format);
-    vsnprintf(message, capacity, format, arguments);
-    va_end(arguments);
-}
-
 /* Bytes needed for an image, or 0 when width * height * components overflows size_t. */
 static inline size_t CPhotoLibJPEG_image_bytes(uint64_t width, uint64_t height, uint64_t components) {
     if (width == 0 || height == 0 || components == 0) {

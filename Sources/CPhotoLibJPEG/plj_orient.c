@@ -30,24 +30,24 @@ int CPhotoLibJPEG_image_alloc(uint32_t width, uint32_t height, uint32_t componen
                               CPhotoLibJPEG_Image *image,
                               char *message, size_t message_capacity) {
     if (image == NULL) {
-        CPhotoLibJPEG_set_message(message, message_capacity, "image_alloc: missing image");
+        CPhotoLibJPEG_format_message(message, message_capacity, "image_alloc: missing image");
         return CPhotoLibJPEG_INVALID_ARGUMENT;
     }
     memset(image, 0, sizeof *image);
     if (components != 1 && components != 3 && components != 4) {
-        CPhotoLibJPEG_set_message(message, message_capacity,
+        CPhotoLibJPEG_format_message(message, message_capacity,
                                   "image_alloc: %u components per pixel (1, 3 or 4)", components);
         return CPhotoLibJPEG_INVALID_ARGUMENT;
     }
     size_t bytes = CPhotoLibJPEG_image_bytes(width, height, components);
     if (bytes == 0 || width > 65535 || height > 65535) {
-        CPhotoLibJPEG_set_message(message, message_capacity,
+        CPhotoLibJPEG_format_message(message, message_capacity,
                                   "image_alloc: %ux%u is out of range (1...65535 per side)", width, height);
         return CPhotoLibJPEG_INVALID_ARGUMENT;
     }
     image->pixels = calloc(bytes, 1);
     if (image->pixels == NULL) {
-        CPhotoLibJPEG_set_message(message, message_capacity, "image_alloc: out of memory (%.1f MB)",
+        CPhotoLibJPEG_format_message(message, message_capacity, "image_alloc: out of memory (%.1f MB)",
                                   CPhotoLibJPEG_megabytes(bytes));
         return CPhotoLibJPEG_INTERNAL;
     }
@@ -61,12 +61,12 @@ int CPhotoLibJPEG_orient(const CPhotoLibJPEG_Image *source, int orientation,
                          CPhotoLibJPEG_Image *destination,
                          char *message, size_t message_capacity) {
     if (source == NULL || destination == NULL || source->pixels == NULL) {
-        CPhotoLibJPEG_set_message(message, message_capacity, "orient: missing image");
+        CPhotoLibJPEG_format_message(message, message_capacity, "orient: missing image");
         return CPhotoLibJPEG_INVALID_ARGUMENT;
     }
     memset(destination, 0, sizeof *destination);
     if (orientation < 1 || orientation > 8) {
-        CPhotoLibJPEG_set_message(message, message_capacity,
+        CPhotoLibJPEG_format_message(message, message_capacity,
                                   "EXIF orientation %d is out of range (1...8)", orientation);
         return CPhotoLibJPEG_INVALID_ARGUMENT;
     }
@@ -111,13 +111,13 @@ int CPhotoLibJPEG_crop(const CPhotoLibJPEG_Image *source,
                        CPhotoLibJPEG_Image *destination,
                        char *message, size_t message_capacity) {
     if (source == NULL || destination == NULL || source->pixels == NULL) {
-        CPhotoLibJPEG_set_message(message, message_capacity, "crop: missing image");
+        CPhotoLibJPEG_format_message(message, message_capacity, "crop: missing image");
         return CPhotoLibJPEG_INVALID_ARGUMENT;
     }
     memset(destination, 0, sizeof *destination);
     if (width == 0 || height == 0 || (uint64_t)x + width > source->width ||
         (uint64_t)y + height > source->height) {
-        CPhotoLibJPEG_set_message(message, message_capacity,
+        CPhotoLibJPEG_format_message(message, message_capacity,
                                   "crop %ux%u at (%u, %u) does not lie inside the %ux%u image",
                                   width, height, x, y, source->width, source->height);
         return CPhotoLibJPEG_INVALID_ARGUMENT;
@@ -137,12 +137,12 @@ int CPhotoLibJPEG_crop(const CPhotoLibJPEG_Image *source,
 int CPhotoLibJPEG_paste(const CPhotoLibJPEG_Image *source, CPhotoLibJPEG_Image *destination,
                         int32_t x, int32_t y, char *message, size_t message_capacity) {
     if (source == NULL || destination == NULL || source->pixels == NULL || destination->pixels == NULL) {
-        CPhotoLibJPEG_set_message(message, message_capacity, "paste: missing image");
+        CPhotoLibJPEG_format_message(message, message_capacity, "paste: missing image");
         return CPhotoLibJPEG_INVALID_ARGUMENT;
     }
     const uint32_t in_n = source->components, out_n = destination->components;
     if (in_n != out_n && !(in_n == 1 && out_n == 3)) {
-        CPhotoLibJPEG_set_message(message, message_capacity,
+        CPhotoLibJPEG_format_message(message, message_capacity,
                                   "paste: cannot paste %u components into an image with %u", in_n, out_n);
         return CPhotoLibJPEG_INVALID_ARGUMENT;
     }

@@ -212,18 +212,18 @@ int CPhotoLibJPEG_resample(const CPhotoLibJPEG_Image *source,
                            CPhotoLibJPEG_Image *destination,
                            char *message, size_t message_capacity) {
     if (source == NULL || destination == NULL || source->pixels == NULL) {
-        CPhotoLibJPEG_set_message(message, message_capacity, "resample: missing image");
+        CPhotoLibJPEG_format_message(message, message_capacity, "resample: missing image");
         return CPhotoLibJPEG_INVALID_ARGUMENT;
     }
     memset(destination, 0, sizeof *destination);
     uint32_t components = source->components;
     if (components < 1 || components > 4 || source->width == 0 || source->height == 0) {
-        CPhotoLibJPEG_set_message(message, message_capacity, "resample: invalid %ux%u image with %u components",
+        CPhotoLibJPEG_format_message(message, message_capacity, "resample: invalid %ux%u image with %u components",
                                   source->width, source->height, components);
         return CPhotoLibJPEG_INVALID_ARGUMENT;
     }
     if (width == 0 || height == 0 || width > 65535 || height > 65535) {
-        CPhotoLibJPEG_set_message(message, message_capacity,
+        CPhotoLibJPEG_format_message(message, message_capacity,
                                   "resample: target size %ux%u is out of range (1...65535)", width, height);
         return CPhotoLibJPEG_INVALID_ARGUMENT;
     }
@@ -240,7 +240,7 @@ int CPhotoLibJPEG_resample(const CPhotoLibJPEG_Image *source,
     uint64_t needed = (uint64_t)intermediate_bytes + output_bytes + accumulator_bytes;
     if (intermediate_bytes == 0 || output_bytes == 0 ||
         (max_memory_bytes > 0 && needed > max_memory_bytes)) {
-        CPhotoLibJPEG_set_message(message, message_capacity,
+        CPhotoLibJPEG_format_message(message, message_capacity,
                                   "resampling %ux%u to %ux%u needs about %.1f MB, more than the configured maximum of %.1f MB",
                                   source->width, source->height, width, height,
                                   CPhotoLibJPEG_megabytes(needed), CPhotoLibJPEG_megabytes(max_memory_bytes));
@@ -248,7 +248,7 @@ int CPhotoLibJPEG_resample(const CPhotoLibJPEG_Image *source,
     }
     uint8_t *output = malloc(output_bytes);
     if (output == NULL) {
-        CPhotoLibJPEG_set_message(message, message_capacity, "resample: out of memory (%.1f MB)",
+        CPhotoLibJPEG_format_message(message, message_capacity, "resample: out of memory (%.1f MB)",
                                   CPhotoLibJPEG_megabytes(output_bytes));
         return CPhotoLibJPEG_INTERNAL;
     }
@@ -278,7 +278,7 @@ int CPhotoLibJPEG_resample(const CPhotoLibJPEG_Image *source,
         free(accumulator);
         if (!ok) {
             free(output);
-            CPhotoLibJPEG_set_message(message, message_capacity, "resample: out of memory");
+            CPhotoLibJPEG_format_message(message, message_capacity, "resample: out of memory");
             return CPhotoLibJPEG_INTERNAL;
         }
     }

@@ -56,11 +56,11 @@ static void CPhotoLibJPEG_describe(j_common_ptr common, int status) {
     size_t offset = CPhotoLibJPEG_input_offset(manager);
     switch (status) {
     case CPhotoLibJPEG_NOT_JPEG:
-        CPhotoLibJPEG_set_message(manager->message, manager->message_capacity,
+        CPhotoLibJPEG_format_message(manager->message, manager->message_capacity,
                                   "not a JPEG file (libjpeg: %s)", text);
         break;
     case CPhotoLibJPEG_TRUNCATED:
-        CPhotoLibJPEG_set_message(manager->message, manager->message_capacity,
+        CPhotoLibJPEG_format_message(manager->message, manager->message_capacity,
                                   "truncated JPEG data: premature end of file after %zu bytes (libjpeg: %s)",
                                   manager->input_size, text);
         break;
@@ -71,21 +71,21 @@ static void CPhotoLibJPEG_describe(j_common_ptr common, int status) {
         if (strncmp(detail, prefix, sizeof prefix - 1) == 0) {
             detail += sizeof prefix - 1;
         }
-        CPhotoLibJPEG_set_message(manager->message, manager->message_capacity,
+        CPhotoLibJPEG_format_message(manager->message, manager->message_capacity,
                                   "corrupt JPEG data near byte %zu of %zu: %s",
                                   offset, manager->input_size, detail);
         break;
     }
     case CPhotoLibJPEG_TOO_LARGE:
-        CPhotoLibJPEG_set_message(manager->message, manager->message_capacity,
+        CPhotoLibJPEG_format_message(manager->message, manager->message_capacity,
                                   "JPEG image too large for the configured limits (libjpeg: %s)", text);
         break;
     case CPhotoLibJPEG_UNSUPPORTED:
-        CPhotoLibJPEG_set_message(manager->message, manager->message_capacity,
+        CPhotoLibJPEG_format_message(manager->message, manager->message_capacity,
                                   "unsupported JPEG variant (libjpeg: %s)", text);
         break;
     default:
-        CPhotoLibJPEG_set_message(manager->message, manager->message_capacity,
+        CPhotoLibJPEG_format_message(manager->message, manager->message_capacity,
                                   "internal JPEG library error (libjpeg: %s)", text);
         break;
     }

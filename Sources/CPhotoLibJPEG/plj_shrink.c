@@ -17,12 +17,12 @@ int CPhotoLibJPEG_shrinker_init(CPhotoLibJPEG_Shrinker *shrinker, uint32_t width
                                 uint32_t components, uint32_t factor, uint64_t max_memory_bytes,
                                 char *message, size_t message_capacity) {
     if (shrinker == NULL) {
-        CPhotoLibJPEG_set_message(message, message_capacity, "shrinker_init: missing shrinker");
+        CPhotoLibJPEG_format_message(message, message_capacity, "shrinker_init: missing shrinker");
         return CPhotoLibJPEG_INVALID_ARGUMENT;
     }
     memset(shrinker, 0, sizeof *shrinker);
     if (width == 0 || height == 0 || factor == 0 || (components != 1 && components != 3)) {
-        CPhotoLibJPEG_set_message(message, message_capacity, "shrinker_init: %ux%u, %u components, factor %u", width,
+        CPhotoLibJPEG_format_message(message, message_capacity, "shrinker_init: %ux%u, %u components, factor %u", width,
                                   height, components, factor);
         return CPhotoLibJPEG_INVALID_ARGUMENT;
     }
@@ -31,7 +31,7 @@ int CPhotoLibJPEG_shrinker_init(CPhotoLibJPEG_Shrinker *shrinker, uint32_t width
     size_t bytes = CPhotoLibJPEG_image_bytes(out_width, out_height, components);
     size_t sums = factor > 1 ? (size_t)out_width * components * sizeof(uint32_t) : 0;
     if (bytes == 0 || (max_memory_bytes != 0 && (uint64_t)bytes + sums > max_memory_bytes)) {
-        CPhotoLibJPEG_set_message(message, message_capacity,
+        CPhotoLibJPEG_format_message(message, message_capacity,
                                   "a %ux%u image needs %zu bytes, over the memory limit of %llu", out_width,
                                   out_height, bytes, (unsigned long long)max_memory_bytes);
         return CPhotoLibJPEG_TOO_LARGE;
@@ -40,7 +40,7 @@ int CPhotoLibJPEG_shrinker_init(CPhotoLibJPEG_Shrinker *shrinker, uint32_t width
     shrinker->sums = sums > 0 ? calloc(1, sums) : NULL;
     if (shrinker->image.pixels == NULL || (sums > 0 && shrinker->sums == NULL)) {
         CPhotoLibJPEG_shrinker_free(shrinker);
-        CPhotoLibJPEG_set_message(message, message_capacity, "out of memory for a %ux%u image", out_width, out_height);
+        CPhotoLibJPEG_format_message(message, message_capacity, "out of memory for a %ux%u image", out_width, out_height);
         return CPhotoLibJPEG_INTERNAL;
     }
     shrinker->image.width = out_width;

@@ -21,16 +21,6 @@
 /* Unknown and sPLT chunks kept in memory at most. */
 #define CPhotoLibPNG_CHUNK_CACHE_MAX 128
 
-static void CPhotoLibPNG_set_message(char *message, size_t capacity, const char *format, ...) {
-    if (message == NULL || capacity == 0) {
-        return;
-    }
-    va_list arguments;
-    va_start(arguments, format);
-    vsnprintf(message, capacity, format, arguments);
-    va_end(arguments);
-}
-
 /* One session's state, reachable from libpng's callbacks through png_get_error_ptr / io_ptr. */
 typedef struct CPhotoLibPNG_Session {
     const uint8_t *data;
@@ -109,19 +99,19 @@ static void CPhotoLibPNG_find_metadata(const uint8_t *data, size_t size, CPhotoL
 /* Classifies a failed session. */
 static int CPhotoLibPNG_failure(const CPhotoLibPNG_Session *session, char *message, size_t capacity) {
     if (session->status != CPhotoLibJPEG_OK) {
-        CPhotoLibPNG_set_message(message, capacity, "%s", session->text);
+        CPhotoLibJPEG_format_message(message, capacity, "%s", session->text);
         return session->status;
     }
     if (session->truncated) {
-        CPhotoLibPNG_set_message(message, capacity, "truncated PNG data: the file ends after %zu bytes",
+        CPhotoLibJPEG_format_message(message, capacity, "truncated PNG data: the file ends after %zu bytes",
                                  session->size);
         return CPhotoLibJPEG_TRUNCATED;
     }
     if (strstr(session->text, "memory") != NULL && strstr(session->text, "chunk") == NULL) {
-        CPhotoLibPNG_set_message(message, capacity, "PNG decode failed: %s", session->text);
+        CPhotoLibJPEG_format_message(message, capacity, "PNG decode failed: %s", session->text);
         return CPhotoLibJPEG_INTERNAL;
     }
-    CPhotoLibPNG_set_message(message, capacity, "corrupt PNG data: %s", session->text);
+    CPhotoLibJPEG_format_message(message, capacity, "corrupt PNG data: %s", session->text);
     return CPhotoLibJPEG_CORRUPT;
 }
 
@@ -138,15 +128,15 @@ static void CPhotoLibPNG_refuse(png_structp png, CPhotoLibPNG_Session *session, 
 static int CPhotoLibPNG_check_input(const uint8_t *data, size_t size, const CPhotoLibJPEG_Limits *limits,
                                     char *message, size_t capacity) {
     if (limits == NULL) {
-        CPhotoLibPNG_set_message(message, capacity, "PNG: missing limits");
+        CPhotoLibJPEG_format_message(message, capacity, "PNG: missing limits");
         return CPhotoLibJPEG_INVALID_ARGUMENT;
     }
     if (data == NULL || size < 8 || png_sig_cmp(data, 0, 8) != 0) {
-        CPhotoLibPNG_set_message(message, capacity, "not a PNG file (no PNG signature in the first 8 bytes)");
+        CPhotoLibJPEG_format_message(message, capacity, "not a PNG file (no PNG signature in the first 8 bytes)");
         return CPhotoLibJPEG_NOT_JPEG;
     }
     if ((uint64_t)size > limits->max_input_bytes) {
-        CPhotoLibPNG_set_message(message, capacity, "PNG input of %zu bytes exceeds the limit of %llu bytes", size,
+        CPhotoLibJPEG_format_message(message, capacity, "PNG input of %zu bytes exceeds the limit of %llu bytes", size,
                                  (unsigned long long)limits->max_input_bytes);
         return CPhotoLibJPEG_TOO_LARGE;
     }
@@ -184,13 +174,13 @@ static int CPhotoLibPNG_session(const uint8_t *data, size_t size, const CPhotoLi
     png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &session, CPhotoLibPNG_error,
                                              CPhotoLibPNG_warning);
     if (png == NULL) {
-        CPhotoLibPNG_set_message(message, capacity, "PNG: out of memory creating the decoder");
+        CPhotoLibJPEG_format_message(message, capacity, "PNG: out of memory creating the decoder");
         return CPhotoLibJPEG_INTERNAL;
     }
     png_infop png_info = png_create_info_struct(png);
     if (png_info == NULL) {
         png_destroy_read_struct(&png, NULL, NULL);
-        CPhotoLibPNG_set_message(message, capacity, "PNG: out of memory creating the decoder");
+        CPhotoLibJPEG_format_message(message, capacity, "PNG: out of memory creating the decoder");
         return CPhotoLibJPEG_INTERNAL;
     }
     /* Everything libpng allocates is freed by png_destroy_read_struct; ours is below. */
@@ -337,7 +327,7 @@ int CPhotoLibPNG_decode(const uint8_t *data, size_t size, const CPhotoLibJPEG_Li
         memset(image, 0, sizeof *image);
     }
     if (shrink == 0) {
-        CPhotoLibPNG_set_message(message, message_capacity, "PNG: shrink factor 0");
+        CPhotoLibJPEG_format_message(message, message_capacity, "PNG: shrink factor 0");
         return CPhotoLibJPEG_INVALID_ARGUMENT;
     }
     int status = CPhotoLibPNG_check_input(data, size, limits, message, message_capacity);

@@ -60,9 +60,6 @@ void CPhotoLibVideo_clear_log(void);
 /* This thread's last FFmpeg warning or error since CPhotoLibVideo_clear_log ("" if none). */
 const char *CPhotoLibVideo_last_log(void);
 
-/* Writes a printf-style message into `message` (truncated to `capacity`). */
-void CPhotoLibVideo_set_message(char *message, size_t capacity, const char *format, ...)
-    __attribute__((format(printf, 3, 4)));
 
 /* MARK: Session (pv_session.c) */
 

@@ -22,7 +22,7 @@ int CPhotoLibVideo_source_open(CPhotoLibVideo_Source *source, const char *path,
     source->fd = -1;
     if (path == NULL) {
         if (data == NULL && size > 0) {
-            CPhotoLibVideo_set_message(message, capacity, "no bytes given");
+            CPhotoLibJPEG_format_message(message, capacity, "no bytes given");
             return CPhotoLibVideo_INVALID_ARGUMENT;
         }
         source->data = data;
@@ -34,19 +34,19 @@ int CPhotoLibVideo_source_open(CPhotoLibVideo_Source *source, const char *path,
         fd = open(path, O_RDONLY | O_CLOEXEC);
     } while (fd < 0 && errno == EINTR);
     if (fd < 0) {
-        CPhotoLibVideo_set_message(message, capacity, "cannot open the video file: %s", strerror(errno));
+        CPhotoLibJPEG_format_message(message, capacity, "cannot open the video file: %s", strerror(errno));
         return CPhotoLibVideo_UNREADABLE;
     }
     struct stat status;
     if (fstat(fd, &status) != 0) {
         int error = errno;
         close(fd);
-        CPhotoLibVideo_set_message(message, capacity, "cannot read the video file's size: %s", strerror(error));
+        CPhotoLibJPEG_format_message(message, capacity, "cannot read the video file's size: %s", strerror(error));
         return CPhotoLibVideo_UNREADABLE;
     }
     if (!S_ISREG(status.st_mode)) {
         close(fd);
-        CPhotoLibVideo_set_message(message, capacity, "the video path is not a regular file");
+        CPhotoLibJPEG_format_message(message, capacity, "the video path is not a regular file");
         return CPhotoLibVideo_UNREADABLE;
     }
     source->fd = fd;

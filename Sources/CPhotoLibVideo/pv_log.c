@@ -46,10 +46,3 @@ const char *CPhotoLibVideo_last_log(void) {
     return CPhotoLibVideo_log_line;
 }
 
-void CPhotoLibVideo_set_message(char *message, size_t capacity, const char *format, ...) {
-    if (message == NULL || capacity == 0) return;
-    va_list arguments;
-    va_start(arguments, format);
-    vsnprintf(message, capacity, format, arguments);
-    va_end(arguments);
-}

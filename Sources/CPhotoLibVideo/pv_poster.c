@@ -94,13 +94,13 @@ int CPhotoLibVideo_open_decoder(CPhotoLibVideo_Session *session, char *message, 
     }
     const AVCodec *codec = allowed ? avcodec_find_decoder(parameters->codec_id) : NULL;
     if (codec == NULL) {
-        CPhotoLibVideo_set_message(message, capacity, "the video codec %s is not supported",
+        CPhotoLibJPEG_format_message(message, capacity, "the video codec %s is not supported",
                                    avcodec_get_name(parameters->codec_id));
         return CPhotoLibVideo_UNSUPPORTED;
     }
     AVCodecContext *decoder = avcodec_alloc_context3(codec);
     if (decoder == NULL) {
-        CPhotoLibVideo_set_message(message, capacity, "out of memory opening the %s decoder", codec->name);
+        CPhotoLibJPEG_format_message(message, capacity, "out of memory opening the %s decoder", codec->name);
         return CPhotoLibVideo_INTERNAL;
     }
     int error = avcodec_parameters_to_context(decoder, parameters);
@@ -131,9 +131,9 @@ static int CPhotoLibVideo_decode(CPhotoLibVideo_Session *session, AVPacket *pack
     if (error == AVERROR_EOF || error == AVERROR(EAGAIN)) {
         const char *log = CPhotoLibVideo_last_log();
         if (log[0] != '\0') {
-            CPhotoLibVideo_set_message(message, capacity, "damaged video: the poster keyframe decodes to no picture (FFmpeg: %s)", log);
+            CPhotoLibJPEG_format_message(message, capacity, "damaged video: the poster keyframe decodes to no picture (FFmpeg: %s)", log);
         } else {
-            CPhotoLibVideo_set_message(message, capacity, "damaged video: the poster keyframe decodes to no picture");
+            CPhotoLibJPEG_format_message(message, capacity, "damaged video: the poster keyframe decodes to no picture");
         }
         return CPhotoLibVideo_CORRUPT;
     }
@@ -143,19 +143,19 @@ static int CPhotoLibVideo_decode(CPhotoLibVideo_Session *session, AVPacket *pack
         const char *size = strstr(CPhotoLibVideo_last_log(), "Picture size ");
         if (size != NULL && sscanf(size, "Picture size %ux%u", &width, &height) == 2 &&
             (uint64_t)width * height > session->limits.max_pixels) {
-            CPhotoLibVideo_set_message(message, capacity, "the video's frames are %ux%u, more than the limit of %llu pixels",
+            CPhotoLibJPEG_format_message(message, capacity, "the video's frames are %ux%u, more than the limit of %llu pixels",
                                        width, height, (unsigned long long)session->limits.max_pixels);
             return CPhotoLibVideo_TOO_LARGE;
         }
         return CPhotoLibVideo_fail(session, error, "cannot decode the poster keyframe", message, capacity);
     }
     if ((frame->flags & AV_FRAME_FLAG_CORRUPT) || frame->decode_error_flags != 0) {
-        CPhotoLibVideo_set_message(message, capacity, "damaged video: the poster keyframe is corrupt");
+        CPhotoLibJPEG_format_message(message, capacity, "damaged video: the poster keyframe is corrupt");
         return CPhotoLibVideo_CORRUPT;
     }
     if (frame->width <= 0 || frame->height <= 0 ||
         (uint64_t)frame->width * (uint64_t)frame->height > session->limits.max_pixels) {
-        CPhotoLibVideo_set_message(message, capacity, "the decoded frame is %dx%d, outside the limit of %llu pixels",
+        CPhotoLibJPEG_format_message(message, capacity, "the decoded frame is %dx%d, outside the limit of %llu pixels",
                                    frame->width, frame->height, (unsigned long long)session->limits.max_pixels);
         return CPhotoLibVideo_TOO_LARGE;
     }
@@ -196,14 +196,14 @@ static int CPhotoLibVideo_convert(const CPhotoLibVideo_Session *session, const A
         height = (uint32_t)frame->height;
     }
     if ((uint64_t)width * height * 3 > session->limits.max_memory_bytes) {
-        CPhotoLibVideo_set_message(message, capacity, "a %ux%u RGB frame needs more than the limit of %llu bytes",
+        CPhotoLibJPEG_format_message(message, capacity, "a %ux%u RGB frame needs more than the limit of %llu bytes",
                                    width, height, (unsigned long long)session->limits.max_memory_bytes);
         return CPhotoLibVideo_TOO_LARGE;
     }
     int full_range = 0;
     enum AVPixelFormat source_format = CPhotoLibVideo_plain_format(frame, &full_range);
     if (!sws_isSupportedInput(source_format)) {
-        CPhotoLibVideo_set_message(message, capacity, "the pixel format %s cannot be converted",
+        CPhotoLibJPEG_format_message(message, capacity, "the pixel format %s cannot be converted",
                                    av_get_pix_fmt_name(source_format) ? av_get_pix_fmt_name(source_format) : "(unknown)");
         return CPhotoLibVideo_UNSUPPORTED;
     }
@@ -211,7 +211,7 @@ static int CPhotoLibVideo_convert(const CPhotoLibVideo_Session *session, const A
     struct SwsContext *scaler = sws_getContext(frame->width, frame->height, source_format, (int)width, (int)height,
                                                AV_PIX_FMT_RGB24, same ? SWS_BILINEAR : SWS_AREA, NULL, NULL, NULL);
     if (scaler == NULL) {
-        CPhotoLibVideo_set_message(message, capacity, "cannot convert a %dx%d %s frame to %ux%u RGB",
+        CPhotoLibJPEG_format_message(message, capacity, "cannot convert a %dx%d %s frame to %ux%u RGB",
                                    frame->width, frame->height, av_get_pix_fmt_name(source_format), width, height);
         return CPhotoLibVideo_UNSUPPORTED;
     }
@@ -228,7 +228,7 @@ static int CPhotoLibVideo_convert(const CPhotoLibVideo_Session *session, const A
     sws_freeContext(scaler);
     if (rows != (int)height) {
         CPhotoLibJPEG_image_free(image);
-        CPhotoLibVideo_set_message(message, capacity, "converting the poster frame to RGB failed");
+        CPhotoLibJPEG_format_message(message, capacity, "converting the poster frame to RGB failed");
         return CPhotoLibVideo_INTERNAL;
     }
     return CPhotoLibVideo_OK;
@@ -248,11 +248,11 @@ int CPhotoLibVideo_decoded_size(CPhotoLibVideo_Session *session, int *width, int
     int status = CPhotoLibVideo_INTERNAL;
     uint32_t packets = 0;
     if (packet == NULL || frame == NULL) {
-        CPhotoLibVideo_set_message(message, capacity, "out of memory reading a video's size");
+        CPhotoLibJPEG_format_message(message, capacity, "out of memory reading a video's size");
     } else {
         status = CPhotoLibVideo_find_keyframe(session, AV_NOPTS_VALUE, 0, packet, &packets, message, capacity);
         if (status == CPhotoLibVideo_END_OF_FILE || status == CPhotoLibVideo_BUDGET_SPENT) {
-            CPhotoLibVideo_set_message(message, capacity, "damaged video: no keyframe tells the size of the video track");
+            CPhotoLibJPEG_format_message(message, capacity, "damaged video: no keyframe tells the size of the video track");
             status = CPhotoLibVideo_CORRUPT;
         }
         if (status == CPhotoLibVideo_OK) status = CPhotoLibVideo_decode(session, packet, frame, message, capacity);
@@ -272,7 +272,7 @@ int CPhotoLibVideo_poster(CPhotoLibVideo_Session *session, double target_seconds
                           char *message, size_t capacity) {
     if (session == NULL || session->format == NULL || image == NULL || !isfinite(target_seconds) ||
         target_seconds < 0 || (width == 0) != (height == 0)) {
-        CPhotoLibVideo_set_message(message, capacity, "invalid arguments for a poster frame");
+        CPhotoLibJPEG_format_message(message, capacity, "invalid arguments for a poster frame");
         return CPhotoLibVideo_INVALID_ARGUMENT;
     }
     CPhotoLibVideo_clear_log();
@@ -289,7 +289,7 @@ int CPhotoLibVideo_poster(CPhotoLibVideo_Session *session, double target_seconds
     if (packet == NULL || frame == NULL) {
         av_packet_free(&packet);
         av_frame_free(&frame);
-        CPhotoLibVideo_set_message(message, capacity, "out of memory decoding a poster frame");
+        CPhotoLibJPEG_format_message(message, capacity, "out of memory decoding a poster frame");
         return CPhotoLibVideo_INTERNAL;
     }
     uint32_t packets = 0;
@@ -305,17 +305,17 @@ int CPhotoLibVideo_poster(CPhotoLibVideo_Session *session, double target_seconds
         if (error < 0 && !CPhotoLibVideo_interrupted(&session->source) && session->source.io_error == 0 &&
             !session->source.budget_exceeded) {
             /* The mov demuxer answers -1 when its sample table has nothing to seek to. */
-            CPhotoLibVideo_set_message(message, capacity, "damaged video: the video track's sample table has no keyframe to seek to");
+            CPhotoLibJPEG_format_message(message, capacity, "damaged video: the video track's sample table has no keyframe to seek to");
             status = CPhotoLibVideo_CORRUPT;
         } else if (error < 0) {
             status = CPhotoLibVideo_fail(session, error, "cannot seek to the first keyframe", message, capacity);
         } else {
             status = CPhotoLibVideo_find_keyframe(session, AV_NOPTS_VALUE, 0, packet, &packets, message, capacity);
             if (status == CPhotoLibVideo_END_OF_FILE) {
-                CPhotoLibVideo_set_message(message, capacity, "damaged video: the video track has no keyframe");
+                CPhotoLibJPEG_format_message(message, capacity, "damaged video: the video track has no keyframe");
                 status = CPhotoLibVideo_CORRUPT;
             } else if (status == CPhotoLibVideo_BUDGET_SPENT) {
-                CPhotoLibVideo_set_message(message, capacity, "no keyframe in the first %u packets of the video",
+                CPhotoLibJPEG_format_message(message, capacity, "no keyframe in the first %u packets of the video",
                                            session->limits.max_packets);
                 status = CPhotoLibVideo_TOO_LARGE;
             }

@@ -22,17 +22,17 @@
 int CPhotoLibVideo_fail(CPhotoLibVideo_Session *session, int averror, const char *what,
                         char *message, size_t capacity) {
     if (CPhotoLibVideo_interrupted(&session->source) || averror == AVERROR_EXIT) {
-        CPhotoLibVideo_set_message(message, capacity, "the video work was cancelled");
+        CPhotoLibJPEG_format_message(message, capacity, "the video work was cancelled");
         return CPhotoLibVideo_CANCELLED;
     }
     if (session->source.budget_exceeded) {
-        CPhotoLibVideo_set_message(message, capacity,
+        CPhotoLibJPEG_format_message(message, capacity,
                                    "%s: the video needs more than the %llu bytes a session may read",
                                    what, (unsigned long long)session->source.max_read_bytes);
         return CPhotoLibVideo_TOO_LARGE;
     }
     if (session->source.io_error != 0) {
-        CPhotoLibVideo_set_message(message, capacity, "%s: read error: %s", what, strerror(session->source.io_error));
+        CPhotoLibJPEG_format_message(message, capacity, "%s: read error: %s", what, strerror(session->source.io_error));
         return CPhotoLibVideo_UNREADABLE;
     }
     char text[AV_ERROR_MAX_STRING_SIZE] = {0};
@@ -47,9 +47,9 @@ int CPhotoLibVideo_fail(CPhotoLibVideo_Session *session, int averror, const char
     }
     const char *kind = status == CPhotoLibVideo_TRUNCATED ? "truncated video" : "damaged video";
     if (log[0] != '\0') {
-        CPhotoLibVideo_set_message(message, capacity, "%s: %s: %s (FFmpeg: %s)", kind, what, text, log);
+        CPhotoLibJPEG_format_message(message, capacity, "%s: %s: %s (FFmpeg: %s)", kind, what, text, log);
     } else {
-        CPhotoLibVideo_set_message(message, capacity, "%s: %s: %s", kind, what, text);
+        CPhotoLibJPEG_format_message(message, capacity, "%s: %s: %s", kind, what, text);
     }
     return status;
 }
@@ -162,7 +162,7 @@ static int CPhotoLibVideo_check_boxes(CPhotoLibVideo_Session *session, char *mes
             return CPhotoLibVideo_OK;
         }
         if (length > size - offset) {
-            CPhotoLibVideo_set_message(message, capacity,
+            CPhotoLibJPEG_format_message(message, capacity,
                                        "truncated video: the file has %llu bytes but its '%.4s' box at byte %llu ends at byte %llu",
                                        (unsigned long long)size, (const char *)(header + 4), (unsigned long long)offset,
                                        (unsigned long long)(offset + length));
@@ -204,19 +204,19 @@ int CPhotoLibVideo_open(const char *path, const uint8_t *data, size_t size,
                         char *message, size_t capacity) {
     if (limits == NULL || result == NULL || info == NULL || limits->max_pixels == 0 ||
         limits->max_read_bytes == 0 || limits->max_packets == 0) {
-        CPhotoLibVideo_set_message(message, capacity, "invalid arguments to open a video");
+        CPhotoLibJPEG_format_message(message, capacity, "invalid arguments to open a video");
         return CPhotoLibVideo_INVALID_ARGUMENT;
     }
     *result = NULL;
     CPhotoLibVideo_install_log();
     CPhotoLibVideo_clear_log();
     if (CPhotoLibJPEG_control_is_cancelled(control)) {
-        CPhotoLibVideo_set_message(message, capacity, "the video work was cancelled");
+        CPhotoLibJPEG_format_message(message, capacity, "the video work was cancelled");
         return CPhotoLibVideo_CANCELLED;
     }
     CPhotoLibVideo_Session *session = calloc(1, sizeof *session);
     if (session == NULL) {
-        CPhotoLibVideo_set_message(message, capacity, "out of memory opening a video");
+        CPhotoLibJPEG_format_message(message, capacity, "out of memory opening a video");
         return CPhotoLibVideo_INTERNAL;
     }
     session->limits = *limits;
@@ -252,7 +252,7 @@ int CPhotoLibVideo_open(const char *path, const uint8_t *data, size_t size,
     session->io = CPhotoLibVideo_source_avio(&session->source);
     session->format = avformat_alloc_context();
     if (session->io == NULL || session->format == NULL) {
-        CPhotoLibVideo_set_message(message, capacity, "out of memory opening a video");
+        CPhotoLibJPEG_format_message(message, capacity, "out of memory opening a video");
         CPhotoLibVideo_close(session);
         return CPhotoLibVideo_INTERNAL;
     }
@@ -267,7 +267,7 @@ int CPhotoLibVideo_open(const char *path, const uint8_t *data, size_t size,
     format->error_recognition = AV_EF_EXPLODE;
     const AVInputFormat *mov = av_find_input_format("mov");
     if (mov == NULL) {
-        CPhotoLibVideo_set_message(message, capacity, "this FFmpeg has no mov/mp4 demuxer");
+        CPhotoLibJPEG_format_message(message, capacity, "this FFmpeg has no mov/mp4 demuxer");
         CPhotoLibVideo_close(session);
         return CPhotoLibVideo_UNSUPPORTED;
     }
@@ -288,12 +288,12 @@ int CPhotoLibVideo_open(const char *path, const uint8_t *data, size_t size,
 
     session->video_index = CPhotoLibVideo_pick_video(format);
     if (format->nb_streams == 0) {
-        CPhotoLibVideo_set_message(message, capacity, "damaged video: the movie header describes no tracks");
+        CPhotoLibJPEG_format_message(message, capacity, "damaged video: the movie header describes no tracks");
         CPhotoLibVideo_close(session);
         return CPhotoLibVideo_CORRUPT;
     }
     if (session->video_index < 0) {
-        CPhotoLibVideo_set_message(message, capacity, "the file has no video track (an audio-only or empty movie)");
+        CPhotoLibJPEG_format_message(message, capacity, "the file has no video track (an audio-only or empty movie)");
         CPhotoLibVideo_close(session);
         return CPhotoLibVideo_UNSUPPORTED;
     }
@@ -312,19 +312,19 @@ int CPhotoLibVideo_open(const char *path, const uint8_t *data, size_t size,
         stream->codecpar->height = height;
     }
     if (width <= 0 || height <= 0) {
-        CPhotoLibVideo_set_message(message, capacity, "damaged video: the video track declares a size of %dx%d", width, height);
+        CPhotoLibJPEG_format_message(message, capacity, "damaged video: the video track declares a size of %dx%d", width, height);
         CPhotoLibVideo_close(session);
         return CPhotoLibVideo_CORRUPT;
     }
     if ((uint64_t)width * (uint64_t)height > limits->max_pixels) {
-        CPhotoLibVideo_set_message(message, capacity, "the video is %dx%d, more than the limit of %llu pixels",
+        CPhotoLibJPEG_format_message(message, capacity, "the video is %dx%d, more than the limit of %llu pixels",
                                    width, height, (unsigned long long)limits->max_pixels);
         CPhotoLibVideo_close(session);
         return CPhotoLibVideo_TOO_LARGE;
     }
     uint64_t end = CPhotoLibVideo_index_end(format);
     if (end > session->source.size) {
-        CPhotoLibVideo_set_message(message, capacity,
+        CPhotoLibJPEG_format_message(message, capacity,
                                    "truncated video: the file has %llu bytes but its sample table reaches byte %llu",
                                    (unsigned long long)session->source.size, (unsigned long long)end);
         CPhotoLibVideo_close(session);

@@ -80,7 +80,7 @@ int CPhotoLibVideo_sniff(const uint8_t *head, size_t count, char *brand,
                          char *message, size_t capacity) {
     brand[0] = '\0';
     if (count == 0) {
-        CPhotoLibVideo_set_message(message, capacity, "the file is empty, not a MOV/MP4 video");
+        CPhotoLibJPEG_format_message(message, capacity, "the file is empty, not a MOV/MP4 video");
         return CPhotoLibVideo_NOT_VIDEO;
     }
     if (count >= 8 && CPhotoLibVideo_is_leading_box(head + 4)) {
@@ -89,7 +89,7 @@ int CPhotoLibVideo_sniff(const uint8_t *head, size_t count, char *brand,
             if (memcmp(head + 4, "ftyp", 4) == 0 && count >= 12) {
                 const char *other = CPhotoLibVideo_name_brand(head + 8);
                 if (other != NULL) {
-                    CPhotoLibVideo_set_message(message, capacity, "the file is %s (ftyp brand '%.4s'), not a MOV/MP4 video",
+                    CPhotoLibJPEG_format_message(message, capacity, "the file is %s (ftyp brand '%.4s'), not a MOV/MP4 video",
                                                other, (const char *)(head + 8));
                     return CPhotoLibVideo_NOT_VIDEO;
                 }
@@ -104,7 +104,7 @@ int CPhotoLibVideo_sniff(const uint8_t *head, size_t count, char *brand,
     }
     const char *other = CPhotoLibVideo_name_other(head, count);
     if (other != NULL) {
-        CPhotoLibVideo_set_message(message, capacity, "the file is %s, not a MOV/MP4 video", other);
+        CPhotoLibJPEG_format_message(message, capacity, "the file is %s, not a MOV/MP4 video", other);
         return CPhotoLibVideo_NOT_VIDEO;
     }
     int text = 1;
@@ -113,9 +113,9 @@ int CPhotoLibVideo_sniff(const uint8_t *head, size_t count, char *brand,
         if (!(c == '\t' || c == '\n' || c == '\r' || (c >= 0x20 && c < 0x7F) || c >= 0x80)) text = 0;
     }
     if (text) {
-        CPhotoLibVideo_set_message(message, capacity, "the file is text, not a MOV/MP4 video");
+        CPhotoLibJPEG_format_message(message, capacity, "the file is text, not a MOV/MP4 video");
     } else {
-        CPhotoLibVideo_set_message(message, capacity,
+        CPhotoLibJPEG_format_message(message, capacity,
                                    "the file is not a MOV/MP4 video: it does not start with a QuickTime/ISO box "
                                    "(first bytes 0x%02x 0x%02x 0x%02x 0x%02x)",
                                    head[0], count > 1 ? head[1] : 0, count > 2 ? head[2] : 0, count > 3 ? head[3] : 0);

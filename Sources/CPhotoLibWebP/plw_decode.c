@@ -17,16 +17,6 @@
 /* Input slice fed to the incremental decoder between cancellation checks. */
 #define CPhotoLibWebP_SLICE ((size_t)64 << 10)
 
-static void CPhotoLibWebP_set_message(char *message, size_t capacity, const char *format, ...) {
-    if (message == NULL || capacity == 0) {
-        return;
-    }
-    va_list arguments;
-    va_start(arguments, format);
-    vsnprintf(message, capacity, format, arguments);
-    va_end(arguments);
-}
-
 static uint32_t CPhotoLibWebP_le32(const uint8_t *bytes) {
     return (uint32_t)bytes[0] | ((uint32_t)bytes[1] << 8) | ((uint32_t)bytes[2] << 16) | ((uint32_t)bytes[3] << 24);
 }
@@ -55,20 +45,20 @@ static int CPhotoLibWebP_status(VP8StatusCode code, const char *stage, size_t si
     switch (code) {
     case VP8_STATUS_NOT_ENOUGH_DATA:
     case VP8_STATUS_SUSPENDED:
-        CPhotoLibWebP_set_message(message, capacity, "truncated WebP data: the file ends after %zu bytes (%s)", size,
+        CPhotoLibJPEG_format_message(message, capacity, "truncated WebP data: the file ends after %zu bytes (%s)", size,
                                   stage);
         return CPhotoLibJPEG_TRUNCATED;
     case VP8_STATUS_OUT_OF_MEMORY:
-        CPhotoLibWebP_set_message(message, capacity, "out of memory decoding a WebP image (%s)", stage);
+        CPhotoLibJPEG_format_message(message, capacity, "out of memory decoding a WebP image (%s)", stage);
         return CPhotoLibJPEG_INTERNAL;
     case VP8_STATUS_UNSUPPORTED_FEATURE:
-        CPhotoLibWebP_set_message(message, capacity, "WebP feature not supported by libwebp (%s)", stage);
+        CPhotoLibJPEG_format_message(message, capacity, "WebP feature not supported by libwebp (%s)", stage);
         return CPhotoLibJPEG_UNSUPPORTED;
     case VP8_STATUS_INVALID_PARAM:
-        CPhotoLibWebP_set_message(message, capacity, "WebP decoder refused its parameters (%s)", stage);
+        CPhotoLibJPEG_format_message(message, capacity, "WebP decoder refused its parameters (%s)", stage);
         return CPhotoLibJPEG_INTERNAL;
     default:
-        CPhotoLibWebP_set_message(message, capacity, "corrupt WebP data: bitstream error %d (%s)", (int)code, stage);
+        CPhotoLibJPEG_format_message(message, capacity, "corrupt WebP data: bitstream error %d (%s)", (int)code, stage);
         return CPhotoLibJPEG_CORRUPT;
     }
 }
@@ -78,15 +68,15 @@ static int CPhotoLibWebP_header(const uint8_t *data, size_t size, const CPhotoLi
                                 WebPBitstreamFeatures *features, CPhotoLibWebP_Info *info, char *message,
                                 size_t capacity) {
     if (limits == NULL) {
-        CPhotoLibWebP_set_message(message, capacity, "WebP: missing limits");
+        CPhotoLibJPEG_format_message(message, capacity, "WebP: missing limits");
         return CPhotoLibJPEG_INVALID_ARGUMENT;
     }
     if (data == NULL || size < 12 || memcmp(data, "RIFF", 4) != 0 || memcmp(data + 8, "WEBP", 4) != 0) {
-        CPhotoLibWebP_set_message(message, capacity, "not a WebP file (no RIFF/WEBP header)");
+        CPhotoLibJPEG_format_message(message, capacity, "not a WebP file (no RIFF/WEBP header)");
         return CPhotoLibJPEG_NOT_JPEG;
     }
     if ((uint64_t)size > limits->max_input_bytes) {
-        CPhotoLibWebP_set_message(message, capacity, "WebP input of %zu bytes exceeds the limit of %llu bytes", size,
+        CPhotoLibJPEG_format_message(message, capacity, "WebP input of %zu bytes exceeds the limit of %llu bytes", size,
                                   (unsigned long long)limits->max_input_bytes);
         return CPhotoLibJPEG_TOO_LARGE;
     }
@@ -95,13 +85,13 @@ static int CPhotoLibWebP_header(const uint8_t *data, size_t size, const CPhotoLi
         return CPhotoLibWebP_status(code, "reading the header", size, message, capacity);
     }
     if (features->width <= 0 || features->height <= 0) {
-        CPhotoLibWebP_set_message(message, capacity, "corrupt WebP data: image size %dx%d", features->width,
+        CPhotoLibJPEG_format_message(message, capacity, "corrupt WebP data: image size %dx%d", features->width,
                                   features->height);
         return CPhotoLibJPEG_CORRUPT;
     }
     uint64_t pixels = (uint64_t)features->width * (uint64_t)features->height;
     if (pixels > limits->max_pixels) {
-        CPhotoLibWebP_set_message(message, capacity, "WebP image of %dx%d (%llu pixels) exceeds the limit of %llu pixels",
+        CPhotoLibJPEG_format_message(message, capacity, "WebP image of %dx%d (%llu pixels) exceeds the limit of %llu pixels",
                                   features->width, features->height, (unsigned long long)pixels,
                                   (unsigned long long)limits->max_pixels);
         return CPhotoLibJPEG_TOO_LARGE;
@@ -131,12 +121,12 @@ int CPhotoLibWebP_decode(const uint8_t *data, size_t size, const CPhotoLibJPEG_L
         memset(image, 0, sizeof *image);
     }
     if (shrink == 0) {
-        CPhotoLibWebP_set_message(message, message_capacity, "WebP: shrink factor 0");
+        CPhotoLibJPEG_format_message(message, message_capacity, "WebP: shrink factor 0");
         return CPhotoLibJPEG_INVALID_ARGUMENT;
     }
     WebPDecoderConfig config;
     if (!WebPInitDecoderConfig(&config)) {
-        CPhotoLibWebP_set_message(message, message_capacity, "libwebp version mismatch");
+        CPhotoLibJPEG_format_message(message, message_capacity, "libwebp version mismatch");
         return CPhotoLibJPEG_INTERNAL;
     }
     int status = CPhotoLibWebP_header(data, size, limits, &config.input, info, message, message_capacity);
@@ -145,27 +135,27 @@ int CPhotoLibWebP_decode(const uint8_t *data, size_t size, const CPhotoLibJPEG_L
     }
     uint32_t riff_size = CPhotoLibWebP_le32(data + 4);
     if ((uint64_t)riff_size + 8 > (uint64_t)size) {
-        CPhotoLibWebP_set_message(message, message_capacity,
+        CPhotoLibJPEG_format_message(message, message_capacity,
                                   "truncated WebP data: the RIFF header declares %llu bytes, the file has %zu",
                                   (unsigned long long)riff_size + 8, size);
         return CPhotoLibJPEG_TRUNCATED;
     }
     if (config.input.has_animation) {
-        CPhotoLibWebP_set_message(message, message_capacity, "animated WebP files are not supported as photos");
+        CPhotoLibJPEG_format_message(message, message_capacity, "animated WebP files are not supported as photos");
         return CPhotoLibJPEG_UNSUPPORTED;
     }
     size_t width = (size_t)config.input.width, height = (size_t)config.input.height;
     int channels = config.input.has_alpha ? 4 : 3;
     uint64_t bytes = (uint64_t)width * height * (uint64_t)channels;
     if (bytes > limits->max_memory_bytes) {
-        CPhotoLibWebP_set_message(message, message_capacity,
+        CPhotoLibJPEG_format_message(message, message_capacity,
                                   "decoding this %zux%zu WebP needs %llu bytes, over the memory limit of %llu", width,
                                   height, (unsigned long long)bytes, (unsigned long long)limits->max_memory_bytes);
         return CPhotoLibJPEG_TOO_LARGE;
     }
     uint8_t *pixels = malloc((size_t)bytes);
     if (pixels == NULL) {
-        CPhotoLibWebP_set_message(message, message_capacity, "out of memory for a %zux%zu WebP", width, height);
+        CPhotoLibJPEG_format_message(message, message_capacity, "out of memory for a %zux%zu WebP", width, height);
         return CPhotoLibJPEG_INTERNAL;
     }
     config.output.colorspace = channels == 4 ? MODE_RGBA : MODE_RGB;
@@ -178,7 +168,7 @@ int CPhotoLibWebP_decode(const uint8_t *data, size_t size, const CPhotoLibJPEG_L
     WebPIDecoder *decoder = WebPIDecode(NULL, 0, &config);
     if (decoder == NULL) {
         free(pixels);
-        CPhotoLibWebP_set_message(message, message_capacity, "out of memory creating the WebP decoder");
+        CPhotoLibJPEG_format_message(message, message_capacity, "out of memory creating the WebP decoder");
         return CPhotoLibJPEG_INTERNAL;
     }
     VP8StatusCode code = VP8_STATUS_SUSPENDED;
@@ -187,7 +177,7 @@ int CPhotoLibWebP_decode(const uint8_t *data, size_t size, const CPhotoLibJPEG_L
         if (control != NULL && CPhotoLibJPEG_control_is_cancelled(control)) {
             WebPIDelete(decoder);
             free(pixels);
-            CPhotoLibWebP_set_message(message, message_capacity, "the WebP decode was cancelled");
+            CPhotoLibJPEG_format_message(message, message_capacity, "the WebP decode was cancelled");
             return CPhotoLibJPEG_CANCELLED;
         }
         size_t slice = size - position < CPhotoLibWebP_SLICE ? size - position : CPhotoLibWebP_SLICE;

@@ -384,4 +384,10 @@ int CPhotoLibJPEG_color_op_saturation(int32_t amount_permille, CPhotoLibJPEG_Col
 }
 #endif
 
+/* Writes a printf-style message into `message` (at most `capacity` bytes, always
+ * terminated; nothing when `message` is NULL or `capacity` 0): how every PhotoLib decoder
+ * shim reports an error to its Swift caller. */
+void CPhotoLibJPEG_format_message(char *message, size_t capacity, const char *format, ...)
+    __attribute__((format(printf, 3, 4)));
+
 #endif /* CPHOTOLIBJPEG_H */
