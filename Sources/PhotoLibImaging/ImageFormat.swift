@@ -1,3 +1,4 @@
+import PhotoLibCore
 /// A still-image format PhotoLib reads, recognised from the first bytes of a file.
 ///
 /// Detection looks at magic numbers only (never the file name): JPEG's SOI marker, PNG's
@@ -35,12 +36,16 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
 
     /// The Apple uniform type identifier: `public.jpeg`, `public.heic`, `public.png`,
     /// `org.webmproject.webp`.
-    public var uniformTypeIdentifier: String {
+    public var uniformTypeIdentifier: String { fileType.uniformTypeIdentifier }
+
+    /// The library's name for this kind of original file (extension, type identifier,
+    /// signature): one home, in PhotoLibCore, for what the store records.
+    public var fileType: OriginalFileType {
         switch self {
-        case .jpeg: "public.jpeg"
-        case .heic: "public.heic"
-        case .png: "public.png"
-        case .webp: "org.webmproject.webp"
+        case .jpeg: .jpeg
+        case .heic: .heic
+        case .png: .png
+        case .webp: .webp
         }
     }
 

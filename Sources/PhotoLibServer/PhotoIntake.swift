@@ -46,7 +46,7 @@ public struct PhotoIntake: Sendable {
             let code: StatusCode = error.code == .tooLarge ? .resourceExhausted : .invalidArgument
             throw PhotoLibError(code, error.message, reason: .invalidImage)
         }
-        let type = OriginalFileType(uniformTypeIdentifier: info.format.uniformTypeIdentifier) ?? .jpeg
+        let type = info.format.fileType
         return ImportMetadata(
             originalFilename: filename.isEmpty ? "photo.\(type.fileExtension)" : filename, pixelWidth: info.pixelWidth, pixelHeight: info.pixelHeight,
             creationDate: info.creationDate ?? fallbackDate, location: info.location, mediaSubtypes: Self.subtypes(of: info),

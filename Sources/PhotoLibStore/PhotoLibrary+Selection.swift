@@ -83,19 +83,17 @@ extension PhotoLibrary {
         try Self.validateIdentifierList(selection)
         let time = try Microseconds.validated(now, "decision time")
         return try write { (database) throws(PhotoLibError) in
-            let before = try Self.selection(of: identifier, in: database)
+            let before = Set(try Self.selection(of: identifier, in: database))
             try database.prepare("UPDATE client SET read_write_status = ?, decided_at = ? WHERE client_identifier = ? AND revoked = 0")
                 .execute([.int(AuthorizationStatus.limited.rawValue), .integer(time), .text(identifier)])
             guard database.changes > 0 else {
                 throw PhotoLibError(.notFound, "no client has the identifier \(identifier) (or it was revoked)")
             }
             try database.prepare("DELETE FROM client_selection WHERE client_identifier = ?").execute([.text(identifier)])
-            let change = try Self.changeSelection(of: identifier, adding: selection, removing: [], before: [], in: database)
-            let kept = Set(selection)
-            let removed = before.filter { !kept.contains($0) }
-            let added = change.added.filter { !before.contains($0) }
+            let change = try Self.changeSelection(of: identifier, adding: selection, removing: [], before: before, in: database)
+            let removed = before.subtracting(selection).sorted()
             try Self.audit(identifier, "limited", "read-write access to \(selection.count) selected assets", at: time, in: database)
-            return SelectionChange(client: try Self.requireClient(identifier, in: database), added: added, removed: removed)
+            return SelectionChange(client: try Self.requireClient(identifier, in: database), added: change.added, removed: removed)
         }
     }
 

@@ -382,11 +382,12 @@ final class ChangeHub: @unchecked Sendable {
         let objectDetails = Dictionary(
             try objectMessages(changedObjects.filter(observed.contains), changes: changes.filter { observed.contains($0.identifier) }).map { ($0.localIdentifier, $0) },
             uniquingKeysWith: { first, _ in first })
-        // What each limited client may hear about: the assets of its selection (albums and
-        // folders are visible to it), computed once per client for the round.
+        // What each limited client observing objects may hear about: the assets of its
+        // selection (albums and folders are visible to it), computed once per client for the round.
         let changedAssets = changes.filter { $0.objectType == .asset }.map(\.identifier)
         var visibleAssets: [String: Set<String>] = [:]
-        for limited in Set(subscribers.values.compactMap(\.limitedTo)) where client == nil || limited == client {
+        let observing = Set(subscribers.values.filter { !$0.objects.isEmpty }.compactMap(\.limitedTo))
+        for limited in observing where client == nil || limited == client {
             visibleAssets[limited] = try library.limited(to: limited).visibleIdentifiers(among: changedAssets)
         }
         for subscriber in subscribers.values where subscriber.started && (client == nil || subscriber.limitedTo == client) {
