@@ -1,6 +1,7 @@
-/// The kinds of original file a library stores: what an asset's `photo` resource may be.
-/// Originals are kept as they came (never transcoded); the type names their file extension,
-/// their uniform type identifier, and the signature their first bytes must have.
+/// The kinds of original file a library stores: what an asset's `photo`, `video` or
+/// `pairedVideo` resource may be. Originals are kept as they came (never transcoded); the
+/// type names their file extension, their uniform type identifier, and the signature their
+/// first bytes must have.
 public enum OriginalFileType: String, Sendable, Hashable, CaseIterable {
     /// JPEG (`public.jpeg`).
     case jpeg
@@ -10,6 +11,13 @@ public enum OriginalFileType: String, Sendable, Hashable, CaseIterable {
     case png
     /// WebP (`org.webmproject.webp`).
     case webp
+    /// A QuickTime movie, `.mov` (`com.apple.quicktime-movie`): iPhone videos and the video
+    /// half of a Live Photo.
+    case quickTimeMovie = "mov"
+    /// An MPEG-4 movie, `.mp4` (`public.mpeg-4`).
+    case mpeg4Movie = "mp4"
+    /// An iTunes MPEG-4 video, `.m4v` (`com.apple.m4v-video`).
+    case m4vMovie = "m4v"
 
     /// The uniform type identifier recorded with the resource.
     public var uniformTypeIdentifier: String {
@@ -18,6 +26,9 @@ public enum OriginalFileType: String, Sendable, Hashable, CaseIterable {
         case .heic: return "public.heic"
         case .png: return "public.png"
         case .webp: return "org.webmproject.webp"
+        case .quickTimeMovie: return "com.apple.quicktime-movie"
+        case .mpeg4Movie: return "public.mpeg-4"
+        case .m4vMovie: return "com.apple.m4v-video"
         }
     }
 
@@ -28,6 +39,18 @@ public enum OriginalFileType: String, Sendable, Hashable, CaseIterable {
         case .heic: return "heic"
         case .png: return "png"
         case .webp: return "webp"
+        case .quickTimeMovie: return "mov"
+        case .mpeg4Movie: return "mp4"
+        case .m4vMovie: return "m4v"
+        }
+    }
+
+    /// Whether files of this type are videos (their asset's media type is `video`, or they
+    /// are a Live Photo's paired video).
+    public var isVideo: Bool {
+        switch self {
+        case .quickTimeMovie, .mpeg4Movie, .m4vMovie: return true
+        case .jpeg, .heic, .png, .webp: return false
         }
     }
 
@@ -42,17 +65,44 @@ public enum OriginalFileType: String, Sendable, Hashable, CaseIterable {
 
     /// Whether `head` (the file's first bytes) starts like this type: JPEG `FF D8 FF`, PNG's
     /// eight-byte signature, `RIFF····WEBP`, or an ISO `····ftyp` box for HEIC (its brand is
-    /// checked by the decoder). With `complete` false, a head shorter than the signature is
-    /// checked as far as it goes.
+    /// checked by the decoder). A movie starts with an ISO/QuickTime box: `ftyp`, or for
+    /// older QuickTime files `moov`, `mdat`, `wide`, `free` or `skip`; ``movieType(of:)``
+    /// tells the three movie types apart by brand. With `complete` false, a head shorter
+    /// than the signature is checked as far as it goes.
     public func matches(_ head: [UInt8], complete: Bool = true) -> Bool {
-        let pattern: [UInt8?]
+        let patterns: [[UInt8?]]
         switch self {
-        case .jpeg: pattern = [0xFF, 0xD8, 0xFF]
-        case .png: pattern = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
-        case .webp: pattern = [0x52, 0x49, 0x46, 0x46, nil, nil, nil, nil, 0x57, 0x45, 0x42, 0x50]
-        case .heic: pattern = [nil, nil, nil, nil, 0x66, 0x74, 0x79, 0x70]
+        case .jpeg: patterns = [[0xFF, 0xD8, 0xFF]]
+        case .png: patterns = [[0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]]
+        case .webp: patterns = [[0x52, 0x49, 0x46, 0x46, nil, nil, nil, nil, 0x57, 0x45, 0x42, 0x50]]
+        case .heic, .mpeg4Movie, .m4vMovie: patterns = [Self.box("ftyp")]
+        case .quickTimeMovie: patterns = ["ftyp", "moov", "mdat", "wide", "free", "skip"].map(Self.box)
         }
-        guard !complete || head.count >= pattern.count else { return false }
-        return zip(head, pattern).allSatisfy { byte, expected in expected.map { $0 == byte } ?? true }
+        return patterns.contains { pattern in
+            guard !complete || head.count >= pattern.count else { return false }
+            return zip(head, pattern).allSatisfy { byte, expected in expected.map { $0 == byte } ?? true }
+        }
+    }
+
+    /// The movie type `head` (at least 12 bytes) names, or `nil` when it does not start like
+    /// a movie: an `ftyp` box's major brand `qt  ` is QuickTime, `M4V ` iTunes video, a HEIF
+    /// brand (`heic`, `mif1`…) no movie at all, any other brand MPEG-4; a file starting with
+    /// a bare `moov`, `mdat`, `wide`, `free` or `skip` box is an old QuickTime movie.
+    public static func movieType(of head: [UInt8]) -> OriginalFileType? {
+        guard head.count >= signatureLength, Self.quickTimeMovie.matches(head) else { return nil }
+        let box = String(decoding: head[4..<8], as: UTF8.self)
+        guard box == "ftyp" else { return .quickTimeMovie }
+        let brand = String(decoding: head[8..<12], as: UTF8.self)
+        switch brand {
+        case "qt  ": return .quickTimeMovie
+        case "M4V ", "M4VH", "M4VP": return .m4vMovie
+        case "heic", "heix", "heim", "heis", "hevc", "hevx", "mif1", "msf1", "avif", "avis", "mif2": return nil
+        default: return .mpeg4Movie
+        }
+    }
+
+    /// `····` followed by a four-letter box type.
+    private static func box(_ type: String) -> [UInt8?] {
+        [nil, nil, nil, nil] + Array(type.utf8).map { Optional($0) }
     }
 }

@@ -42,7 +42,8 @@ extension PhotoLibrary {
         return rows
     }
 
-    /// The records images of `identifier` render from, and its content generation, read in
+    /// The records images of `identifier` render from (its `photo` and `fullSizePhoto`, or a
+    /// video's `video`, whose poster frame is its image), and its content generation, read in
     /// one transaction; an unknown asset has no records (the caller says `notFound`).
     public func imageSourceRecords(forAsset identifier: String) throws(PhotoLibError) -> ImageSourceRecords {
         try LocalIdentifier.validate(identifier)
@@ -53,11 +54,11 @@ extension PhotoLibrary {
                 """
                 SELECT r.type, r.original_filename, r.byte_size, r.sha256, r.uti, r.file_path
                 FROM asset a JOIN asset_resource r ON r.asset_id = a.id
-                WHERE a.local_identifier = ? AND r.type IN (1, 5) ORDER BY r.type
+                WHERE a.local_identifier = ? AND r.type IN (1, 2, 5) ORDER BY r.type
                 """
             ).rows([.text(identifier)]) { (row) throws(PhotoLibError) in
                 AssetResourceRecord(
-                    assetIdentifier: identifier, type: row.int(0) == 5 ? .fullSizePhoto : .photo,
+                    assetIdentifier: identifier, type: AssetResourceType(rawValue: row.int(0)) ?? .photo,
                     originalFilename: row.text(1), byteSize: row.int(2), sha256: row.text(3),
                     uniformTypeIdentifier: row.text(4), path: files.absolutePath(row.text(5)))
             }

@@ -126,6 +126,9 @@ final class ChangeBatch {
     var consumedUploadFiles: [String] = []
     /// Files of purged assets: removed after the commit.
     var purgedFiles: [String] = []
+    /// The asset each `createAsset` of this batch made or found, by its file's base name, and
+    /// whether that file was a movie: the halves of a Live Photo pair by name.
+    var createdByBaseName: [String: (identifier: String, isVideo: Bool)] = [:]
     /// The limited client whose view the batch runs in (``PhotoLibrary/limited(to:)``): an
     /// asset outside its selection is unknown, album indexes are refused, and the assets it
     /// creates join its selection. `nil`: the whole library.
@@ -218,50 +221,22 @@ final class ChangeBatch {
         case nil: locationOverride = nil
         }
         let upload = try consumeUpload(create.uploadID)
-
-        let identifier: String
-        if let (existingID, existing, trashed) = try database.prepare(
-            """
-            SELECT a.id, a.local_identifier, a.trashed FROM asset_resource r JOIN asset a ON a.id = r.asset_id
-            WHERE r.sha256 = ? AND r.type IN (1, 2)
-            """
-        ).firstRow([.text(upload.sha256)], { (row) throws(PhotoLibError) in (row.int64(0), row.text(1), row.int(2) != 0) }) {
-            // Dedupe: the bytes are in the library already. A trashed copy comes back.
-            identifier = existing
-            if trashed { try updateTrashed(false, assetID: existingID, identifier: existing) }
-        } else {
-            identifier = LocalIdentifier.newAsset()
-            let uuid = String(identifier.prefix(while: { $0 != "/" }))
-            let relativePath = FileStore.originalPath(uuid: uuid, fileExtension: upload.metadata.fileType.fileExtension)
-            try files.link(upload.filePath, to: relativePath)
-            linkedFiles.append(relativePath)
-            let metadata = upload.metadata
-            let location = locationOverride ?? metadata.location
-            try database.prepare(
-                """
-                INSERT INTO asset (local_identifier, media_type, media_subtypes, pixel_width, pixel_height,
-                    orientation, creation_date, modification_date, added_date, favorite, hidden, latitude, longitude, altitude)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """
-            ).execute([
-                .text(identifier), .int(metadata.mediaType.rawValue), .integer(Int64(metadata.mediaSubtypes.rawValue)),
-                .int(metadata.pixelWidth), .int(metadata.pixelHeight), .int(metadata.orientation),
-                .integer(creationOverride ?? Microseconds.from(metadata.creationDate)), .integer(now), .integer(now),
-                .bool(create.isFavorite), .bool(create.isHidden),
-                .optionalReal(location?.latitude), .optionalReal(location?.longitude), .optionalReal(location?.altitude),
-            ])
-            let assetID = database.lastInsertedRowID
-            try database.prepare(
-                """
-                INSERT INTO asset_resource (asset_id, type, original_filename, uti, file_path, byte_size, sha256)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
-                """
-            ).execute([
-                .integer(assetID), .int(AssetResourceType.photo.rawValue), .text(metadata.originalFilename), .text(metadata.fileType.uniformTypeIdentifier),
-                .text(relativePath), .int(upload.byteSize), .text(upload.sha256),
-            ])
-            changes.record(.asset, identifier, .inserted)
+        let metadata = upload.metadata
+        let original = NewOriginal(
+            metadata: metadata, sha256: upload.sha256, byteSize: upload.byteSize,
+            creationDate: creationOverride ?? Microseconds.from(metadata.creationDate), location: locationOverride ?? metadata.location,
+            isFavorite: create.isFavorite, isHidden: create.isHidden)
+        // The two halves of a Live Photo uploaded in one batch pair by base name too.
+        let baseName = NewOriginal.baseName(of: metadata.originalFilename)
+        let partner = createdByBaseName[baseName].flatMap { $0.isVideo != metadata.fileType.isVideo ? $0.identifier : nil }
+        let placement = try placeOriginal(
+            original, at: NewOriginal.newPath(for: metadata), partner: partner, restoreTrashed: true
+        ) { (relativePath) throws(PhotoLibError) in
+            try self.files.link(upload.filePath, to: relativePath)
+            self.linkedFiles.append(relativePath)
         }
+        let identifier = placement.identifier
+        createdByBaseName[baseName] = (identifier, metadata.fileType.isVideo)
         if let limitedTo { try PhotoLibrary.join([identifier], selectionOf: limitedTo, in: database) }
         if let label = create.placeholder { placeholders[label] = identifier }
     }
@@ -273,7 +248,7 @@ final class ChangeBatch {
         }
     }
 
-    private func updateTrashed(_ trashed: Bool, assetID: Int64, identifier: String) throws(PhotoLibError) {
+    func updateTrashed(_ trashed: Bool, assetID: Int64, identifier: String) throws(PhotoLibError) {
         try database.prepare("UPDATE asset SET trashed = ?, trashed_date = ?, modification_date = ? WHERE id = ?")
             .execute([.bool(trashed), trashed ? .integer(now) : .null, .integer(now), .integer(assetID)])
         changes.record(.asset, identifier, .updated)
@@ -631,7 +606,7 @@ final class ChangeBatch {
     }
 
     /// Records every album holding an asset as updated (its count, dates or cover may change).
-    private func recordAlbums(containing assetID: Int64) throws(PhotoLibError) {
+    func recordAlbums(containing assetID: Int64) throws(PhotoLibError) {
         for (_, identifier) in try albums(containing: assetID) { changes.record(.assetCollection, identifier, .updated) }
     }
 

@@ -37,7 +37,8 @@ struct StagedUploadRecord {
 
     static let columns = """
         id, upload_id, file_path, sha256, byte_size, original_filename, media_type, media_subtypes, \
-        pixel_width, pixel_height, orientation, creation_date, latitude, longitude, altitude, expires, uti
+        pixel_width, pixel_height, orientation, creation_date, latitude, longitude, altitude, expires, uti, \
+        duration, content_identifier
         """
 
     static func decode(_ row: Statement) throws(PhotoLibError) -> StagedUploadRecord {
@@ -52,7 +53,8 @@ struct StagedUploadRecord {
             originalFilename: row.text(5), pixelWidth: row.int(8), pixelHeight: row.int(9),
             creationDate: Microseconds.date(row.int64(11)), location: location, mediaType: mediaType,
             mediaSubtypes: MediaSubtypes(rawValue: subtypes), orientation: row.int(10),
-            fileType: OriginalFileType(uniformTypeIdentifier: row.text(16)) ?? .jpeg)
+            fileType: OriginalFileType(uniformTypeIdentifier: row.text(16)) ?? .jpeg, duration: row.double(17),
+            contentIdentifier: row.optionalText(18))
         return StagedUploadRecord(
             rowID: row.int64(0), uploadID: row.text(1), filePath: row.text(2), sha256: row.text(3), byteSize: row.int(4),
             metadata: metadata, expires: row.int64(15))
@@ -68,8 +70,8 @@ extension PhotoLibrary {
     /// `staged_upload`, expiring after ``UploadLimits/lifetime``. When the same bytes are
     /// already an asset, `Upload.existingAssetIdentifier` names it.
     ///
-    /// Throws `invalidArgument` for empty, over-large (> ``maximumImportBytes``) or non-JPEG
-    /// bytes and bad metadata, `resourceExhausted` when ``UploadLimits/maximumCount``
+    /// Throws `invalidArgument` for empty, over-large (> ``maximumImportBytes``) bytes, bytes
+    /// not of the metadata's file type, and bad metadata, `resourceExhausted` when ``UploadLimits/maximumCount``
     /// unexpired uploads are waiting already.
     public func stageUpload(_ data: [UInt8], metadata: ImportMetadata, now: Date = Date()) throws(PhotoLibError) -> Upload {
         let digest = try Self.checkedDigest(data, metadata: metadata, what: "upload \(metadata.originalFilename)")
@@ -122,8 +124,8 @@ extension PhotoLibrary {
                     """
                     INSERT INTO staged_upload (upload_id, file_path, sha256, byte_size, original_filename, media_type,
                         media_subtypes, pixel_width, pixel_height, orientation, creation_date, latitude, longitude,
-                        altitude, created, expires, uti)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        altitude, created, expires, uti, duration, content_identifier)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """
                 ).execute([
                     .text(uploadID), .text(relativePath), .text(digest), .int(size), .text(name),
@@ -131,7 +133,7 @@ extension PhotoLibrary {
                     .int(metadata.pixelWidth), .int(metadata.pixelHeight), .int(metadata.orientation),
                     .integer(Microseconds.from(metadata.creationDate)), .optionalReal(location?.latitude),
                     .optionalReal(location?.longitude), .optionalReal(location?.altitude), .integer(created), .integer(expires),
-                    .text(metadata.fileType.uniformTypeIdentifier),
+                    .text(metadata.fileType.uniformTypeIdentifier), .real(metadata.duration), .optionalText(metadata.contentIdentifier),
                 ])
                 return try Self.asset(withOriginalSHA256: digest, in: database)?.localIdentifier
             }

@@ -22,6 +22,7 @@ enum Schema {
         Migration(version: 4, sql: version4),
         Migration(version: 5, sql: version5),
         Migration(version: 6, sql: version6),
+        Migration(version: 7, sql: version7),
     ]
 
     /// The version this build writes.
@@ -272,5 +273,21 @@ enum Schema {
     /// type identifier of its file, which names the extension it gets under `originals/`.
     static let version6 = """
         ALTER TABLE staged_upload ADD COLUMN uti TEXT NOT NULL DEFAULT 'public.jpeg';
+        """
+
+    /// Version 7: videos and Live Photos. A resource keeps its file's Apple content
+    /// identifier, which pairs a Live Photo's still and movie imported apart; a staged upload
+    /// keeps its video's duration and content identifier; a Live Photo's paired video
+    /// deduplicates like an original.
+    static let version7 = """
+        ALTER TABLE asset_resource ADD COLUMN content_identifier TEXT
+            CHECK (content_identifier IS NULL OR length(content_identifier) BETWEEN 1 AND 128);
+        CREATE INDEX asset_resource_by_content_identifier
+            ON asset_resource(content_identifier) WHERE content_identifier IS NOT NULL;
+        DROP INDEX asset_resource_original_sha256;
+        CREATE UNIQUE INDEX asset_resource_original_sha256
+            ON asset_resource(sha256) WHERE type IN (1, 2, 9);
+        ALTER TABLE staged_upload ADD COLUMN duration REAL NOT NULL DEFAULT 0 CHECK (duration >= 0);
+        ALTER TABLE staged_upload ADD COLUMN content_identifier TEXT;
         """
 }

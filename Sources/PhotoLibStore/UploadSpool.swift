@@ -104,6 +104,10 @@ public final class UploadSpool: Sendable {
         }
     }
 
+    /// The absolute path of the spool's file, for reading a complete upload piece by piece
+    /// (a video is inspected where it lies, never loaded whole).
+    public var absolutePath: String { files.absolutePath(relativePath) }
+
     /// Reads the whole upload back (to decode it); throws unless it is complete.
     public func contents() throws(PhotoLibError) -> [UInt8] {
         _ = try finish()
@@ -138,14 +142,14 @@ extension PhotoLibrary {
             throw PhotoLibError(.invalidArgument, "the upload is an empty file (its header announces 0 bytes)", reason: .invalidImage)
         }
         guard size <= Self.maximumImportBytes else {
-            throw PhotoLibError(.resourceExhausted, "an upload of \(size) bytes is larger than the \(Self.maximumImportBytes) bytes a photo may have")
+            throw PhotoLibError(.resourceExhausted, "an upload of \(size) bytes is larger than the \(Self.maximumImportBytes) bytes a photo or video may have")
         }
         try diskReserve.checkRoom(for: size)
         return try UploadSpool(files: files, expectedSize: size)
     }
 
     /// Throws `invalidArgument` unless `head` starts like a file type the library stores
-    /// (``OriginalFileType``: JPEG, HEIC, PNG, WebP); with `complete` false a head shorter than
+    /// (``OriginalFileType``: JPEG, HEIC, PNG, WebP, MOV, MP4, M4V); with `complete` false a head shorter than
     /// the signatures is only checked as far as it goes.
     static func checkSignature(_ head: [UInt8], complete: Bool) throws(PhotoLibError) {
         let possible = OriginalFileType.allCases.contains { $0.matches(head, complete: false) }
@@ -153,7 +157,7 @@ extension PhotoLibrary {
         guard possible, recognised else {
             let shown = head.prefix(4).map { OwnerToken.hexByte($0).uppercased() }.joined(separator: " ")
             throw PhotoLibError(
-                .invalidArgument, "the upload is not a JPEG, HEIC, PNG or WebP file: it starts with \(shown)", reason: .invalidImage)
+                .invalidArgument, "the upload is not a JPEG, HEIC, PNG, WebP, MOV or MP4 file: it starts with \(shown)", reason: .invalidImage)
         }
     }
 }

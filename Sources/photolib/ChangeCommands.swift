@@ -82,7 +82,7 @@ extension PhotoLibCommand {
             abstract: "Watch a fetch live: one line (or JSON line) per change notification.",
             discussion: "With --since, the changes after that token are delivered first, then live ones, with no gap. Runs until interrupted, or until --count notifications.")
         @OptionGroup var connection: ConnectionOptions
-        @Option(name: .long, help: "Only assets in this album or smart album.") var album: String?
+        @Option(name: .long, help: "Only assets in this album or smart album (an ID, or a name like videos or live-photos).") var album: String?
         @Option(name: .long, help: "A predicate (docs/PREDICATES.md).") var `where`: String?
         @Option(name: .long, help: "Sort by KEY[:asc|desc][,KEY…].") var sort: String?
         @Option(name: .long, help: "Resume after this change token.") var since: String?
@@ -121,7 +121,7 @@ extension PhotoLibCommand {
             let options = FetchOptions(predicate: `where`, sortDescriptors: descriptors)
             try await connection.withLibrary { library in
                 let subscription = try await library.subscribe(since: since)
-                var watched = try await subscription.registerFetch(with: options, in: album)
+                var watched = try await subscription.registerFetch(with: options, in: album.map(SmartAlbumName.resolve))
                 if !connection.json {
                     print("watching \(watched.count) assets (Ctrl-C to stop)")
                     fflush(nil)  // a stream: each line as it happens, also into a pipe or file

@@ -17,26 +17,33 @@ extension PhotoLibCommand {
         @Argument(help: "The asset's identifier (from 'photolib ls').")
         var identifier: String
 
-        @Option(name: .long, help: "Resource type: photo, fullSizePhoto, adjustmentData, adjustmentBasePhoto, video, pairedVideo…")
-        var resource: String = "photo"
+        @Option(name: .long, help: "Resource type: photo, fullSizePhoto, adjustmentData, adjustmentBasePhoto, video, pairedVideo… (default: the original, photo or video)")
+        var resource: String?
 
         @Option(name: .shortAndLong, help: "The file to write.")
         var output: String
 
         func validate() throws {
-            guard AssetResourceType(name: resource) != nil else {
+            guard resource.map({ AssetResourceType(name: $0) != nil }) ?? true else {
                 throw ValidationError("--resource must be one of \(AssetResourceType.allCases.map(\.name).joined(separator: ", "))")
             }
         }
 
         func run() async throws {
-            let type = AssetResourceType(name: resource)!
             let bar = Output.stderrIsTerminal && !connection.json ? ProgressBar(label: "exporting") : nil
             let resumedFrom = ((try? FileManager.default.attributesOfItem(atPath: output + ".partial")[.size]) as? Int) ?? 0
-            let written = try await connection.withLibrary { library in
-                try await AssetResourceManager(library: library).writeData(for: identifier, type: type, toFile: output) { done, total in
-                    bar?.update(done, of: total)
+            let (written, type) = try await connection.withLibrary { library in
+                let manager = AssetResourceManager(library: library)
+                // No --resource: the original, the photo of an image (or Live Photo), the video of a video.
+                var type = AssetResourceType.photo
+                if let resource, let named = AssetResourceType(name: resource) {
+                    type = named
+                } else if let original = try await manager.assetResources(for: identifier).map(\.type).first(where: { $0 == .photo || $0 == .video }) {
+                    type = original
                 }
+                return (try await manager.writeData(for: identifier, type: type, toFile: output) { done, total in
+                    bar?.update(done, of: total)
+                }, type)
             }
             bar?.finish()
             if connection.json {

@@ -8,7 +8,7 @@ extension PhotoLibCommand {
 
         @OptionGroup var connection: ConnectionOptions
 
-        @Option(name: .long, help: "Only assets in this album or smart album (an ID from 'photolib albums').")
+        @Option(name: .long, help: "Only assets in this album or smart album: an ID from 'photolib albums', or a smart album's name (\(SmartAlbumName.shortNames)).")
         var album: String?
 
         @Option(name: .long, help: "A predicate, e.g. 'mediaType == image AND isFavorite == true' (see docs/PREDICATES.md).")
@@ -39,15 +39,16 @@ extension PhotoLibCommand {
             let options = FetchOptions(predicate: `where`, sortDescriptors: try sortDescriptors(), fetchLimit: limit ?? 0, includeHiddenAssets: includeHidden)
             let assets = try await connection.withLibrary { library in
                 if let album {
-                    return try await library.fetchAssets(in: album, options: options).allObjects()
+                    return try await library.fetchAssets(in: SmartAlbumName.resolve(album), options: options).allObjects()
                 }
                 return try await library.fetchAssets(with: options).allObjects()
             }
             if connection.json {
                 try Output.json(assets.map(AssetJSON.init))
             } else {
-                Output.table(["ID", "TYPE", "SIZE", "CREATED", "FAVORITE", "HIDDEN"], assets.map {
-                    [$0.localIdentifier, $0.mediaType.name, "\($0.pixelWidth)x\($0.pixelHeight)", Output.date($0.creationDate), $0.isFavorite ? "yes" : "-", $0.isHidden ? "yes" : "-"]
+                Output.table(["ID", "TYPE", "SIZE", "CREATED", "FAVORITE", "HIDDEN", "KIND"], assets.map {
+                    [$0.localIdentifier, $0.mediaType.name, "\($0.pixelWidth)x\($0.pixelHeight)", Output.date($0.creationDate), $0.isFavorite ? "yes" : "-", $0.isHidden ? "yes" : "-",
+                     Output.kind($0)]
                 })
             }
         }

@@ -32,6 +32,23 @@ enum Output {
         isoFormatter.string(from: date)
     }
 
+    /// A video's length as `m:ss.s` (`h:mm:ss` from an hour).
+    static func duration(_ seconds: Double) -> String {
+        guard seconds.isFinite, seconds >= 0 else { return "-" }
+        let whole = Int(seconds)
+        if whole >= 3600 { return String(format: "%d:%02d:%02d", whole / 3600, whole / 60 % 60, whole % 60) }
+        return String(format: "%d:%04.1f", whole / 60, seconds - Double(whole / 60 * 60))
+    }
+
+    /// What kind of asset it is at a glance, for listings: a video's duration, `live`,
+    /// `screenshot`… (its subtypes), or `-`.
+    static func kind(_ asset: Asset) -> String {
+        var parts: [String] = []
+        if asset.mediaType == .video { parts.append(duration(asset.duration)) }
+        parts += asset.mediaSubtypes.names
+        return parts.isEmpty ? "-" : parts.joined(separator: " ")
+    }
+
     private nonisolated(unsafe) static let isoFormatter = ISO8601DateFormatter()
 
     /// Whether stderr is a terminal (progress bars go there).

@@ -5,22 +5,26 @@ import PhotoLibCore
 import PhotoLibStore
 
 extension PhotoLibDaemon {
-    /// `photolibd import`: adds JPEG files and folders to a library.
+    /// `photolibd import`: adds photo and video files and folders to a library.
     struct Import: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Import JPEG files and folders (recursively) into a library.",
+            abstract: "Import photos, videos and Live Photos (files and folders, recursively) into a library.",
             discussion: """
-                Each photo is checked by decoding it fully; a file that is not a JPEG, is truncated \
-                or damaged is refused with one line naming it and the reason, and the others are \
-                imported. Files already in the library (same SHA-256) are reported and skipped. In \
-                folders, only .jpg/.jpeg/.jpe/.heic/.heif/.png/.webp files are considered. Works while the server runs: its \
-                clients see the new assets. Exit status 1 when any file was refused.
+                Each photo is checked by decoding it fully, each video by reading its header and \
+                decoding its poster frame; a file of another type, truncated or damaged is refused \
+                with one line naming it and the reason, and the others are imported. Files already \
+                in the library (same SHA-256) are reported and skipped. A still and a movie with the \
+                same Apple content identifier, or the same base name in one folder (IMG_0001.HEIC + \
+                IMG_0001.MOV), become one Live Photo ("paired"). In folders, only \
+                .jpg/.jpeg/.jpe/.heic/.heif/.png/.webp/.mov/.mp4/.m4v/.qt files are considered. Works \
+                while the server runs: its clients see the new assets. Exit status 1 when any file \
+                was refused.
                 """)
 
         @Option(name: .long, help: "The library directory (created if missing).")
         var library: String
 
-        @Argument(help: "JPEG files or folders.")
+        @Argument(help: "Photo and video files (JPEG, HEIC, PNG, WebP, MOV, MP4, M4V) or folders.")
         var paths: [String]
 
         func run() throws {

@@ -3,7 +3,9 @@ import PhotoLibCore
 import PhotoLibServer
 import PhotoLibStore
 
-/// Walks files and folders and adds each JPEG to a library, reporting one line per file.
+/// Walks files and folders and adds each photo and video to a library, reporting one line
+/// per file. In a folder, a movie and a still with the same base name (`IMG_0001.HEIC`,
+/// `IMG_0001.MOV`) become one Live Photo; stills are imported first so their movies find them.
 struct PhotoImporter {
     /// Counts of what happened.
     struct Summary {
@@ -13,6 +15,9 @@ struct PhotoImporter {
     }
 
     static let photoExtensions: Set<String> = ["jpg", "jpeg", "jpe", "heic", "heif", "png", "webp"]
+    static let videoExtensions: Set<String> = ["mov", "mp4", "m4v", "qt"]
+    /// The asset of each still imported from a folder, by folder and lower-cased base name.
+    private var stillsByBaseName: [String: String] = [:]
     let intake: PhotoIntake
     private(set) var summary = Summary()
 
@@ -41,10 +46,28 @@ struct PhotoImporter {
             var nested: ObjCBool = false
             guard FileManager.default.fileExists(atPath: full, isDirectory: &nested), !nested.boolValue else { continue }
             let name = (relative as NSString).lastPathComponent
-            guard !name.hasPrefix("."), Self.photoExtensions.contains((name as NSString).pathExtension.lowercased()) else { continue }
+            let fileExtension = (name as NSString).pathExtension.lowercased()
+            guard !name.hasPrefix("."), Self.photoExtensions.contains(fileExtension) || Self.videoExtensions.contains(fileExtension) else { continue }
             files.append(full)
         }
-        for file in files.sorted() { importFile(file) }
+        // Folder by folder, stills before movies, then by name.
+        let ordered = files.sorted { a, b in
+            let (folderA, folderB) = ((a as NSString).deletingLastPathComponent, (b as NSString).deletingLastPathComponent)
+            if folderA != folderB { return folderA < folderB }
+            let (movieA, movieB) = (Self.isMovie(a), Self.isMovie(b))
+            if movieA != movieB { return !movieA }
+            return a < b
+        }
+        for file in ordered { importFile(file) }
+    }
+
+    private static func isMovie(_ path: String) -> Bool {
+        videoExtensions.contains((path as NSString).pathExtension.lowercased())
+    }
+
+    /// Folder and lower-cased base name: what the two files of a Live Photo share.
+    private static func pairingKey(_ path: String) -> String {
+        ((path as NSString).deletingPathExtension).lowercased()
     }
 
     private mutating func importFile(_ path: String) {
@@ -61,10 +84,15 @@ struct PhotoImporter {
         let bytes = [UInt8](data)
         let modified = (attributes?[.modificationDate] as? Date) ?? Date()
         do {
-            switch try intake.add(bytes, filename: (path as NSString).lastPathComponent, fallbackDate: modified) {
+            let key = Self.pairingKey(path)
+            let partner = Self.isMovie(path) ? stillsByBaseName[key] : nil
+            let outcome = try intake.add(bytes, filename: (path as NSString).lastPathComponent, fallbackDate: modified, pairingWith: partner)
+            if !Self.isMovie(path) { stillsByBaseName[key] = outcome.asset.localIdentifier }
+            switch outcome {
             case .added(let asset):
                 summary.added += 1
-                report("added \(asset.localIdentifier) \(path)")
+                // A file that completed a Live Photo joined an asset rather than making one.
+                report("\(asset.mediaSubtypes.contains(.photoLive) ? "paired" : "added") \(asset.localIdentifier) \(path)")
             case .alreadyPresent(let asset):
                 summary.alreadyPresent += 1
                 report("already present \(asset.localIdentifier) \(path)")

@@ -35,7 +35,7 @@ final class StillUploadTests: XCTestCase {
             XCTFail("a GIF was accepted")
         } catch let error as PhotoLibError {
             XCTAssertEqual(error.code, .invalidArgument)
-            XCTAssertTrue(error.message.contains("not a JPEG, HEIC, PNG or WebP file"), error.message)
+            XCTAssertTrue(error.message.contains("not a JPEG, HEIC, PNG, WebP, MOV or MP4 file"), error.message)
         }
     }
 }

@@ -7,10 +7,13 @@ import PhotoLibStore
 /// and a version that changes whenever those pixels may have changed.
 struct ImageSource: Sendable, Hashable {
     /// The file images are rendered from: the `fullSizePhoto` (edited) resource when the
-    /// asset has one, else its original `photo`.
+    /// asset has one, else its original `photo` (for a video, its `video`).
     var current: AssetResourceRecord
-    /// The original `photo` resource (what `version: original/unadjusted` render from).
+    /// The original `photo` resource, or a video's `video` (what `version: original/unadjusted` render from).
     var original: AssetResourceRecord
+    /// Whether the asset is a video: its images are its poster frame, rendered from the
+    /// `video` resource.
+    var isVideo: Bool { original.type == .video }
     /// Changes whenever the rendered content may change (see
     /// ``ImageSourceResolver/imageSource(forAsset:receivedAt:)``). Used in cache keys.
     var contentVersion: String
@@ -72,7 +75,7 @@ final class ImageSourceResolver: @unchecked Sendable {
             records = try library.imageSourceRecords(forAsset: identifier)
             locked { sources.store(identifier, records, stamp: stamp) }
         }
-        guard let original = records.resources.first(where: { $0.type == .photo }) else {
+        guard let original = records.resources.first(where: { $0.type == .photo }) ?? records.resources.first(where: { $0.type == .video }) else {
             throw Self.unknownAsset(identifier)
         }
         let current = records.resources.first(where: { $0.type == .fullSizePhoto }) ?? original

@@ -76,9 +76,14 @@ extension PhotoLibraryService {
         }
         guard cache.memory.get(job.key) == nil, cache.disk.get(job.key) == nil else { return }
         do {
-            let data = try Self.readFile(job.path, asset: job.assetIdentifier)
-            let image = try StillImageRenderer.render(data, request: job.render)
-            cache.store(job.key, CachedImage(jpeg: image.jpeg, width: image.width, height: image.height, degraded: false))
+            let image: CachedImage
+            if job.source.isVideo {
+                image = try Self.renderPoster(job, control: nil)
+            } else {
+                let rendered = try StillImageRenderer.render(try Self.readFile(job.path, asset: job.assetIdentifier), request: job.render)
+                image = CachedImage(jpeg: rendered.jpeg, width: rendered.width, height: rendered.height, degraded: false)
+            }
+            cache.store(job.key, image)
             cache.counters.add(\.prerenders)
             logger.debug("pre-rendered", metadata: ["asset.id": "\(entry.assetIdentifier)", "render.size": "\(image.width)x\(image.height)"])
         } catch {

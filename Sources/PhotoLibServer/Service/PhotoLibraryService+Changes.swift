@@ -15,15 +15,17 @@ extension PhotoLibraryService {
     ///
     /// Chunks are written to a spool file in the library as they arrive (memory per upload
     /// is one chunk, however slow the client); a first chunk that is not a JPEG is refused at
-    /// once. The complete file is then checked (decoded) on the validation pool, with the
+    /// once. The complete file is then checked (a photo decoded, a video's header and
+    /// poster frame read where it lies) on the validation pool, with the
     /// call's deadline and cancellation and the server's decode time limit.
     func uploadAsset(_ call: ServerCall<Wire.UploadChunk, Wire.UploadResult>) async throws {
         guard case .header(let header)? = try await call.nextRequest()?.part else {
             throw PhotoLibError(.invalidArgument, "UploadAsset must start with an UploadHeader")
         }
         let filename = header.originalFilename, type = header.uniformTypeIdentifier
-        guard type.isEmpty || type == "public.jpeg" else {
-            throw PhotoLibError(.invalidArgument, "uploads of type '\(type)' are not supported; only public.jpeg")
+        guard type.isEmpty || OriginalFileType(uniformTypeIdentifier: type) != nil else {
+            let known = OriginalFileType.allCases.map(\.uniformTypeIdentifier).joined(separator: ", ")
+            throw PhotoLibError(.invalidArgument, "uploads of type '\(type)' are not supported; send one of \(known), or none (the server reads the type from the bytes)")
         }
         guard filename.utf8.count <= ImportMetadata.maximumFilenameLength, !filename.contains("/") else {
             throw PhotoLibError(.invalidArgument, "the original filename must be a plain name of at most \(ImportMetadata.maximumFilenameLength) bytes")
@@ -46,7 +48,10 @@ extension PhotoLibraryService {
         }
         let control = RenderControl()
         let metadata = try await validator.run(control: control) { () throws -> ImportMetadata in
-            try PhotoIntake.metadata(for: try spool.contents(), filename: filename, fallbackDate: Date(), control: control)
+            guard spool.receivedSize == spool.expectedSize else {
+                throw PhotoLibError(.invalidArgument, "the upload is incomplete")
+            }
+            return try PhotoIntake.metadata(forFileAt: spool.absolutePath, filename: filename, fallbackDate: Date(), control: control)
         }
         var staged = try await libraryIO.run { () throws(PhotoLibError) in try library.stageUpload(spool, metadata: metadata) }
         // A client that may not read does not learn which assets exist; a limited one only

@@ -34,9 +34,10 @@ extension PhotoLibraryService {
             version == .current ? source.current.path : source.original.path
         }
         /// Whether the answer is the original file as it is (version original, maximum size,
-        /// no resize, no crop): sent byte for byte, never rendered or cached.
+        /// no resize, no crop): sent byte for byte, never rendered or cached. Never for a
+        /// video: its image is a rendered poster frame.
         var servesOriginalFile: Bool {
-            version == .original && render.isMaximumSize && render.resizeMode == .none && render.crop == nil
+            version == .original && render.isMaximumSize && render.resizeMode == .none && render.crop == nil && !source.isVideo
         }
     }
 
@@ -226,6 +227,11 @@ extension PhotoLibraryService {
         defer { progressTask?.cancel() }
         do {
             let image = try await renderer.run(control: control) { () throws -> CachedImage? in
+                if job.source.isVideo {
+                    // A video has no cheaper degraded image than its poster frame.
+                    if degraded { return nil }
+                    return try Self.renderPoster(job, control: control)
+                }
                 let data = try Self.readFile(job.path, asset: job.assetIdentifier)
                 do throws(ImagingError) {
                     if degraded {
@@ -262,6 +268,18 @@ extension PhotoLibraryService {
         } catch {
             cache.counters.add(\.rendersFailed)
             throw error
+        }
+    }
+
+    /// The final image of a video asset: its poster frame (the first keyframe at or after
+    /// min(10 %, 1 s)), upright, rendered as `job` asks; the movie is read piece by piece
+    /// where it lies. Blocking: on the render pool.
+    static func renderPoster(_ job: ImageJob, control: RenderControl?) throws(PhotoLibError) -> CachedImage {
+        do {
+            let result = try VideoPosterRenderer.render(path: job.path, request: job.render, control: control)
+            return CachedImage(jpeg: result.jpeg, width: result.width, height: result.height, degraded: false)
+        } catch {
+            throw photoLibError(error, asset: job.assetIdentifier)
         }
     }
 

@@ -1,10 +1,12 @@
-/// The lines `photolibd import` prints: `added ID PATH`, `already present ID PATH`,
-/// a summary, and `refused PATH: reason` on stderr.
+/// The lines `photolibd import` prints: `added ID PATH`, `paired ID PATH` (the file completed
+/// a Live Photo), `already present ID PATH`, a summary, and `refused PATH: reason` on stderr.
 struct ImportOutput {
     /// path → identifier of the photos added.
     var added: [String: String] = [:]
     /// path → identifier of the photos already present.
     var alreadyPresent: [String: String] = [:]
+    /// path → identifier of the files that completed a Live Photo.
+    var paired: [String: String] = [:]
     /// The order of the `added` lines.
     var addedOrder: [String] = []
 
@@ -13,6 +15,8 @@ struct ImportOutput {
             if let (id, path) = Self.split(line, "added ") {
                 added[path] = id
                 addedOrder.append(id)
+            } else if let (id, path) = Self.split(line, "paired ") {
+                paired[path] = id
             } else if let (id, path) = Self.split(line, "already present ") {
                 alreadyPresent[path] = id
             }

@@ -132,7 +132,7 @@ final class UploadSpoolingTests: XCTestCase {
         upload.send(data: Array("GIF89a".utf8) + [UInt8](repeating: 0, count: 1000))
         let status = try XCTUnwrap(upload.finalStatus(timeout: 10), "no STATUS after the first chunk")
         XCTAssertEqual(status.code, .invalidArgument)
-        XCTAssertTrue(status.message.contains("not a JPEG, HEIC, PNG or WebP file") && status.message.contains("47 49 46 38"), status.message)
+        XCTAssertTrue(status.message.contains("not a JPEG, HEIC, PNG, WebP, MOV or MP4 file") && status.message.contains("47 49 46 38"), status.message)
         XCTAssertTrue(spoolFiles(server).isEmpty)
     }
 
