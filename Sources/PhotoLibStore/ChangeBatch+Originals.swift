@@ -18,11 +18,13 @@ struct NewOriginal {
     var isFavorite = false
     /// Hides a new asset.
     var isHidden = false
+    /// The identifier a new asset gets (chosen up front: it names the file).
+    var identifier = LocalIdentifier.newAsset()
 
-    /// Where a new original file goes under `originals/` (a fresh name: the file of a Live
-    /// Photo's second half joins an asset whose first file is named already).
-    static func newPath(for metadata: ImportMetadata) -> String {
-        FileStore.originalPath(uuid: UUID().uuidString, fileExtension: metadata.fileType.fileExtension)
+    /// Where the file goes under `originals/`: named after ``identifier``'s UUID. (When the
+    /// file completes another asset's Live Photo, that UUID names no asset; it stays unique.)
+    var path: String {
+        FileStore.originalPath(uuid: String(identifier.prefix(while: { $0 != "/" })), fileExtension: metadata.fileType.fileExtension)
     }
 
     /// The name two halves of a Live Photo share when their content identifiers are missing:
@@ -35,7 +37,7 @@ struct NewOriginal {
     }
 }
 
-/// What ``ChangeBatch/placeOriginal(_:at:partner:restoreTrashed:placeFile:)`` did.
+/// What ``ChangeBatch/placeOriginal(_:partner:restoreTrashed:placeFile:)`` did.
 enum OriginalPlacement: Equatable {
     /// The same bytes are an asset already (restored from Recently Deleted if asked).
     case existing(String)
@@ -67,12 +69,13 @@ extension ChangeBatch {
     ///   client can see are partners.
     /// - Otherwise a new image or video asset is inserted with a `photo` or `video` resource.
     ///
-    /// `relativePath` is where the file is (or, with `placeFile`, is put once the bytes are
+    /// The file is at `original.path` (or, with `placeFile`, is put there once the bytes are
     /// known to be new). Records the change (asset inserted, or updated with its albums).
     func placeOriginal(
-        _ original: NewOriginal, at relativePath: String, partner: String?, restoreTrashed: Bool,
+        _ original: NewOriginal, partner: String?, restoreTrashed: Bool,
         placeFile: ((String) throws(PhotoLibError) -> Void)? = nil
     ) throws(PhotoLibError) -> OriginalPlacement {
+        let relativePath = original.path
         if let (existingID, existing, trashed) = try database.prepare(
             """
             SELECT a.id, a.local_identifier, a.trashed FROM asset_resource r JOIN asset a ON a.id = r.asset_id
@@ -114,7 +117,7 @@ extension ChangeBatch {
             try recordAlbums(containing: video.id)
             return .paired(video.identifier)
         }
-        let identifier = LocalIdentifier.newAsset()
+        let identifier = original.identifier
         let location = original.location
         try database.prepare(
             """

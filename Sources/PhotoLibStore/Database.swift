@@ -3,8 +3,16 @@ import PhotoLibCore
 
 /// One SQLite connection, closed when released.
 ///
-/// Not thread-safe: ``PhotoLibrary`` owns one and uses it only while holding its lock.
+/// Not thread-safe: ``DatabasePool`` owns them and hands each to one thread at a time.
 final class Database {
+    /// What a connection is for.
+    enum Role {
+        /// Reads and writes; switches the file to WAL.
+        case writer
+        /// Reads only (`PRAGMA query_only`): a WAL reader beside the writer.
+        case reader
+    }
+
     /// The connection handle.
     let handle: OpaquePointer
     /// The database file.
@@ -23,11 +31,12 @@ final class Database {
     static let minimumSQLiteVersion: Int32 = 3_038_000
 
     /// Opens (creating if needed) the database file at `path` and configures the connection:
-    /// WAL journal, `synchronous=FULL`, foreign keys, busy timeout, no double-quoted strings.
+    /// WAL journal, `synchronous=FULL`, foreign keys, busy timeout, no double-quoted strings;
+    /// a reader also refuses to write (`query_only`).
     ///
     /// On failure the half-open connection is closed before throwing.
     /// Related SQLite documentation: https://www.sqlite.org/c3ref/open.html
-    init(path: String) throws(PhotoLibError) {
+    init(path: String, role: Role = .writer) throws(PhotoLibError) {
         guard sqlite3_libversion_number() >= Self.minimumSQLiteVersion else {
             throw PhotoLibError(
                 .failedPrecondition,
@@ -48,7 +57,7 @@ final class Database {
         CSQLite_disable_double_quoted_strings(connection)
         CSQLite_enable_defensive(connection)
         // On any failure below, `deinit` closes the connection.
-        try configure()
+        try configure(role)
     }
 
     deinit {
@@ -64,8 +73,9 @@ final class Database {
     /// WAL at every commit; an import already pays two fsyncs for its file, so one more is
     /// a small price for "acknowledged means durable".
     /// Related SQLite documentation: https://www.sqlite.org/pragma.html#pragma_synchronous
-    private func configure() throws(PhotoLibError) {
-        let mode = try prepare("PRAGMA journal_mode = WAL").firstRow { $0.text(0) }
+    private func configure(_ role: Role) throws(PhotoLibError) {
+        // The writer switches the file to WAL (persistent); a reader only checks it.
+        let mode = try prepare(role == .writer ? "PRAGMA journal_mode = WAL" : "PRAGMA journal_mode").firstRow { $0.text(0) }
         guard mode?.lowercased() == "wal" else {
             throw PhotoLibError(
                 .failedPrecondition,
@@ -76,6 +86,7 @@ final class Database {
         guard try prepare("PRAGMA foreign_keys").firstRow({ $0.int(0) }) == 1 else {
             throw PhotoLibError(.failedPrecondition, "this SQLite build cannot enforce foreign keys, which PhotoLib relies on")
         }
+        if role == .reader { try execute("PRAGMA query_only = 1") }
     }
 
     /// The store error for a failed call on this connection.

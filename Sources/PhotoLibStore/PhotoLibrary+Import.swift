@@ -13,7 +13,7 @@ extension PhotoLibrary {
     /// fsync, rename, directory fsync) and then recorded in one transaction; if the
     /// transaction fails the file is removed again. A movie and a still that belong together
     /// become one Live Photo asset, whichever comes first (see
-    /// ``ChangeBatch/placeOriginal(_:at:partner:restoreTrashed:placeFile:)``): by Apple
+    /// ``ChangeBatch/placeOriginal(_:partner:restoreTrashed:placeFile:)``): by Apple
     /// content identifier, or with the asset `pairingWith` names (the importer's other file
     /// of the same base name).
     public func addPhoto(_ data: [UInt8], metadata: ImportMetadata, pairingWith partner: String? = nil) throws(PhotoLibError) -> ImportOutcome {
@@ -32,13 +32,13 @@ extension PhotoLibrary {
             return (.alreadyPresent(existing), nil)
         }
         if let partner { try LocalIdentifier.validate(partner) }
-        let relativePath = NewOriginal.newPath(for: metadata)
-        // The file first, outside the lock: other callers keep reading while it syncs.
-        try files.writeAtomically(data, to: relativePath)
         let now = Microseconds.now
         let original = NewOriginal(
             metadata: metadata, sha256: digest, byteSize: data.count, creationDate: Microseconds.from(metadata.creationDate),
             location: metadata.location)
+        let relativePath = original.path
+        // The file first, outside the transaction: the writer is not held while it syncs.
+        try files.writeAtomically(data, to: relativePath)
         var placement: OriginalPlacement?
         let result: ChangeResult
         do {
@@ -46,7 +46,7 @@ extension PhotoLibrary {
                 // Under the write lock no other process can insert: the dedupe check is final.
                 // The file is not the batch's to remove on failure: a batch retried on a
                 // full disk still needs it; the catch below removes it.
-                placement = try batch.placeOriginal(original, at: relativePath, partner: partner, restoreTrashed: false)
+                placement = try batch.placeOriginal(original, partner: partner, restoreTrashed: false)
             }
         } catch {
             // Not committed: the file is an orphan now. If removing it fails too, recovery

@@ -229,9 +229,7 @@ final class ChangeBatch {
         // The two halves of a Live Photo uploaded in one batch pair by base name too.
         let baseName = NewOriginal.baseName(of: metadata.originalFilename)
         let partner = createdByBaseName[baseName].flatMap { $0.isVideo != metadata.fileType.isVideo ? $0.identifier : nil }
-        let placement = try placeOriginal(
-            original, at: NewOriginal.newPath(for: metadata), partner: partner, restoreTrashed: true
-        ) { (relativePath) throws(PhotoLibError) in
+        let placement = try placeOriginal(original, partner: partner, restoreTrashed: true) { (relativePath) throws(PhotoLibError) in
             try self.files.link(upload.filePath, to: relativePath)
             self.linkedFiles.append(relativePath)
         }

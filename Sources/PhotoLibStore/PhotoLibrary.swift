@@ -4,9 +4,10 @@ import PhotoLibCore
 /// A photo library on disk: `DIR/library.sqlite` (metadata), `DIR/originals/` (imported
 /// files), `DIR/tmp/` (files being written), `DIR/owner.token` and `DIR/library.lock`.
 ///
-/// Thread-safe: every database access is serialized by one lock around one connection.
-/// Several instances, in one process or several (the server and `photolibd import`), may
-/// open the same directory at once; SQLite's WAL and the busy timeout arbitrate.
+/// Thread-safe: writes run one at a time on one connection, reads on a small pool of WAL
+/// readers beside it, so reads never wait for a write (``DatabasePool``). Several
+/// instances, in one process or several (the server and `photolibd import`), may open the
+/// same directory at once; SQLite's WAL and the busy timeout arbitrate.
 public final class PhotoLibrary: @unchecked Sendable {
     /// The library directory.
     public let directory: String
@@ -22,13 +23,10 @@ public final class PhotoLibrary: @unchecked Sendable {
     /// The database file name.
     public static let databaseFileName = "library.sqlite"
 
-    /// The connection; use only inside ``withDatabase(_:)``.
-    private let database: Database
-    /// Serializes access to ``database``: held for the whole of each store call, so it may be held while
-    /// SQLite waits on its busy timeout or the disk. Taken with no other PhotoLib lock held
-    /// (callers read the store before locking their own state). Not a `Mutex` because the
-    /// connection is not `Sendable`; hence `@unchecked Sendable` on the class.
-    private let lock: NSLock
+    /// The connections: one writer, a pool of readers (see ``DatabasePool`` for its locks).
+    /// Store calls take them with no other PhotoLib lock held (callers read the store before
+    /// locking their own state).
+    private let pool: DatabasePool
     /// The library's files.
     let files: FileStore
     /// Held (shared) for the instance's lifetime; see ``LibraryLock``.
@@ -37,15 +35,14 @@ public final class PhotoLibrary: @unchecked Sendable {
     /// library; see ``limited(to:)``.
     public let limitedTo: String?
 
-    private init(directory: String, database: Database, files: FileStore, libraryLock: LibraryLock,
+    private init(directory: String, pool: DatabasePool, files: FileStore, libraryLock: LibraryLock,
                  libraryIdentifier: String, lastRecovery: RecoveryReport, uploadLimits: UploadLimits, diskReserve: DiskReserve,
-                 lock: NSLock = NSLock(), limitedTo: String? = nil) {
-        self.lock = lock
+                 limitedTo: String? = nil) {
+        self.pool = pool
         self.limitedTo = limitedTo
         self.directory = directory
         self.uploadLimits = uploadLimits
         self.diskReserve = diskReserve
-        self.database = database
         self.files = files
         self.libraryLock = libraryLock
         self.libraryIdentifier = libraryIdentifier
@@ -59,9 +56,11 @@ public final class PhotoLibrary: @unchecked Sendable {
     /// `failedPrecondition` when DIR holds other files but no library. `uploadLimits` bounds
     /// staged uploads (see ``stageUpload(_:metadata:now:)-([UInt8],_,_)``); `diskReserveSize` bytes of disk
     /// are held back in `DIR/reserve` for deletes on a full disk (see ``DiskReserve``; 0: none).
+    /// `readers` WAL connections serve reads beside the writer (default one per core, 2…8;
+    /// 0: reads share the writer's connection and wait for its writes).
     public static func open(
         at directory: String, createIfMissing: Bool = true, uploadLimits: UploadLimits = UploadLimits(),
-        diskReserveSize: Int = DiskReserve.defaultSize
+        diskReserveSize: Int = DiskReserve.defaultSize, readers: Int = defaultReaderCount
     ) throws(PhotoLibError) -> PhotoLibrary {
         try uploadLimits.validate()
         guard !directory.isEmpty, !directory.utf8.contains(0) else {
@@ -100,16 +99,13 @@ public final class PhotoLibrary: @unchecked Sendable {
         let exclusive = libraryLock.tryLockExclusive()
 
         try FileStore.createPrivateFile(databasePath)
-        let database = try Database(path: databasePath)
-        try Schema.migrate(database, newLibraryIdentifier: { UUID().uuidString })
-        guard let identifier = try database.prepare("SELECT value FROM meta WHERE key = 'library_identifier'").firstRow({ $0.text(0) }) else {
-            throw PhotoLibError(.dataLoss, "\(databasePath) has no library identifier in its meta table; restore it from a backup")
-        }
-        let report: RecoveryReport
-        if exclusive {
-            report = try Recovery.run(database: database, files: files)
-        } else {
-            report = RecoveryReport(performed: false)
+        let pool = try DatabasePool(path: databasePath, readerCount: readers)
+        let (identifier, report) = try pool.writing { (database) throws(PhotoLibError) -> (String, RecoveryReport) in
+            try Schema.migrate(database, newLibraryIdentifier: { UUID().uuidString })
+            guard let identifier = try database.prepare("SELECT value FROM meta WHERE key = 'library_identifier'").firstRow({ $0.text(0) }) else {
+                throw PhotoLibError(.dataLoss, "\(databasePath) has no library identifier in its meta table; restore it from a backup")
+            }
+            return (identifier, exclusive ? try Recovery.run(database: database, files: files) : RecoveryReport(performed: false))
         }
         try OwnerToken.ensure(in: files)
         if isNew { try FileStore.syncDirectory(directory) }
@@ -117,11 +113,17 @@ public final class PhotoLibrary: @unchecked Sendable {
         let reserve = DiskReserve(directory: directory, size: diskReserveSize)
         reserve.replenish()
         return PhotoLibrary(
-            directory: directory, database: database, files: files, libraryLock: libraryLock,
+            directory: directory, pool: pool, files: files, libraryLock: libraryLock,
             libraryIdentifier: identifier, lastRecovery: report, uploadLimits: uploadLimits, diskReserve: reserve)
     }
 
-    /// The library as the limited client `client` sees it: the same connection, lock and
+    /// The default number of reader connections: one per core, at least 2 and at most 8.
+    public static var defaultReaderCount: Int { DatabasePool.defaultReaderCount }
+
+    /// How many reader connections serve reads beside the writer (0: reads share the writer).
+    public var readerCount: Int { pool.readerCount }
+
+    /// The library as the limited client `client` sees it: the same connections and
     /// files, but every asset read answers as if the library held only the client's
     /// selection (fetches, counts, album contents and covers, lookups by identifier,
     /// resources, editing input, change targets and history). An asset outside the selection
@@ -129,8 +131,8 @@ public final class PhotoLibrary: @unchecked Sendable {
     /// the selection. Cheap: make one per call.
     public func limited(to client: String) -> PhotoLibrary {
         PhotoLibrary(
-            directory: directory, database: database, files: files, libraryLock: libraryLock, libraryIdentifier: libraryIdentifier,
-            lastRecovery: lastRecovery, uploadLimits: uploadLimits, diskReserve: diskReserve, lock: lock, limitedTo: client)
+            directory: directory, pool: pool, files: files, libraryLock: libraryLock, libraryIdentifier: libraryIdentifier,
+            lastRecovery: lastRecovery, uploadLimits: uploadLimits, diskReserve: diskReserve, limitedTo: client)
     }
 
     /// The owner token (`DIR/owner.token`, mode 0600): 64 hex digits.
@@ -138,46 +140,37 @@ public final class PhotoLibrary: @unchecked Sendable {
         try OwnerToken.read(in: files)
     }
 
-    /// A number that changes whenever any connection — this one, another instance, or
-    /// another process such as `photolibd import` — commits a change. Cheap enough to poll.
+    /// A number that changes whenever any connection — this instance's writer, another
+    /// instance, or another process such as `photolibd import` — commits a change. Cheap
+    /// enough to poll: one `PRAGMA` on a connection of its own, never waiting for a write.
     public func dataVersion() throws(PhotoLibError) -> Int {
-        try withDatabase { (database) throws(PhotoLibError) in
-            // data_version moves for other connections' commits, the local count for ours.
-            try database.dataVersion() &+ database.localCommitCount
-        }
+        try pool.dataVersion() &+ pool.localCommitCount
     }
 
-    /// The half of ``dataVersion()`` that other connections' commits move (`PRAGMA
-    /// data_version`, one query). A caller that reuses it for a while adds
-    /// ``localCommitCount`` fresh each time, so this instance's own commits always count.
+    /// `PRAGMA data_version` on the pool's version connection (one query): it moves with
+    /// every commit, by this instance or any other connection. A caller that reuses it for a
+    /// while adds ``localCommitCount`` fresh each time, so this instance's own commits count
+    /// at once.
     public func externalDataVersion() throws(PhotoLibError) -> Int {
-        try withDatabase { (database) throws(PhotoLibError) in try database.dataVersion() }
+        try pool.dataVersion()
     }
 
-    /// How many transactions this instance has committed (no query): the other half of
-    /// ``dataVersion()``.
-    public var localCommitCount: Int {
-        (try? withDatabase { (database) throws(PhotoLibError) in database.localCommitCount }) ?? 0
-    }
+    /// How many transactions this instance has committed (no query).
+    public var localCommitCount: Int { pool.localCommitCount }
 
-    /// Runs `body` with exclusive use of the connection.
+    /// Runs `body` on a reader connection, outside a transaction (each statement sees the
+    /// latest commit). For writes use ``write(_:)``.
     func withDatabase<T>(_ body: (Database) throws(PhotoLibError) -> T) throws(PhotoLibError) -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(database)
+        try pool.reading(body)
     }
 
-    /// Runs `body` in one write transaction with exclusive use of the connection.
+    /// Runs `body` in one write transaction on the writer connection.
     func write<T>(_ body: (Database) throws(PhotoLibError) -> T) throws(PhotoLibError) -> T {
-        try withDatabase { (database) throws(PhotoLibError) in
-            try database.inTransaction { () throws(PhotoLibError) in try body(database) }
-        }
+        try pool.write(body)
     }
 
-    /// Runs `body` in one read transaction (one consistent snapshot).
+    /// Runs `body` in one read transaction (one consistent snapshot) on a reader connection.
     func read<T>(_ body: (Database) throws(PhotoLibError) -> T) throws(PhotoLibError) -> T {
-        try withDatabase { (database) throws(PhotoLibError) in
-            try database.inReadTransaction { () throws(PhotoLibError) in try body(database) }
-        }
+        try pool.read(body)
     }
 }

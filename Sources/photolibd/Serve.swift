@@ -74,6 +74,9 @@ extension PhotoLibDaemon {
         @Option(name: .long, help: "Disk space held back in DIR/reserve so that deletes and trash purges work on a full disk, in MiB (0: none). Uploads are refused before they would use it.")
         var diskReserveMib: Int = DiskReserve.defaultSize >> 20
 
+        @Option(name: .long, help: "SQLite reader connections beside the one writer (WAL: reads never wait for a write). 0: reads share the writer's connection and wait for its writes (to compare).")
+        var storeReaders: Int = PhotoLibrary.defaultReaderCount
+
         @Option(name: .long, help: "Seconds one decode, render or upload check may run before it is stopped (DEADLINE_EXCEEDED).")
         var decodeTimeLimit: Double = ServerConfiguration().decodeTimeLimit
 
@@ -100,6 +103,7 @@ extension PhotoLibDaemon {
             }
             guard maxTokenlessConnections >= 1 else { throw ValidationError("--max-tokenless-connections must be positive") }
             guard (0...65_536).contains(diskReserveMib) else { throw ValidationError("--disk-reserve-mib must be within 0…65536") }
+            guard (0...64).contains(storeReaders) else { throw ValidationError("--store-readers must be within 0…64") }
             guard decodeTimeLimit >= 0.1, decodeTimeLimit <= 3600 else { throw ValidationError("--decode-time-limit must be within 0.1…3600 seconds") }
             guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical") }
             do { _ = try Endpoint(parsing: listen) } catch { throw ValidationError(error.description) }
@@ -121,7 +125,7 @@ extension PhotoLibDaemon {
 
             let photoLibrary: PhotoLibrary
             do {
-                photoLibrary = try PhotoLibrary.open(at: library, diskReserveSize: diskReserveMib << 20)
+                photoLibrary = try PhotoLibrary.open(at: library, diskReserveSize: diskReserveMib << 20, readers: storeReaders)
             } catch {
                 throw Failure.exit("photolibd: cannot open library \(library): \(error.message)")
             }

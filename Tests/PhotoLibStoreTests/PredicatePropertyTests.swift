@@ -300,8 +300,10 @@ struct PredicatePropertyTests {
         // Bursts are rare in real libraries; the planner decides from statistics (ANALYZE).
         try library.executeForTesting(
             "UPDATE asset SET burst_identifier = CASE WHEN id % 100 = 0 THEN 'b' || id END; ANALYZE")
+        // A connection loads the statistics when it opens: read through a fresh instance's readers.
+        let reopened = try PhotoLibrary.open(at: temp.library)
         let query = try AssetQuery.from(options: FetchOptions(predicate: text))
-        let plan = try library.read { (database) throws(PhotoLibError) -> [String] in
+        let plan = try reopened.read { (database) throws(PhotoLibError) -> [String] in
             let plan = try QueryPlan(query, database: database)
             return try database.prepareUncached("EXPLAIN QUERY PLAN SELECT a.local_identifier \(plan.fromWhere) ORDER BY \(plan.orderBy)")
                 .rows(plan.values) { $0.text(3) }
