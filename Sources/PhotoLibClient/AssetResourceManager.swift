@@ -49,6 +49,21 @@ public struct AssetResourceManager: Sendable {
         return AsyncThrowingStream { try await reader.next() }
     }
 
+    /// PhotoKit's `requestAVAsset(forVideo:options:)` / `requestPlayerItem`, as bytes: the
+    /// movie of a video asset (its `video` resource) or of a Live Photo (its `pairedVideo`),
+    /// streamed like ``requestData(for:type:offset:length:)`` from `offset` (a player seeking
+    /// reads from there). Throws `notFound` for an unknown asset, `invalidArgument` for a
+    /// photo without a movie.
+    public func requestVideoData(
+        for identifier: String, offset: Int = 0, length: Int = 0
+    ) async throws -> (resource: AssetResource, chunks: AsyncThrowingStream<AssetResourceChunk, any Error>) {
+        let resources = try await assetResources(for: identifier)
+        guard let movie = resources.first(where: { $0.type == .video }) ?? resources.first(where: { $0.type == .pairedVideo }) else {
+            throw PhotoLibError(.invalidArgument, "asset \(identifier) has no movie: it is neither a video nor a Live Photo")
+        }
+        return (movie, try await requestData(for: identifier, type: movie.type, offset: offset, length: length))
+    }
+
     /// `writeData(for:toFile:options:completionHandler:)`, resumable: bytes go to
     /// `path + ".partial"`, continuing after what an earlier, interrupted call left there;
     /// when complete, the whole file's SHA-256 is checked against the server's and the file

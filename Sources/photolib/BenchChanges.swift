@@ -69,9 +69,12 @@ extension PhotoLibCommand {
         func run() async throws {
             let token = try connection.resolvedToken()
             let server = connection.resolvedServer
-            let connectionCount = connections ?? max(1, (subscribers + 99) / 100)
-            guard (subscribers + connectionCount - 1) / connectionCount <= 100 else {
-                throw CLIError("at most 100 subscriptions per connection (the server's default call limit): use --connections \((subscribers + 99) / 100) or more")
+            // Each subscription registers one fetch: at most 64 per connection by default
+            // (`serve --max-observed-results-per-connection`), and 100 calls.
+            let perConnection = 50
+            let connectionCount = connections ?? max(1, (subscribers + perConnection - 1) / perConnection)
+            guard (subscribers + connectionCount - 1) / connectionCount <= 64 else {
+                throw CLIError("at most 64 subscriptions per connection (the server's default registration limit): use --connections \((subscribers + perConnection - 1) / perConnection) or more")
             }
             var descriptors: [AssetSortDescriptor] = []
             do {

@@ -48,6 +48,13 @@ final class VideoUploadTests: XCTestCase {
             XCTAssertEqual(Array(image.data.prefix(3)), [0xFF, 0xD8, 0xFF])
             XCTAssertEqual([image.width, image.height], expected)
         }
+        do {
+            _ = try await AssetResourceManager(library: library).requestVideoData(
+                for: try await create([try await library.upload(try Self.media("webp_photo.webp"), filename: "p.webp")], in: library)[0])
+            XCTFail("a photo has no movie")
+        } catch let error as PhotoLibError {
+            XCTAssertEqual(error.code, .invalidArgument)
+        }
         // The original streams as it came, and from an offset (a player seeking).
         let whole = try await resource(.video, of: id, in: library)
         XCTAssertTrue(whole == movie, "the video, byte for byte")
@@ -75,6 +82,12 @@ final class VideoUploadTests: XCTestCase {
         XCTAssertTrue(asset.mediaSubtypes.contains(.photoLive))
         let pairedVideo = try await resource(.pairedVideo, of: ids[0], in: library)
         XCTAssertTrue(pairedVideo == movie, "the paired video, byte for byte")
+        // requestAVAsset's equivalent finds a Live Photo's movie, and seeks.
+        let (found, chunks) = try await AssetResourceManager(library: library).requestVideoData(for: ids[0], offset: 100)
+        var seeked: [UInt8] = []
+        for try await chunk in chunks { seeked += chunk.data }
+        XCTAssertEqual(found.type, .pairedVideo)
+        XCTAssertTrue(seeked == Array(movie[100...]), "the movie from byte 100")
 
         // Two uploads in two batches, the movie first: the still takes the video asset over.
         let liveMovie = try Self.media("live-IMG_0002.mov")

@@ -59,8 +59,17 @@ public final class FetchResultRegistry: Sendable {
         /// so that their next use says why.
         var evicted: [String] = []
 
-        /// Removes the expired snapshots and returns them.
+        /// When ``purgeExpired(_:)`` next scans the snapshots.
+        var nextPurge = Date.distantPast
+
+        /// Removes the expired snapshots and returns them: a scan of every snapshot, so at
+        /// most once per ``purgeInterval`` (the change feed adds a snapshot per subscriber and
+        /// round; scanning each time made a round quadratic in a connection's subscriptions).
+        /// Until then an expired snapshot still counts against the budget, but ``use(_:now:)``
+        /// refuses it by its own expiry.
         mutating func purgeExpired(_ now: Date) -> [Entry] {
+            guard now >= nextPurge else { return [] }
+            nextPurge = now.addingTimeInterval(FetchResultRegistry.purgeInterval)
             let expired = entries.filter { $0.value.expiresAt <= now }
             for id in expired.keys { entries[id] = nil }
             return Array(expired.values)
@@ -77,6 +86,9 @@ public final class FetchResultRegistry: Sendable {
     private let budget: SnapshotBudget?
     /// The connection, as the budget knows it.
     private let connectionID: UInt64
+
+    /// The longest an expired snapshot stays counted before a scan removes it, in seconds.
+    static let purgeInterval: TimeInterval = 1
 
     /// How many released ids a registry remembers to explain their next use.
     static let rememberedEvictions = 256
@@ -139,7 +151,10 @@ public final class FetchResultRegistry: Sendable {
     func use(_ id: String, now: Date = Date()) throws(PhotoLibError) -> Contents {
         let lifetime = self.lifetime
         let (found, expired, wasEvicted) = state.withLock { state -> (Contents?, [Entry], Bool) in
-            let dropped = state.purgeExpired(now)
+            var dropped = state.purgeExpired(now)
+            if let entry = state.entries[id], entry.expiresAt <= now {
+                dropped.append(state.entries.removeValue(forKey: id)!)
+            }
             guard var entry = state.entries[id] else { return (nil, dropped, state.evicted.contains(id)) }
             state.clock += 1
             entry.lastUsed = state.clock
