@@ -131,11 +131,13 @@ let package = Package(
             ]),
         .testTarget(
             name: "PhotoLibClientTests",
-            dependencies: ["PhotoLibClient", "PhotoLibCore", "PhotoLibServer", "PhotoLibTestSupport", "PhotoLibServerTestSupport"]),
+            dependencies: ["PhotoLibClient", "PhotoLibCore", "PhotoLibNet", "PhotoLibServer", "PhotoLibTestSupport", "PhotoLibServerTestSupport"]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: ["PhotoLibClient", "PhotoLibCore", "PhotoLibTestSupport", "PhotoLibWire"],
-            exclude: []),
+            // TLS end to end: enabled once ServerConnection and ClientConnection route their
+            // bytes through TLSStream (issue 17; see ServerTLS.connectionsSpeakTLS).
+            exclude: ["TLSEndToEndTests.swift"]),
     ]
 )
 
