@@ -36,7 +36,6 @@ public final class TLSEngine {
     private var firstBytes: [UInt8]? = []
     /// Plaintext given before the handshake completed.
     private var heldPlaintext: [UInt8] = []
-    private var readBuffer = [UInt8](repeating: 0, count: 16 << 10)
     /// Whether the peer closed the session (close_notify).
     public private(set) var isClosedByPeer = false
 
@@ -150,21 +149,29 @@ public final class TLSEngine {
         }
     }
 
+    /// Bytes decrypted per read: one whole TLS record's plaintext.
+    private static let recordSize = 16 << 10
+
     private func readPlaintext() throws(TLSError) -> [UInt8] {
+        // A temporary buffer (not a stored one): an idle connection keeps no 16 KiB around.
+        try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.recordSize) { (buffer) throws(TLSError) -> [UInt8] in
+            try readPlaintext(into: buffer)
+        }
+    }
+
+    private func readPlaintext(into buffer: UnsafeMutableBufferPointer<UInt8>) throws(TLSError) -> [UInt8] {
         var plaintext: [UInt8] = []
         while true {
             var count = 0
             let (status, message) = TLSCall.status { message, capacity in
-                readBuffer.withUnsafeMutableBufferPointer { buffer in
-                    CPhotoLibTLS_session_read(session, buffer.baseAddress, buffer.count, &count, message, capacity)
-                }
+                CPhotoLibTLS_session_read(session, buffer.baseAddress, buffer.count, &count, message, capacity)
             }
             switch status {
             case CPhotoLibTLS_OK:
-                if plaintext.isEmpty && count == readBuffer.count {
+                if plaintext.isEmpty && count == buffer.count {
                     plaintext.reserveCapacity(count * 2)
                 }
-                plaintext.append(contentsOf: readBuffer[0..<count])
+                plaintext.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[0..<count]))
             case CPhotoLibTLS_WANT_INPUT:
                 return plaintext
             case CPhotoLibTLS_CLOSED:
