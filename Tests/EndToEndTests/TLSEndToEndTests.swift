@@ -141,4 +141,25 @@ final class TLSEndToEndTests: XCTestCase {
         let presented = try await PhotoLibrary.serverFingerprint(of: server.address)
         XCTAssertEqual(presented, fingerprint)
     }
+
+    func testThePythonInteropClientSpeaksTLSFromTheProtocolDocument() throws {
+        let python = "/usr/bin/python3"
+        let script = Paths.packageRoot + "/Tests/interop/photolib_client.py"
+        guard FileManager.default.isExecutableFile(atPath: python),
+            (try? ChildProcess.run(python, ["-c", "import google.protobuf"]))?.succeeded == true
+        else {
+            throw XCTSkip("\(python) with google.protobuf is needed (apt-get install python3-protobuf)")
+        }
+        let fingerprint = try printedFingerprint()
+        let result = try ChildProcess.run(
+            python, [script, "--server", server.address, "--token", server.token, "--fingerprint", fingerprint, "--expect-assets", "1", "--quick"],
+            timeout: 150)
+        XCTAssertTrue(result.succeeded, "the interop client failed over TLS: \(result)\n--- server log ---\n\(server.log)")
+        // And it refuses a server whose certificate is not the pinned one.
+        let wrong = try ChildProcess.run(
+            python, [script, "--server", server.address, "--token", server.token, "--fingerprint", "SHA256:" + String(repeating: "A", count: 43), "--quick"],
+            timeout: 60)
+        XCTAssertFalse(wrong.succeeded, "\(wrong)")
+        XCTAssertTrue((wrong.stdout + wrong.stderr).contains(fingerprint), "\(wrong)")
+    }
 }
