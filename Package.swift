@@ -50,6 +50,10 @@ let package = Package(
             name: "CPhotoLibWebP", dependencies: ["CPhotoLibJPEG"],
             linkerSettings: [.linkedLibrary("webp")]),
         .target(name: "CPhotoLibSystem"),
+        // TLS 1.3 over memory buffers and self-signed identities (OpenSSL 3: libssl-dev).
+        .target(
+            name: "CPhotoLibTLS",
+            linkerSettings: [.linkedLibrary("ssl"), .linkedLibrary("crypto")]),
         // MOV/MP4 inspection and poster frames (FFmpeg: libavformat-dev libavcodec-dev
         // libswscale-dev libavutil-dev); shares CPhotoLibJPEG's control and image types.
         .target(
@@ -63,7 +67,7 @@ let package = Package(
         .target(name: "PhotoLibCore"),
         .target(name: "PhotoLibTestSupport", dependencies: ["PhotoLibCore", "PhotoLibWire"], path: "Tests/PhotoLibTestSupport"),
         .target(name: "PhotoLibWire", dependencies: ["PhotoLibCore", "CPhotoLibProto"]),
-        .target(name: "PhotoLibNet", dependencies: ["PhotoLibCore"]),
+        .target(name: "PhotoLibNet", dependencies: ["PhotoLibCore", "CPhotoLibTLS"]),
         .target(
             name: "PhotoLibImaging",
             dependencies: ["PhotoLibCore", "CPhotoLibJPEG", "CPhotoLibExif", "CPhotoLibHEIF", "CPhotoLibPNG", "CPhotoLibWebP", "CPhotoLibVideo"]),
@@ -127,11 +131,13 @@ let package = Package(
             ]),
         .testTarget(
             name: "PhotoLibClientTests",
-            dependencies: ["PhotoLibClient", "PhotoLibCore", "PhotoLibServer", "PhotoLibTestSupport", "PhotoLibServerTestSupport"]),
+            dependencies: ["PhotoLibClient", "PhotoLibCore", "PhotoLibNet", "PhotoLibServer", "PhotoLibTestSupport", "PhotoLibServerTestSupport"]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: ["PhotoLibClient", "PhotoLibCore", "PhotoLibTestSupport", "PhotoLibWire"],
-            exclude: []),
+            // TLS end to end: enabled once ServerConnection and ClientConnection route their
+            // bytes through TLSStream (issue 17; see ServerTLS.connectionsSpeakTLS).
+            exclude: ["TLSEndToEndTests.swift"]),
     ]
 )
 

@@ -12,6 +12,9 @@ public struct ClientConfiguration: Sendable {
     public var connectTimeout: Double = 10
     /// Deadline of unary calls (seconds; `nil`: none).
     public var callTimeout: Double? = 60
+    /// TLS, and how the server's certificate is trusted (``ClientTLS``); `nil`: plain TCP,
+    /// for loopback.
+    public var tls: ClientTLS?
 
     /// The defaults.
     public init() {}

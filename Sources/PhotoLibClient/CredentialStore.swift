@@ -56,11 +56,17 @@ public struct CredentialStore: Sendable {
     }
 
     private func write(_ all: [String: ClientGrant]) throws {
+        try Self.writePrivately(all, to: path)
+    }
+
+    /// Writes `value` as JSON to `path` (mode 0600, in a directory of mode 0700), through a
+    /// private temporary file renamed into place.
+    static func writePrivately(_ value: some Encodable, to path: String) throws {
         let directory = (path as NSString).deletingLastPathComponent
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
-        let data = try encoder.encode(all)
+        let data = try encoder.encode(value)
         // A private temporary file renamed into place: the tokens are never readable by others.
         let temporary = path + ".tmp-\(getpid())"
         guard FileManager.default.createFile(atPath: temporary, contents: data, attributes: [.posixPermissions: 0o600]) else {

@@ -1,5 +1,6 @@
 import Foundation
 import PhotoLibCore
+import PhotoLibNet
 import PhotoLibWire
 
 /// The server's explicit limits and timings; every one can be set from `photolibd serve`.
@@ -76,6 +77,10 @@ public struct ServerConfiguration: Sendable {
 
     /// The server's name in WELCOME.
     public var serverName: String = "photolibd/0.1.0"
+
+    /// TLS for every connection: the server context presenting the library's identity
+    /// (`photolibd serve --tls`); `nil` serves plain TCP (loopback only, see `docs/PROTOCOL.md`).
+    public var tls: TLSContext?
 
     /// The one memory limit every in-memory budget draws from (bytes): fetch-result
     /// snapshots, the rendered-image memory cache and the live fetch results of the change

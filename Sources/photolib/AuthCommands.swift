@@ -36,7 +36,8 @@ extension PhotoLibCommand {
                 let server = connection.resolvedServer
                 let grant: ClientGrant
                 do {
-                    grant = try await PhotoLibrary.requestAuthorization(for: access, name: name, server: server)
+                    grant = try await PhotoLibrary.requestAuthorization(
+                        for: access, name: name, server: server, configuration: try connection.clientConfiguration())
                     try CredentialStore().save(grant, for: server)
                 } catch let error as PhotoLibError {
                     throw CLIError(error.message, code: error.code)
@@ -48,7 +49,8 @@ extension PhotoLibCommand {
                         fflush(nil)
                     }
                     do {
-                        let library = try await PhotoLibrary.connect(to: server, token: grant.token, clientName: name)
+                        let library = try await PhotoLibrary.connect(
+                            to: server, token: grant.token, clientName: name, configuration: try connection.clientConfiguration())
                         defer { library.close() }
                         status = try await library.authorizationStatus(for: access, waitingForDecision: true, timeout: timeout)
                     } catch let error as PhotoLibError {

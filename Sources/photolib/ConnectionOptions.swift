@@ -13,6 +13,12 @@ struct ConnectionOptions: ParsableArguments {
     @Option(name: .long, help: "Read the access token from a file, e.g. LIBRARY/owner.token.")
     var tokenFile: String?
 
+    @Option(name: .long, help: "Connect with TLS and pin the server's certificate: SHA256:… as 'photolibd serve --tls' prints it (default: $PHOTOLIB_FINGERPRINT, else the pin stored by 'photolib tls pin').")
+    var fingerprint: String?
+
+    @Flag(name: .long, help: "Connect with TLS to a server whose certificate a system-trusted authority signed for its name (no pin).")
+    var tls = false
+
     @Flag(name: .long, help: "Print one JSON document on stdout.")
     var json = false
 
@@ -36,10 +42,39 @@ struct ConnectionOptions: ParsableArguments {
         throw CLIError("no token: pass --token TOKEN, --token-file LIBRARY/owner.token, set PHOTOLIB_TOKEN, or ask for access with 'photolib auth request --name NAME --access read-write'")
     }
 
+    /// How to secure the connection, first match wins: `--fingerprint`, `$PHOTOLIB_FINGERPRINT`,
+    /// the pin stored for the server (`photolib tls pin`, in `known_servers` beside the
+    /// credentials), `--tls` (CA-signed certificate); otherwise plain TCP (`nil`).
+    func resolvedTLS() throws -> ClientTLS? {
+        let environment = ProcessInfo.processInfo.environment["PHOTOLIB_FINGERPRINT"].flatMap { $0.isEmpty ? nil : $0 }
+        if let text = fingerprint ?? environment {
+            do {
+                return .pinned(try TLSFingerprint(parsing: text))
+            } catch {
+                throw CLIError("\(fingerprint != nil ? "--fingerprint" : "PHOTOLIB_FINGERPRINT"): \(error.message)")
+            }
+        }
+        let store = CredentialStore()
+        do {
+            if let pinned = try store.pinnedFingerprint(for: resolvedServer) { return .pinned(pinned) }
+        } catch let error as PhotoLibError {
+            throw CLIError(error.message, code: error.code)
+        }
+        return tls ? .certificateAuthority : nil
+    }
+
+    /// The client configuration these options ask for (TLS settings; default limits).
+    func clientConfiguration() throws -> ClientConfiguration {
+        var configuration = ClientConfiguration()
+        configuration.tls = try resolvedTLS()
+        return configuration
+    }
+
     /// Connects, runs `body`, closes; turns errors into one clear line and exit status 1.
     func withLibrary<T>(_ body: (PhotoLibrary) async throws -> T) async throws -> T {
         do {
-            let library = try await PhotoLibrary.connect(to: resolvedServer, token: try resolvedToken(), clientName: "photolib/0.1.0")
+            let library = try await PhotoLibrary.connect(
+                to: resolvedServer, token: try resolvedToken(), clientName: "photolib/0.1.0", configuration: try clientConfiguration())
             defer { library.close() }
             return try await body(library)
         } catch let error as PhotoLibError {

@@ -15,6 +15,6 @@ struct PhotoLibCommand: AsyncParsableCommand {
         subcommands: [
             Info.self, Albums.self, List.self, UploadCommand.self, Favorite.self, Hide.self, Delete.self, Restore.self,
             Purge.self, SetDate.self, SetLocation.self, Album.self, Folder.self, Apply.self, Show.self, Token.self, Changes.self, Watch.self,
-            Edit.self, EditInput.self, Revert.self, FilterPreview.self, Auth.self, Clients.self,
+            Edit.self, EditInput.self, Revert.self, FilterPreview.self, Auth.self, Clients.self, TLSPins.self,
         ] + ImageCommands.all)
 }

@@ -83,6 +83,8 @@ extension PhotoLibDaemon {
         @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error, critical.")
         var logLevel: String = "info"
 
+        @OptionGroup var tls: TLSOptions
+
         func validate() throws {
             guard (131_072...16_777_216).contains(maxFrameSize) else { throw ValidationError("--max-frame-size must be within 131072…16777216 (128 KiB … 16 MiB)") }
             guard maxConnections > 0 else { throw ValidationError("--max-connections must be positive") }
@@ -166,6 +168,7 @@ extension PhotoLibDaemon {
             configuration.maintenanceInterval = maintenanceInterval
             configuration.imageMemoryCacheBytes = imageMemoryCacheMib << 20
             configuration.imageDiskCacheBytes = imageDiskCacheMib << 20
+            configuration.tls = try tls.context(library: library, logger: logger)
 
             let server: PhotoLibServer
             do {
@@ -186,6 +189,8 @@ extension PhotoLibDaemon {
             server.start()
             // Unbuffered, so a parent process reading the pipe sees it at once.
             FileHandle.standardOutput.write(Data("listening on \(server.listeningEndpoint.map(\.description) ?? listen)\n".utf8))
+            TLSOptions.announce(configuration.tls)
+            TLSOptions.warnIfPlaintext(configuration.tls, listening: server.listeningEndpoint.map(\.description) ?? listen, host: (try? Endpoint(parsing: listen))?.host ?? listen, logger: logger)
             let effective = configuration.effective
             logger.info("serving", metadata: [
                 "library": "\(library)", "endpoint": "\(server.listeningEndpoint.map(\.description) ?? listen)",

@@ -5,7 +5,10 @@ Written only from docs/PROTOCOL.md and Protos/*.proto, on Google's protobuf runt
 (python3-protobuf) -- no code is shared with the Swift implementation.
 
     /usr/bin/python3 Tests/interop/photolib_client.py --server HOST:PORT --token TOKEN \
-        [--expect-assets N] [--image-size WxH] [--trace]
+        [--fingerprint SHA256:...] [--expect-assets N] [--image-size WxH] [--trace]
+
+With --fingerprint every connection is TLS 1.3 (ALPN photolib/1) and the server's
+certificate must have that SHA-256 fingerprint (docs/PROTOCOL.md, section 2a).
 
 The Python modules for Protos/*.proto are generated at run time with `protoc` into a
 temporary directory (nothing generated is committed).
@@ -14,10 +17,14 @@ Exit status: 0 when every check passes, 1 when a check fails, 2 on a usage or se
 """
 
 import argparse
+import base64
+import binascii
+import hashlib
 import os
 import re
 import shutil
 import socket
+import ssl
 import struct
 import subprocess
 import sys
@@ -28,6 +35,11 @@ import traceback
 # --------------------------------------------------------------------------------------
 # Protocol constants (docs/PROTOCOL.md, sections 3 and 12)
 # --------------------------------------------------------------------------------------
+
+# TLS (docs/PROTOCOL.md, section 2a): set by --fingerprint, the 32-byte SHA-256 of the
+# server certificate's DER encoding; None: plain TCP.
+TLS_PIN = None
+TLS_ALPN = "photolib/1"
 
 HEADER = struct.Struct(">IBBI")  # length u32, type u8, flags u8, stream_id u32 -- big-endian
 HEADER_SIZE = HEADER.size        # 10
@@ -184,6 +196,8 @@ class Connection:
         self.sock = socket.create_connection((host, port), timeout=self.timeout)
         self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.sock.settimeout(self.timeout)
+        if TLS_PIN is not None:
+            self.sock = tls_wrap(self.sock, host)
         self.log = []            # the last frames, for failure reports
         self.closed = False
         self.goaway = None
@@ -546,6 +560,48 @@ class Connection:
                 ga = pb.GoAway.FromString(f.payload)
             elif f.type == PING and not f.flags & ACK:
                 self.send_frame(PING, ACK, 0, f.payload)
+
+
+def parse_fingerprint(text):
+    """32 bytes from 'SHA256:<unpadded base64>' or 64 hexadecimal digits (colons allowed)."""
+    text = text.strip()
+    if text.lower().startswith("sha256:"):
+        body = text[7:]
+        try:
+            raw = base64.b64decode(body + "=" * (-len(body) % 4), validate=True)
+        except (binascii.Error, ValueError):
+            raw = b""
+        if len(raw) == 32:
+            return raw
+        text = body
+    try:
+        raw = bytes.fromhex(text.replace(":", ""))
+    except ValueError:
+        raw = b""
+    if len(raw) != 32:
+        raise argparse.ArgumentTypeError("expected SHA256:<base64> or 64 hexadecimal digits")
+    return raw
+
+
+def tls_wrap(sock, host):
+    """TLS 1.3 with ALPN photolib/1; the server is verified by its pinned fingerprint alone
+    (section 2a): Python checks after the handshake, before any application byte is sent."""
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    context.minimum_version = ssl.TLSVersion.TLSv1_3
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE  # the pin below is the verification
+    context.set_alpn_protocols([TLS_ALPN])
+    is_address = re.fullmatch(r"[0-9.]+|[0-9a-fA-F:]+", host) is not None
+    tls = context.wrap_socket(sock, server_hostname=None if is_address else host)
+    presented = hashlib.sha256(tls.getpeercert(binary_form=True)).digest()
+    if presented != TLS_PIN:
+        tls.close()
+        raise ssl.SSLError("the server's certificate has fingerprint SHA256:%s, not the pinned SHA256:%s" % (
+            base64.b64encode(presented).decode().rstrip("="), base64.b64encode(TLS_PIN).decode().rstrip("=")))
+    if tls.selected_alpn_protocol() not in (None, TLS_ALPN):
+        tls.close()
+        raise ssl.SSLError("the server chose ALPN %r" % tls.selected_alpn_protocol())
+    return tls
 
 
 def connect(args, label, **kw):
@@ -1436,6 +1492,8 @@ def main(argv=None):
     ap.add_argument("--server", required=True, help="HOST:PORT of photolibd")
     ap.add_argument("--token", help="owner token (default: read from --token-file)")
     ap.add_argument("--token-file", help="file holding the token, e.g. LIBRARY/owner.token")
+    ap.add_argument("--fingerprint", type=parse_fingerprint,
+                    help="connect with TLS and pin the server certificate's SHA256:... fingerprint")
     ap.add_argument("--expect-assets", type=int, help="the library must hold exactly N assets")
     ap.add_argument("--image-size", type=parse_size, default=(200, 200), help="target WxH (default 200x200)")
     ap.add_argument("--protos", default=os.path.normpath(os.path.join(here, "..", "..", "Protos")),
@@ -1459,6 +1517,9 @@ def main(argv=None):
             ap.error("--token or --token-file is required")
         with open(args.token_file) as f:
             args.token = f.read().strip()
+
+    global TLS_PIN
+    TLS_PIN = args.fingerprint
 
     try:
         load_protos(args.protos)
