@@ -21,6 +21,9 @@ extension PhotoLibCommand {
 
         @OptionGroup var connection: ConnectionOptions
 
+        @Option(name: .long, help: "Also draw the latencies (percentiles over time and a histogram) as a self-contained SVG file.")
+        var chart: String?
+
         @Option(name: .long, help: "Subscriptions to open.")
         var subscribers: Int = 1
 
@@ -153,11 +156,17 @@ extension PhotoLibCommand {
 
             var histogram = Histogram<UInt64>(lowestDiscernibleValue: 1_000, highestTrackableValue: 600_000_000_000, numberOfSignificantValueDigits: .three)
             var delivered = 0
+            var samples: [LatencyChart.Sample] = []
             for (committed, times) in arrivals.all() {
                 guard let begin = commits[committed] else { continue }
                 for time in times {
-                    _ = histogram.record(max(1_000, time > begin ? time - begin : 1_000))
+                    let latency = max(1_000, time > begin ? time - begin : 1_000)
+                    _ = histogram.record(latency)
                     delivered += 1
+                    if chart != nil {
+                        samples.append(LatencyChart.Sample(
+                            time: Double(time &- started.uptimeNanoseconds) / 1e9, milliseconds: Double(latency) / 1e6))
+                    }
                 }
             }
             func ms(_ nanoseconds: UInt64) -> Double { (Double(nanoseconds) / 1e6 * 1000).rounded() / 1000 }
@@ -168,6 +177,13 @@ extension PhotoLibCommand {
                 latencyMs: ["p50": ms(histogram.valueAtPercentile(50)), "p90": ms(histogram.valueAtPercentile(90)), "p99": ms(histogram.valueAtPercentile(99)), "max": ms(histogram.max)],
                 commitMs: ["p50": ms(commitHistogram.valueAtPercentile(50)), "p99": ms(commitHistogram.valueAtPercentile(99))],
                 serverRSSMiBSubscribed: rssSubscribed.map { Double($0) / 1024 }, serverRSSMiBAfter: rssAfter.map { Double($0) / 1024 })
+            if let chart {
+                try LatencyChart(
+                    title: "photolib bench changes: commit to notification",
+                    subtitle: "\(subscribers) subscriber\(subscribers == 1 ? "" : "s") on \(connectionCount) connection\(connectionCount == 1 ? "" : "s"), \(totalAssets) assets, \(commits.count) transactions; one point per delivered notification",
+                    samples: samples
+                ).write(to: chart)
+            }
             if connection.json {
                 try Output.jsonLine(report)
             } else {
