@@ -1,7 +1,7 @@
 """Builds a small big-endian EXIF (TIFF) block for the media fixtures: Make/Model,
 Orientation, DateTimeOriginal + OffsetTimeOriginal, GPS, UserComment and an Apple MakerNote
-carrying a ContentIdentifier (tag 0x0011), laid out as iPhones write it. Used only by
-Scripts/make-media-fixtures."""
+carrying a ContentIdentifier (tag 0x0011), laid out as iPhones write it. Used by
+Scripts/make-media-fixtures and Scripts/make-demo-roll."""
 import struct
 
 ASCII, SHORT, LONG, RATIONAL, UNDEFINED, BYTE = 2, 3, 4, 5, 7, 1
