@@ -10,12 +10,12 @@ import Testing
 /// render built on it the same JPEG bytes; the scan limits still count the skipped scans.
 @Suite("progressive JPEGs at 1/8: unneeded scans skipped, same bytes")
 struct ProgressiveScanSkippingTests {
-    /// Every JPEG of the test data: the sample photos, the test photos, the media fixtures and
+    /// Every JPEG of the test data: the samples, the test photos, the media fixtures and
     /// their progressive variants (`Tests/Fixtures/media/progressive`, made by
     /// `Scripts/media-fixtures/progressive-jpegs.sh`).
     static let testDataJPEGs: [String] = {
         var paths: [String] = []
-        for folder in ["Samples/photos", "Tests/Fixtures"] {
+        for folder in ["Samples", "Tests/Fixtures"] {
             let root = Fixtures.path(folder)
             let names = FileManager.default.enumerator(atPath: root)?.compactMap { $0 as? String } ?? []
             for name in names where name.lowercased().hasSuffix(".jpg") || name.lowercased().hasSuffix(".jpeg") {
@@ -67,6 +67,8 @@ struct ProgressiveScanSkippingTests {
 
     @Test("every progressive file of the test data: the same 1/8 pixels, byte for byte, with scans skipped")
     func everyProgressiveFile() throws {
+        // The files that read every scan: truncated, or a full decode that smooths blocks.
+        let wholeDecodes = ["prog420_truncated.jpg", "prog444_incomplete_ac.jpg", "prog444_no_luma_ac.jpg"]
         var skippedFiles = 0
         for path in Self.progressiveJPEGs {
             let bytes = try Fixtures.bytes(at: path)
@@ -74,10 +76,11 @@ struct ProgressiveScanSkippingTests {
             let fast = Self.decode(bytes, skip: true)
             let same = full.outcome == fast.outcome
             #expect(same, "\(path): the 1/8 decode with scans skipped differs from the full one")
+            let name = (path as NSString).lastPathComponent
+            #expect((fast.skipped > 0) != wholeDecodes.contains(name), "\(name): \(fast.skipped) scans skipped")
             if fast.skipped > 0 { skippedFiles += 1 }
         }
-        // Every complete file skips scans, except the two whose full decode smooths blocks.
-        #expect(skippedFiles == Self.progressiveJPEGs.count - 3, "files with skipped scans: \(skippedFiles) of \(Self.progressiveJPEGs.count)")
+        #expect(skippedFiles >= 10, "files with skipped scans: \(skippedFiles) of \(Self.progressiveJPEGs.count)")
     }
 
     @Test("a 256 px render of every progressive file: the same JPEG bytes as one from the full 1/8 decode")
