@@ -18,15 +18,6 @@
 _Static_assert(BITS_IN_JSAMPLE == 8, "CPhotoLibJPEG needs an 8-bit libjpeg");
 _Static_assert(sizeof(JSAMPLE) == sizeof(uint8_t), "JSAMPLE must be one byte");
 
-/* Progress monitor that enforces the scan limit (hostile progressive files). */
-typedef struct CPhotoLibJPEG_Progress {
-    struct jpeg_progress_mgr pub;
-    uint32_t max_scans;
-    uint64_t max_scan_pixels;
-    /* The caller's control (may be NULL): cancellation flag and progress output. */
-    CPhotoLibJPEG_Control *control;
-} CPhotoLibJPEG_Progress;
-
 CPhotoLibJPEG_Control *CPhotoLibJPEG_control_new(void) {
     return calloc(1, sizeof(CPhotoLibJPEG_Control));
 }
@@ -99,9 +90,9 @@ uint32_t CPhotoLibJPEG_scaled_dimension(uint32_t dimension, uint32_t scale_num) 
 }
 
 /* Checks done before libjpeg sees the bytes. Returns OK or a failure status. */
-static int CPhotoLibJPEG_precheck(const uint8_t *data, size_t size,
-                                  const CPhotoLibJPEG_Limits *limits,
-                                  char *message, size_t capacity) {
+int CPhotoLibJPEG_precheck(const uint8_t *data, size_t size,
+                           const CPhotoLibJPEG_Limits *limits,
+                           char *message, size_t capacity) {
     if (limits == NULL) {
         CPhotoLibJPEG_format_message(message, capacity, "no limits given");
         return CPhotoLibJPEG_INVALID_ARGUMENT;
@@ -138,9 +129,9 @@ static int CPhotoLibJPEG_precheck(const uint8_t *data, size_t size,
  * After jpeg_read_header: enforce max_pixels (before any pixel allocation) and the
  * colour spaces we handle, and fill `info`. Longjmps on failure.
  */
-static void CPhotoLibJPEG_check_header(j_decompress_ptr decompress,
-                                       const CPhotoLibJPEG_Limits *limits,
-                                       CPhotoLibJPEG_HeaderInfo *info) {
+void CPhotoLibJPEG_check_header(j_decompress_ptr decompress,
+                                const CPhotoLibJPEG_Limits *limits,
+                                CPhotoLibJPEG_HeaderInfo *info) {
     uint64_t pixels = (uint64_t)decompress->image_width * decompress->image_height;
     if (decompress->image_width == 0 || decompress->image_height == 0) {
         CPhotoLibJPEG_fail((j_common_ptr)decompress, CPhotoLibJPEG_CORRUPT,
@@ -179,11 +170,11 @@ static void CPhotoLibJPEG_check_header(j_decompress_ptr decompress,
 }
 
 /* Common session setup: error manager, libjpeg memory limit, source, scan limit. */
-static void CPhotoLibJPEG_start(j_decompress_ptr decompress,
-                                CPhotoLibJPEG_ErrorManager *manager,
-                                CPhotoLibJPEG_Progress *progress,
-                                const uint8_t *data, size_t size,
-                                const CPhotoLibJPEG_Limits *limits) {
+void CPhotoLibJPEG_start(j_decompress_ptr decompress,
+                         CPhotoLibJPEG_ErrorManager *manager,
+                         CPhotoLibJPEG_Progress *progress,
+                         const uint8_t *data, size_t size,
+                         const CPhotoLibJPEG_Limits *limits) {
     decompress->mem->max_memory_to_use =
         limits->max_memory_bytes > (uint64_t)LONG_MAX ? LONG_MAX : (long)limits->max_memory_bytes;
     jpeg_mem_src(decompress, data, (unsigned long)size);
@@ -273,19 +264,6 @@ int CPhotoLibJPEG_decode(const uint8_t *data, size_t size,
     return CPhotoLibJPEG_decode_ex(data, size, limits, &options, info, image, NULL, message, message_capacity);
 }
 
-/* Whether every component has (at least the first approximation of) its DC coefficients. */
-static int CPhotoLibJPEG_has_all_dc(j_decompress_ptr decompress) {
-    if (decompress->coef_bits == NULL) {
-        return 0;
-    }
-    for (int ci = 0; ci < decompress->num_components; ci++) {
-        if (decompress->coef_bits[ci][0] < 0) {
-            return 0;
-        }
-    }
-    return 1;
-}
-
 /* Copies one decoded row (already RGB or gray) into the output, keeping only the crop columns. */
 static void CPhotoLibJPEG_store_row(const uint8_t *row, uint8_t *pixels, uint32_t out_row,
                                     uint32_t crop_x, uint32_t out_width, uint32_t components) {
@@ -298,13 +276,14 @@ int CPhotoLibJPEG_decode_ex(const uint8_t *data, size_t size,
                             const CPhotoLibJPEG_DecodeOptions *options,
                             CPhotoLibJPEG_HeaderInfo *info,
                             CPhotoLibJPEG_Image *image,
-                            int32_t *used_early_scan,
+                            CPhotoLibJPEG_ScanPlan *scan_plan,
                             char *message, size_t message_capacity) {
     if (image != NULL) {
         memset(image, 0, sizeof *image);
     }
-    if (used_early_scan != NULL) {
-        *used_early_scan = 0;
+    if (scan_plan != NULL) {
+        memset(scan_plan, 0, sizeof *scan_plan);
+        scan_plan->outcome = CPhotoLibJPEG_SCANS_NOT_ASKED;
     }
     if (options == NULL) {
         CPhotoLibJPEG_format_message(message, message_capacity, "decode: no options given");
@@ -382,9 +361,23 @@ int CPhotoLibJPEG_decode_ex(const uint8_t *data, size_t size,
     decompress.scale_denom = 8;
     decompress.dct_method = JDCT_ISLOW;
     decompress.do_fancy_upsampling = TRUE;
-    int early = options->early_scan && decompress.progressive_mode;
-    decompress.buffered_image = early ? TRUE : FALSE;
     jpeg_calc_output_dimensions(&decompress);
+    if (options->skip_unneeded_scans) {
+        /* Progressive at 1/8: feed libjpeg only the scans its reduced IDCTs read (plj_scans.c).
+         * Block smoothing off: the full decode would not smooth either (checked there). */
+        CPhotoLibJPEG_ScanPlan scans;
+        CPhotoLibJPEG_Range *ranges = NULL;
+        size_t range_count = 0;
+        if (CPhotoLibJPEG_plan_scans(&decompress, data, size, limits, &scans, &ranges, &range_count)) {
+            CPhotoLibJPEG_use_ranges(&decompress, data, ranges, range_count);
+            manager.source = decompress.src;
+            manager.input_start = data;
+            decompress.do_block_smoothing = FALSE;
+        }
+        if (scan_plan != NULL) {
+            *scan_plan = scans;
+        }
+    }
 
     uint32_t full_width = decompress.output_width;
     uint32_t full_height = decompress.output_height;
@@ -434,29 +427,6 @@ int CPhotoLibJPEG_decode_ex(const uint8_t *data, size_t size,
                            "libjpeg changed the output size after start (%ux%u, expected %ux%u)",
                            decompress.output_width, decompress.output_height, full_width, full_height);
     }
-    if (early) {
-        /* Read scans until every component has DC data (or the input ends). */
-        for (;;) {
-            int result = jpeg_consume_input(&decompress);
-            if (result == JPEG_SUSPENDED) {
-                CPhotoLibJPEG_fail((j_common_ptr)&decompress, CPhotoLibJPEG_TRUNCATED,
-                                   "truncated JPEG data: the input ended inside the first scans (%zu bytes)", size);
-            }
-            if (result == JPEG_REACHED_EOI) {
-                break;
-            }
-            if (result == JPEG_SCAN_COMPLETED && CPhotoLibJPEG_has_all_dc(&decompress)) {
-                break;
-            }
-            if (limits->max_scans > 0 && (uint32_t)decompress.input_scan_number > limits->max_scans) {
-                CPhotoLibJPEG_fail((j_common_ptr)&decompress, CPhotoLibJPEG_TOO_LARGE,
-                                   "JPEG has more than %u scans (the configured maximum); refusing it",
-                                   limits->max_scans);
-            }
-            CPhotoLibJPEG_check_cancelled((j_common_ptr)&decompress, options->control);
-        }
-        jpeg_start_output(&decompress, decompress.input_scan_number);
-    }
     /* Scratch row from libjpeg's image pool: freed by jpeg_destroy_decompress on every path. */
     JSAMPARRAY scratch = (*decompress.mem->alloc_sarray)((j_common_ptr)&decompress, JPOOL_IMAGE,
                                                          full_width * (JDIMENSION)decompress.output_components, 1);
@@ -483,17 +453,8 @@ int CPhotoLibJPEG_decode_ex(const uint8_t *data, size_t size,
             CPhotoLibJPEG_color_plan_row(&plan, pixels + (size_t)(y - crop_y) * width * 3, width);
         }
     }
-    if (early) {
-        jpeg_finish_output(&decompress);
-        /* The rest of the file is deliberately not read. */
-        jpeg_abort_decompress(&decompress);
-        if (used_early_scan != NULL) {
-            *used_early_scan = 1;
-        }
-    } else {
-        /* Reads up to EOI: a missing or damaged tail still fails (as a warning). */
-        jpeg_finish_decompress(&decompress);
-    }
+    /* Reads up to EOI: a missing or damaged tail still fails (as a warning). */
+    jpeg_finish_decompress(&decompress);
     jpeg_destroy_decompress(&decompress);
     if (options->control != NULL) {
         __atomic_store_n(&options->control->progress_permille, 1000, __ATOMIC_RELAXED);

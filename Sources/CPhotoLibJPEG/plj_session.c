@@ -11,6 +11,13 @@
 
 /* Byte offset libjpeg has reached in the input (an estimate: its buffer position). */
 static size_t CPhotoLibJPEG_input_offset(const CPhotoLibJPEG_ErrorManager *manager) {
+    if (manager->input_start != NULL && manager->source != NULL) {
+        const uint8_t *next = manager->source->next_input_byte;
+        if (next >= manager->input_start && next <= manager->input_start + manager->input_size) {
+            return (size_t)(next - manager->input_start);
+        }
+        return manager->input_size;
+    }
     if (manager->source == NULL || manager->input_size < manager->source->bytes_in_buffer) {
         return manager->input_size;
     }
@@ -137,6 +144,7 @@ void CPhotoLibJPEG_error_manager_init(CPhotoLibJPEG_ErrorManager *manager,
     manager->message_capacity = message_capacity;
     manager->input_size = input_size;
     manager->source = NULL;
+    manager->input_start = NULL;
     if (message != NULL && message_capacity > 0) {
         message[0] = '\0';
     }

@@ -32,7 +32,7 @@ public enum ContactSheet {
         let background = [UInt8](repeating: 40, count: width * height * 3)
         let sheet = try PixelBuffer.make(width: width, height: height, components: 3, bytes: background)
         for (index, jpeg) in thumbnails.enumerated() {
-            let decoded = try LibJPEG.decode(jpeg, scale: 8, crop: nil, earlyScan: false, limits: limits, control: nil).pixels
+            let decoded = try LibJPEG.decode(jpeg, scale: 8, crop: nil, limits: limits, control: nil).pixels
             let fitted = try JPEGRenderer.outputSize(
                 uprightWidth: decoded.width, uprightHeight: decoded.height, targetWidth: cell, targetHeight: cell,
                 contentMode: .aspectFit)

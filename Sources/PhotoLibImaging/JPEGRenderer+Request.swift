@@ -6,7 +6,9 @@ import PhotoLibCore
 public enum DegradedSource: String, Sendable, Hashable {
     /// The thumbnail embedded in the EXIF segment.
     case exifThumbnail
-    /// The first scans of a progressive JPEG, decoded at 1/8 (the rest of the file unread).
+    /// The scans of a progressive JPEG that a 1/8 decode reads (its DC scans, and the chroma AC
+    /// scans of a 4:2:0 file), decoded at 1/8: the pixels of a full 1/8 decode, for a fraction
+    /// of the work, the other scans skipped unread.
     case progressiveEarlyScan
     /// A 1/8 DCT decode of the whole file (entropy decoding only, no inverse DCT).
     case eighthScaleDecode
@@ -124,7 +126,9 @@ extension JPEGRenderer {
     /// resize mode, EXIF orientation applied, encoded at `request.quality`.
     ///
     /// Pipeline: DCT-scaled decode at the smallest N/8 whose crop still covers the output,
-    /// keeping only the crop's rows and columns; Lanczos-3 resample to the exact size
+    /// keeping only the crop's rows and columns (a progressive file at 1/8 is decoded from the
+    /// scans that scale reads, the others skipped: the same pixels, see
+    /// `CPhotoLibJPEG_scan_plan`); Lanczos-3 resample to the exact size
     /// (skipped in `ResizeMode.fast` when the decode is at most 2× the exact size);
     /// orientation; encode. `control` (optional) cancels the work between scanline batches
     /// and reports decode progress.
@@ -137,7 +141,8 @@ extension JPEGRenderer {
         try control?.check()
         let crop = scaledCrop(plan.storedCrop, storedWidth: plan.storedWidth, storedHeight: plan.storedHeight, scale: plan.dctScale)
         let decoded = try LibJPEG.decode(
-            data, scale: plan.dctScale, crop: crop, earlyScan: false, limits: limits, control: control)
+            data, scale: plan.dctScale, crop: crop, skipUnneededScans: plan.isProgressive && plan.dctScale == 1, limits: limits,
+            control: control)
         return try finish(decoded.pixels, plan: plan, request: request, quality: request.quality, limits: limits, control: control)
     }
 
@@ -174,9 +179,9 @@ extension JPEGRenderer {
     /// there is none cheaper than the final image.
     ///
     /// Sources, cheapest first: the EXIF thumbnail when there is no crop, its aspect ratio
-    /// matches the image's (within 2 %) and it is at least half the output size; the first
-    /// scans of a progressive JPEG decoded at 1/8; a 1/8 DCT decode when the final render
-    /// needs a larger scale. The result has the output's aspect ratio and is never larger
+    /// matches the image's (within 2 %) and it is at least half the output size; a progressive
+    /// JPEG's 1/8 decode from only the scans that scale reads (exactly a 1/8 decode's pixels);
+    /// a 1/8 DCT decode when the final render needs a larger scale. The result has the output's aspect ratio and is never larger
     /// than the output (never upscaled). Encoded at quality 70.
     public static func renderDegraded(
         _ data: [UInt8], request: RenderRequest, limits: ImagingLimits = .default, control: RenderControl? = nil
@@ -191,9 +196,9 @@ extension JPEGRenderer {
         guard plan.isProgressive || plan.dctScale > 1 else { return nil }
         let crop = scaledCrop(plan.storedCrop, storedWidth: plan.storedWidth, storedHeight: plan.storedHeight, scale: 1)
         let decoded = try LibJPEG.decode(
-            data, scale: 1, crop: crop, earlyScan: plan.isProgressive, limits: limits, control: control)
+            data, scale: 1, crop: crop, skipUnneededScans: plan.isProgressive, limits: limits, control: control)
         let image = try finish(decoded.pixels, plan: plan, request: request, quality: quality, limits: limits, control: control, neverUpscale: true)
-        return DegradedImage(image: image, source: decoded.usedEarlyScan ? .progressiveEarlyScan : .eighthScaleDecode)
+        return DegradedImage(image: image, source: decoded.skippedScans > 0 ? .progressiveEarlyScan : .eighthScaleDecode)
     }
 
     /// The EXIF thumbnail, decoded in stored orientation, when it is usable for `plan`.
@@ -213,7 +218,7 @@ extension JPEGRenderer {
         else { return nil }
         // A damaged thumbnail is no reason to fail the request: fall back to other sources.
         do {
-            return try LibJPEG.decode(thumbnail, scale: 8, crop: nil, earlyScan: false, limits: limits, control: control).pixels
+            return try LibJPEG.decode(thumbnail, scale: 8, crop: nil, limits: limits, control: control).pixels
         } catch where error.code == .cancelled {
             throw error
         } catch {
@@ -235,7 +240,7 @@ extension JPEGRenderer {
     public static func reencode(
         _ data: [UInt8], options: JPEGEncodeOptions, limits: ImagingLimits = .default
     ) throws(ImagingError) -> [UInt8] {
-        let decoded = try LibJPEG.decode(data, scale: 8, crop: nil, earlyScan: false, limits: limits, control: nil)
+        let decoded = try LibJPEG.decode(data, scale: 8, crop: nil, limits: limits, control: nil)
         return try LibJPEG.encode(decoded.pixels, options: options, control: nil)
     }
 }

@@ -34,7 +34,7 @@ public enum RecipeRenderer {
         }
         // The colour operations run on each row as it is decoded, while it is in cache.
         let decoded = try LibJPEG.decode(
-            original, scale: 8, crop: crop, earlyScan: false, limits: limits, control: control, colors: colors.operations)
+            original, scale: 8, crop: crop, limits: limits, control: control, colors: colors.operations)
         try control?.check()
         let orientation = geometry.transform.after(Orientation(exif: info.orientation)).exifCode
         let upright = orientation == 1 ? decoded.pixels : try LibJPEG.orient(decoded.pixels, orientation: orientation)

@@ -175,12 +175,13 @@ typedef struct CPhotoLibJPEG_DecodeOptions {
     uint32_t crop_y;
     uint32_t crop_width;
     uint32_t crop_height;
-    /* Progressive streams only: stop reading input as soon as every component has its DC
-     * coefficients (the first scans), and output that early approximation (buffered-image
-     * mode). At scale 1/8 this is a complete 1/8 image for a fraction of the work; the rest
-     * of the file is not read, so damage after those scans is not detected.
-     * Ignored for sequential (baseline) streams. */
-    int32_t early_scan;
+    /* Progressive streams at scale 1/8 only: hand libjpeg only the scans whose coefficients
+     * its reduced inverse DCTs read (see CPhotoLibJPEG_scan_plan), with block smoothing off.
+     * The pixels are those of the whole stream decoded at 1/8, byte for byte; the work drops
+     * to the DC scans (plus the chroma AC scans of a 4:2:0 file). Damage inside the Huffman
+     * data of a skipped scan is not detected (it is never decoded); the file's structure, its
+     * end and the scan limits still are. Ignored for sequential streams and other scales. */
+    int32_t skip_unneeded_scans;
     /* When non-NULL: polled for cancellation between scanline batches and input rows, and
      * updated with progress. */
     CPhotoLibJPEG_Control *control;
@@ -191,17 +192,66 @@ typedef struct CPhotoLibJPEG_DecodeOptions {
     size_t color_op_count;
 } CPhotoLibJPEG_DecodeOptions;
 
+/* What CPhotoLibJPEG_scan_plan (or a decode asked to skip scans) found. */
+typedef struct CPhotoLibJPEG_ScanPlan {
+    /* CPhotoLibJPEG_SCANS_* below. */
+    int32_t outcome;
+    /* Scans (SOS markers) in the whole file, and those the decode reads. */
+    uint32_t total_scans;
+    uint32_t kept_scans;
+    /* Bytes of the file, and those libjpeg is given (all of them unless scans are skipped). */
+    uint64_t total_bytes;
+    uint64_t kept_bytes;
+    /* The size of each component's reduced inverse DCT at this scale (first four components;
+     * 1: DC only, 2: rows and columns 0, 1, 3, 5, 7). */
+    uint32_t idct_size[4];
+} CPhotoLibJPEG_ScanPlan;
+
+/* Scans are skipped. */
+#define CPhotoLibJPEG_SCANS_SKIPPED 0
+/* Not asked (skip_unneeded_scans was 0). */
+#define CPhotoLibJPEG_SCANS_NOT_ASKED 1
+/* A sequential stream, or an arithmetic-coded one. */
+#define CPhotoLibJPEG_SCANS_NOT_PROGRESSIVE 2
+/* A scale above 1/8. */
+#define CPhotoLibJPEG_SCANS_SCALE 3
+/* Every scan carries something the decode reads. */
+#define CPhotoLibJPEG_SCANS_NOTHING_TO_SKIP 4
+/* Some of the first ten coefficients stay incomplete after the last scan: libjpeg's full decode
+ * smooths such blocks, so only the full decode gives its pixels. */
+#define CPhotoLibJPEG_SCANS_SMOOTHING 5
+/* The data ends before EOI (the full decode reports it). */
+#define CPhotoLibJPEG_SCANS_TRUNCATED 6
+/* A structure the scan planner leaves to the full decode (a bogus progression, DNL, a stray
+ * marker, garbage between segments, more than 1024 scans). */
+#define CPhotoLibJPEG_SCANS_UNUSUAL 7
+
 /*
- * CPhotoLibJPEG_decode with options: DCT scale, crop, early progressive scan, cancellation.
- * Output, limits and warnings-as-damage are as for CPhotoLibJPEG_decode. `used_early_scan`
- * (may be NULL) is set to 1 when the early-scan approximation was returned.
+ * CPhotoLibJPEG_decode with options: DCT scale, crop, skipped progressive scans, colour
+ * operations, cancellation. Output, limits and warnings-as-damage are as for
+ * CPhotoLibJPEG_decode. `scan_plan` (may be NULL) receives what skip_unneeded_scans did.
  */
 int CPhotoLibJPEG_decode_ex(const uint8_t *data, size_t size,
                             const CPhotoLibJPEG_Limits *limits,
                             const CPhotoLibJPEG_DecodeOptions *options,
                             CPhotoLibJPEG_HeaderInfo *info,
                             CPhotoLibJPEG_Image *image,
-                            int32_t *used_early_scan,
+                            CPhotoLibJPEG_ScanPlan *scan_plan,
+                            char *message, size_t message_capacity);
+
+/*
+ * Which scans of `data` a decode at DCT scale scale_num/8 needs (plj_scans.c), without
+ * decoding any: reads the header, asks libjpeg for each component's reduced IDCT size, and
+ * walks the file's markers. Skipping applies at 1/8 only: at 1/8 libjpeg-turbo reconstructs a
+ * component with a 1×1 IDCT (DC only) or, for the chroma of 4:2:0 files, a 2×2 one (rows and
+ * columns 0, 1, 3, 5, 7 of each block); a scan carrying none of those coefficients is skipped.
+ * Fails like CPhotoLibJPEG_decode on a bad header, and with TOO_LARGE when the file's scans
+ * exceed limits->max_scans or max_scan_pixels.
+ */
+int CPhotoLibJPEG_scan_plan(const uint8_t *data, size_t size,
+                            const CPhotoLibJPEG_Limits *limits,
+                            uint32_t scale_num,
+                            CPhotoLibJPEG_ScanPlan *plan,
                             char *message, size_t message_capacity);
 
 /*

@@ -100,14 +100,16 @@ enum LibJPEG {
     }
 
     /// Decodes with the shim's options: DCT scale, a crop of the scaled output (in scaled
-    /// pixels), the early progressive scan, and a control for cancellation and progress.
-    /// Returns the pixels and whether the early-scan approximation was used.
+    /// pixels), skipping the progressive scans a 1/8 decode never reads, and a control for
+    /// cancellation and progress. Returns the pixels and how many scans were skipped (0 when the
+    /// whole stream was decoded).
     ///
-    /// Related libjpeg documentation: libjpeg.txt, "Buffered-image mode", "Progress monitoring".
+    /// Related libjpeg documentation: libjpeg.txt, "Decompression parameter selection"
+    /// (scale_num, do_block_smoothing), "Progress monitoring".
     static func decode(
-        _ data: [UInt8], scale: Int, crop: PixelRect?, earlyScan: Bool, limits: ImagingLimits,
+        _ data: [UInt8], scale: Int, crop: PixelRect?, skipUnneededScans: Bool = false, limits: ImagingLimits,
         control: RenderControl?, colors: [CPhotoLibJPEG_ColorOp] = []
-    ) throws(ImagingError) -> (header: Header, pixels: PixelBuffer, usedEarlyScan: Bool) {
+    ) throws(ImagingError) -> (header: Header, pixels: PixelBuffer, skippedScans: Int) {
         var cLimits = try cLimits(limits)
         var info = CPhotoLibJPEG_HeaderInfo()
         var image = CPhotoLibJPEG_Image()
@@ -119,20 +121,63 @@ enum LibJPEG {
             options.crop_width = UInt32(clamping: crop.width)
             options.crop_height = UInt32(clamping: crop.height)
         }
-        options.early_scan = earlyScan ? 1 : 0
+        options.skip_unneeded_scans = skipUnneededScans ? 1 : 0
         options.control = control?.pointer
-        var early: Int32 = 0
+        var plan = CPhotoLibJPEG_ScanPlan()
         try call { message, capacity in
             colors.withUnsafeBufferPointer { ops in
                 options.color_ops = ops.baseAddress
                 options.color_op_count = ops.count
                 return data.withUnsafeBufferPointer { input in
                     CPhotoLibJPEG_decode_ex(
-                        input.baseAddress, input.count, &cLimits, &options, &info, &image, &early, message, capacity)
+                        input.baseAddress, input.count, &cLimits, &options, &info, &image, &plan, message, capacity)
                 }
             }
         }
-        return (Header(info), PixelBuffer(taking: image), early != 0)
+        let skipped = plan.outcome == CPhotoLibJPEG_SCANS_SKIPPED ? Int(plan.total_scans - plan.kept_scans) : 0
+        return (Header(info), PixelBuffer(taking: image), skipped)
+    }
+
+    /// What a decode at DCT scale `scale`/8 would read of a progressive stream.
+    struct ScanPlan: Sendable, Hashable {
+        /// Whether scans are skipped; when not, ``reason`` says why.
+        var skips: Bool
+        /// Why nothing is skipped (empty when scans are).
+        var reason: String
+        /// Scans in the file, and those the decode reads.
+        var totalScans: Int
+        var keptScans: Int
+        /// Bytes of the file, and those libjpeg is given.
+        var totalBytes: Int
+        var keptBytes: Int
+        /// Each component's reduced inverse-DCT size at this scale.
+        var idctSizes: [Int]
+    }
+
+    /// Which scans of `data` a decode at `scale`/8 needs, without decoding (the shim's planner).
+    static func scanPlan(_ data: [UInt8], scale: Int, limits: ImagingLimits) throws(ImagingError) -> ScanPlan {
+        var cLimits = try cLimits(limits)
+        var plan = CPhotoLibJPEG_ScanPlan()
+        try call { message, capacity in
+            data.withUnsafeBufferPointer { input in
+                CPhotoLibJPEG_scan_plan(input.baseAddress, input.count, &cLimits, UInt32(clamping: scale), &plan, message, capacity)
+            }
+        }
+        let reason: String
+        switch plan.outcome {
+        case CPhotoLibJPEG_SCANS_SKIPPED: reason = ""
+        case CPhotoLibJPEG_SCANS_NOT_PROGRESSIVE: reason = "not a Huffman-coded progressive stream"
+        case CPhotoLibJPEG_SCANS_SCALE: reason = "scale above 1/8"
+        case CPhotoLibJPEG_SCANS_NOTHING_TO_SKIP: reason = "every scan carries coefficients the decode reads"
+        case CPhotoLibJPEG_SCANS_SMOOTHING: reason = "incomplete coefficients: the full decode smooths blocks"
+        case CPhotoLibJPEG_SCANS_TRUNCATED: reason = "the data ends before EOI"
+        default: reason = "a stream structure left to the full decode"
+        }
+        let sizes = [plan.idct_size.0, plan.idct_size.1, plan.idct_size.2, plan.idct_size.3].map(Int.init)
+        return ScanPlan(
+            skips: plan.outcome == CPhotoLibJPEG_SCANS_SKIPPED, reason: reason, totalScans: Int(plan.total_scans),
+            keptScans: Int(plan.kept_scans), totalBytes: Int(plan.total_bytes), keptBytes: Int(plan.kept_bytes),
+            idctSizes: sizes)
     }
 
     /// Copies a rectangle of `source` into a new buffer.
