@@ -175,7 +175,7 @@ extension PhotoLibraryService {
     }
 
     /// The degraded image of `job`: a cached one, a smaller cached final render, or a
-    /// degraded render (EXIF thumbnail, early progressive scan, 1/8 decode) at least
+    /// degraded render (EXIF thumbnail, a progressive file's 1/8 decode of only the scans it needs, a 1/8 decode) at least
     /// `minimumFraction` of the final size on each side; `nil` when nothing qualifies or
     /// nothing is cheaper than the final image.
     private func degradedImage(
