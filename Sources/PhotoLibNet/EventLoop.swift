@@ -23,7 +23,7 @@ protocol EventLoopHandler: AnyObject, Sendable {
 /// and must not block: a socket's handler runs its turn with `queue.sync` on the socket's
 /// own serial queue, which never blocks by design (see ``SocketChannel``).
 ///
-/// The loop owns one read buffer (``readBuffer``), used by every read it runs: memory for
+/// The loop owns one read buffer, used by every read it runs: memory for
 /// reading costs 64 KiB per loop, not per connection.
 public final class EventLoop: Sendable {
     /// Bytes of the loop's read buffer: the most one `read` takes from a socket.

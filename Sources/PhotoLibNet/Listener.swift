@@ -9,18 +9,18 @@ import Darwin
 /// A listening TCP socket that hands accepted connections to a callback on its queue.
 ///
 /// Readiness comes from an ``EventLoop`` (one-shot): when connections wait, the loop's thread
-/// hands one accept round to ``queue`` (`async`: the listener's queue may be busy, and the
+/// hands one accept round to its queue (`async`: the listener's queue may be busy, and the
 /// loop must not wait for it) and the round re-arms the socket when it is done.
 public final class Listener: @unchecked Sendable {
     /// The address actually bound (with the real port when 0 was asked for).
     public let boundEndpoint: Endpoint
     private let fd: Int32
     private let queue: DispatchQueue
-    /// The loop watching the socket and the registration's token, between ``start(onAccept:onExhausted:)``
+    /// The loop watching the socket and the registration's token, between ``start(onAccept:onExhausted:group:)``
     /// and ``stop()``. On ``queue``.
     private var loop: EventLoop?
     private var token: UInt64 = 0
-    /// What an accept round does, set by ``start(onAccept:onExhausted:)``. On ``queue``.
+    /// What an accept round does, set by ``start(onAccept:onExhausted:group:)``. On ``queue``.
     private var acceptRound: (() -> Void)?
     /// A descriptor kept open (on /dev/null) for one purpose: when the process has run out of
     /// descriptors, it is closed to accept one waiting connection, refuse it, and close it
@@ -77,7 +77,8 @@ public final class Listener: @unchecked Sendable {
     /// would make the listening socket readable forever and the loop spin; instead one
     /// connection is accepted on the spare descriptor and handed to `onExhausted` (which
     /// must answer and close it quickly), and accepting pauses, 10 ms at first, doubling up to
-    /// ``maximumBackoff`` while it lasts.
+    /// ``maximumBackoff`` while it lasts. `group`: the event loops, one of which watches the
+    /// socket.
     public func start(onAccept: @escaping @Sendable (Int32, Endpoint?) -> Void, onExhausted: @escaping @Sendable (Int32) -> Void = { close($0) }, group: EventLoopGroup = .shared) {
         spare = open("/dev/null", O_RDONLY | O_CLOEXEC)
         acceptRound = { [weak self] in self?.acceptPending(onAccept: onAccept, onExhausted: onExhausted) }

@@ -61,6 +61,49 @@ final class TransportLimitsTests: XCTestCase {
         }
     }
 
+    /// Before: a client sending requests and reading no answers made the server queue answers
+    /// without bound (a PING flood: +128 MiB). Now the server stops reading that client once
+    /// its send queue is full: the client's own sends stall, and resume once it reads.
+    func testAClientThatReadsNothingStopsBeingRead() async throws {
+        var configuration = ServerConfiguration()
+        configuration.controlFrameInterval = 0
+        configuration.maxSendQueueBytes = 64 << 10
+        let server = try InProcessServer(configuration: configuration)
+        addTeardownBlock { await server.tearDown() }
+        let fd = try server.connectedSocket()
+        // The handshake through a RawConnection on a duplicate; the flood on `fd` itself,
+        // with MSG_DONTWAIT so that a full socket shows instead of blocking.
+        let connection = RawConnection(connectedSocket: dup(fd))
+        _ = try connection.handshake(token: server.token)
+        var flood: [UInt8] = []
+        for index in 0..<256 { flood += Frame(.ping, payload: Wire.Ping(opaque: UInt64(index)).encoded()).encoded }
+        var written = 0
+        var stalledSince: Date?
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline {
+            let sent = flood.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+            if sent == flood.count {
+                written += sent
+                stalledSince = nil
+                continue
+            }
+            if sent > 0 {
+                // Finish the frame boundary blocking-free later: keep what is left for now.
+                written += sent
+                flood = Array(flood[sent...]) + flood[0..<sent]
+            }
+            if stalledSince == nil { stalledSince = Date() }
+            if Date().timeIntervalSince(stalledSince!) > 0.5 { break }
+            usleep(10_000)
+        }
+        XCTAssertNotNil(stalledSince, "the server kept reading PINGs from a client that read nothing (\(written) bytes taken in 20 s)")
+        // The client reads: answers flow again.
+        let (read, _) = connection.readUntil(timeout: 10) { $0.type == .ping && $0.flags.contains(.ack) }
+        guard case .frame = read else { return XCTFail("no PING answer once the client read: \(read)") }
+        connection.close()
+        close(fd)
+    }
+
     /// Before: a client announcing 2^31−1 windows got everything its calls produced queued
     /// towards it at once (+325 MiB). Now the server uses at most its configured maxima.
     func testAnnouncedWindowsAreClampedToTheServersMaximum() async throws {
