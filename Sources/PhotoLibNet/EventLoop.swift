@@ -10,18 +10,22 @@ import Darwin
 /// What an ``EventLoop`` calls when a descriptor it watches is ready.
 protocol EventLoopHandler: AnyObject, Sendable {
     /// On the loop's thread: `events` are epoll's bits (`EPOLLIN`, `EPOLLOUT`, `EPOLLHUP`…).
-    /// The registration is disarmed (`EPOLLONESHOT`) until the handler re-arms it.
+    /// A one-shot registration is disarmed until the handler re-arms it.
     func ready(events: UInt32, on loop: EventLoop)
 }
 
 /// One epoll instance and the one thread that waits on it: readiness of many sockets.
 ///
-/// Each registration is one-shot (`EPOLLONESHOT`): after an event the descriptor is
-/// disarmed until its owner re-arms it with the interest it has now (reading paused for
-/// back-pressure, waiting to write). `epoll_ctl` is safe from any thread while the loop
-/// waits, so registering and re-arming need no wake-up. Handlers run on the loop's thread
-/// and must not block: a socket's handler runs its turn with `queue.sync` on the socket's
-/// own serial queue, which never blocks by design (see ``SocketChannel``).
+/// A socket's registration is level-triggered and stays armed: its handler runs its turn
+/// synchronously (`queue.sync` on the socket's own serial queue, which never blocks by
+/// design, see ``SocketChannel``) and reads until `EAGAIN` before the loop waits again, so
+/// the same readiness is never reported twice, and the interest changes (`epoll_ctl`) only
+/// when the socket's wishes do (reading paused for back-pressure, output waiting for room):
+/// no syscall per turn beyond `epoll_wait` and the reads. A handler that hands its work to
+/// another queue (the listener's accept round) registers one-shot (`EPOLLONESHOT`) instead
+/// and re-arms when done. `epoll_ctl` is safe from any thread while the loop waits, so
+/// registering and changing interest need no wake-up. Handlers run on the loop's thread and
+/// must not block.
 ///
 /// The loop owns one read buffer, used by every read it runs: memory for
 /// reading costs 64 KiB per loop, not per connection.
@@ -55,14 +59,14 @@ public final class EventLoop: Sendable {
         }
     }
 
-    /// Watches `fd` for `interest` (epoll bits; `EPOLLONESHOT` is added), calling `handler` on
-    /// the loop's thread. Returns the registration's token. The handler is kept until
-    /// ``deregister(fd:token:)``.
-    func register(fd: Int32, interest: UInt32, handler: any EventLoopHandler) throws(SocketError) -> UInt64 {
+    /// Watches `fd` for `interest` (epoll bits; with `oneShot`, `EPOLLONESHOT` is added),
+    /// calling `handler` on the loop's thread. Returns the registration's token. The handler
+    /// is kept until ``deregister(fd:token:)``.
+    func register(fd: Int32, interest: UInt32, oneShot: Bool, handler: any EventLoopHandler) throws(SocketError) -> UInt64 {
         let token = lastToken.add(1, ordering: .relaxed).newValue
         handlers.withLock { $0[token] = handler }
         var event = epoll_event()
-        event.events = interest | EPOLLONESHOT.rawValue
+        event.events = interest | (oneShot ? EPOLLONESHOT.rawValue : 0)
         event.data.u64 = token
         do {
             try syscall("epoll_ctl", "EPOLL_CTL_ADD") { epoll_ctl(epoll, EPOLL_CTL_ADD, fd, &event) }
@@ -73,11 +77,11 @@ public final class EventLoop: Sendable {
         return token
     }
 
-    /// Arms `fd` again for `interest` (one event, then disarmed again). With `interest` 0
-    /// only errors and hang-ups are reported.
-    func rearm(fd: Int32, token: UInt64, interest: UInt32) {
+    /// Sets what `fd` is watched for (`oneShot`: arms it for one event again). With
+    /// `interest` 0 only errors and hang-ups are reported.
+    func modify(fd: Int32, token: UInt64, interest: UInt32, oneShot: Bool) {
         var event = epoll_event()
-        event.events = interest | EPOLLONESHOT.rawValue
+        event.events = interest | (oneShot ? EPOLLONESHOT.rawValue : 0)
         event.data.u64 = token
         _ = epoll_ctl(epoll, EPOLL_CTL_MOD, fd, &event)
     }

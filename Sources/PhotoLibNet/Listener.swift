@@ -84,7 +84,7 @@ public final class Listener: @unchecked Sendable {
         acceptRound = { [weak self] in self?.acceptPending(onAccept: onAccept, onExhausted: onExhausted) }
         let loop = group.nextLoop()
         do {
-            token = try loop.register(fd: fd, interest: EPOLLIN.rawValue, handler: self)
+            token = try loop.register(fd: fd, interest: EPOLLIN.rawValue, oneShot: true, handler: self)
             self.loop = loop
         } catch {
             // Only a broken descriptor or no memory for epoll: nothing will be accepted.
@@ -97,7 +97,7 @@ public final class Listener: @unchecked Sendable {
     fileprivate func runAcceptRound() {
         guard let loop, let acceptRound else { return }
         acceptRound()
-        if !paused, self.loop != nil { loop.rearm(fd: fd, token: token, interest: EPOLLIN.rawValue) }
+        if !paused, self.loop != nil { loop.modify(fd: fd, token: token, interest: EPOLLIN.rawValue, oneShot: true) }
     }
 
     private func acceptPending(onAccept: (Int32, Endpoint?) -> Void, onExhausted: (Int32) -> Void) {
@@ -141,7 +141,7 @@ public final class Listener: @unchecked Sendable {
         queue.asyncAfter(deadline: .now() + backoff) { [weak self] in
             guard let self, self.paused else { return }
             self.paused = false
-            if let loop = self.loop { loop.rearm(fd: self.fd, token: self.token, interest: EPOLLIN.rawValue) }
+            if let loop = self.loop { loop.modify(fd: self.fd, token: self.token, interest: EPOLLIN.rawValue, oneShot: true) }
         }
     }
 

@@ -13,10 +13,10 @@ import Darwin
 /// a peer that has gone away never raises `SIGPIPE` (`MSG_NOSIGNAL`).
 ///
 /// Readiness: a started channel is registered with one ``EventLoop`` of
-/// ``EventLoopGroup/shared`` (epoll, one-shot). When the socket is readable (or writable while
-/// output waits), the loop's thread runs a *turn* synchronously on ``queue`` — on the loop's
-/// thread itself when the queue is idle, the common case — and re-arms the socket with what
-/// the channel wants next. A read turn reads what is available into the loop's one 64 KiB
+/// ``EventLoopGroup/shared`` (epoll, level-triggered). When the socket is readable (or
+/// writable while output waits), the loop's thread runs a *turn* synchronously on ``queue``
+/// — on the loop's thread itself when the queue is idle, the common case; the registration
+/// changes only when what the channel wants does (reading paused, output waiting). A read turn reads what is available into the loop's one 64 KiB
 /// buffer, delivers each chunk, and sends what each delivery wrote before reading the next,
 /// so the peer works on the answers while this side handles the rest. A Dispatch read source
 /// would cost three thread wake-ups per readable event on Linux (libdispatch's manager
@@ -57,10 +57,8 @@ public final class SocketChannel: @unchecked Sendable {
     /// The loop watching the socket, and the registration's token, once started.
     private var loop: EventLoop?
     private var token: UInt64 = 0
-    /// The epoll interest armed now; 0 while an event is being handled (one-shot).
+    /// The epoll interest registered now.
     private var armedInterest: UInt32 = 0
-    /// Whether the loop is running a turn of this channel (it re-arms at the end).
-    private var inLoopEvent = false
     /// Whether a `send` found the socket full: the rest waits for `EPOLLOUT`.
     private var waitingToWrite = false
     /// Whether reading is paused because queued output passed ``sendQueueHighWater``.
@@ -102,7 +100,7 @@ public final class SocketChannel: @unchecked Sendable {
         started = true
         let loop = group.nextLoop()
         do {
-            token = try loop.register(fd: fd, interest: wantedInterest, handler: self)
+            token = try loop.register(fd: fd, interest: wantedInterest, oneShot: false, handler: self)
         } catch {
             close(error: error)
             throw error
@@ -133,22 +131,20 @@ public final class SocketChannel: @unchecked Sendable {
         return interest
     }
 
-    /// Re-arms the socket when what the channel wants changed (on ``queue``); during a loop
-    /// turn the turn re-arms at its end.
+    /// Tells the loop when what the channel wants changed (on ``queue``).
     private func updateInterest() {
-        guard let loop, !closed, !inLoopEvent else { return }
+        guard let loop, !closed else { return }
         let wanted = wantedInterest
         guard wanted != armedInterest else { return }
         armedInterest = wanted
-        loop.rearm(fd: fd, token: token, interest: wanted)
+        loop.modify(fd: fd, token: token, interest: wanted, oneShot: false)
     }
 
-    /// On the queue, from the loop's thread: the socket is ready. Reads (unless paused) and
-    /// sends what waits, then re-arms.
+    /// On the queue, from the loop's thread: the socket is ready. Reads (unless paused) until
+    /// `EAGAIN` — so the level-triggered registration does not report the same input again —
+    /// and sends what waits.
     fileprivate func loopTurn(events: UInt32, buffer: UnsafeMutableRawBufferPointer) {
-        guard !closed, let loop else { return }
-        inLoopEvent = true
-        armedInterest = 0
+        guard !closed else { return }
         if events & EPOLLOUT.rawValue != 0 { flush() }
         let hangUp = events & (EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0
         if !closed && !readingPaused && events & (EPOLLIN.rawValue | EPOLLRDHUP.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0 {
@@ -166,10 +162,7 @@ public final class SocketChannel: @unchecked Sendable {
                 close(error: SocketError(call: "epoll", errno: ECONNRESET, context: peer?.description ?? ""))
             }
         }
-        inLoopEvent = false
-        guard !closed else { return }
-        armedInterest = wantedInterest
-        loop.rearm(fd: fd, token: token, interest: armedInterest)
+        updateInterest()
     }
 
     /// Runs `body` on ``queue`` and waits for it (`queue.sync`: on the calling thread when
