@@ -26,6 +26,9 @@ extension PhotoLibDaemon {
         @Option(name: .long, help: "Most simultaneous connections.")
         var maxConnections: Int = ServerConfiguration().maxConnections
 
+        @Option(name: .long, help: "Seconds a new connection has to complete its HELLO before it is closed.")
+        var handshakeTimeout: Double = ServerConfiguration().handshakeTimeout
+
         @Option(name: .long, help: "Most connections that have not completed the handshake yet, server-wide; more are refused at once.")
         var maxPendingHandshakes: Int = ServerConfiguration().maxPendingHandshakes
 
@@ -107,6 +110,7 @@ extension PhotoLibDaemon {
             guard maxPendingHandshakes > 0, maxPendingHandshakesPerAddress > 0 else {
                 throw ValidationError("--max-pending-handshakes and --max-pending-handshakes-per-address must be positive")
             }
+            guard handshakeTimeout > 0, handshakeTimeout <= 600 else { throw ValidationError("--handshake-timeout must be within 0…600 seconds") }
             guard maxSendQueueBytes >= 65_536 else { throw ValidationError("--max-send-queue-bytes must be at least 65536") }
             guard maxResponseStreamWindow >= 131_072, maxResponseConnectionWindow >= 131_072 else {
                 throw ValidationError("--max-response-stream-window and --max-response-connection-window must be at least 131072 (one chunk message)")
@@ -195,6 +199,7 @@ extension PhotoLibDaemon {
             var configuration = ServerConfiguration()
             configuration.maxFrameSize = maxFrameSize
             configuration.maxConnections = maxConnections
+            configuration.handshakeTimeout = handshakeTimeout
             configuration.maxPendingHandshakes = maxPendingHandshakes
             configuration.maxPendingHandshakesPerAddress = maxPendingHandshakesPerAddress
             configuration.maxSendQueueBytes = maxSendQueueBytes
