@@ -26,6 +26,8 @@ let package = Package(
         .systemLibrary(
             name: "CSQLite", pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]),
+        // glibc's <sys/epoll.h>, which Swift's Glibc module leaves out (PhotoLibNet's event loops).
+        .systemLibrary(name: "CEpoll"),
         .systemLibrary(
             name: "CProtobufC", pkgConfig: "libprotobuf-c",
             providers: [.apt(["libprotobuf-c-dev"])]),
@@ -67,7 +69,7 @@ let package = Package(
         .target(name: "PhotoLibCore"),
         .target(name: "PhotoLibTestSupport", dependencies: ["PhotoLibCore", "PhotoLibWire"], path: "Tests/PhotoLibTestSupport"),
         .target(name: "PhotoLibWire", dependencies: ["PhotoLibCore", "CPhotoLibProto"]),
-        .target(name: "PhotoLibNet", dependencies: ["PhotoLibCore", "CPhotoLibTLS"]),
+        .target(name: "PhotoLibNet", dependencies: ["PhotoLibCore", "CEpoll", "CPhotoLibTLS"]),
         .target(
             name: "PhotoLibImaging",
             dependencies: ["PhotoLibCore", "CPhotoLibJPEG", "CPhotoLibExif", "CPhotoLibHEIF", "CPhotoLibPNG", "CPhotoLibWebP", "CPhotoLibVideo"]),
@@ -127,7 +129,8 @@ let package = Package(
         .testTarget(
             name: "PhotoLibServerTests",
             dependencies: [
-                "PhotoLibServer", "PhotoLibStore", "PhotoLibCore", "PhotoLibWire", "PhotoLibTestSupport", "PhotoLibServerTestSupport",
+                "PhotoLibServer", "PhotoLibStore", "PhotoLibCore", "PhotoLibWire", "PhotoLibNet", "PhotoLibTestSupport", "PhotoLibServerTestSupport",
+                .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(
             name: "PhotoLibClientTests",

@@ -1,4 +1,5 @@
 import Dispatch
+internal import CEpoll
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -6,12 +7,21 @@ import Darwin
 #endif
 
 /// A listening TCP socket that hands accepted connections to a callback on its queue.
+///
+/// Readiness comes from an ``EventLoop`` (one-shot): when connections wait, the loop's thread
+/// hands one accept round to its queue (`async`: the listener's queue may be busy, and the
+/// loop must not wait for it) and the round re-arms the socket when it is done.
 public final class Listener: @unchecked Sendable {
     /// The address actually bound (with the real port when 0 was asked for).
     public let boundEndpoint: Endpoint
     private let fd: Int32
     private let queue: DispatchQueue
-    private var source: (any DispatchSourceRead)?
+    /// The loop watching the socket and the registration's token, between ``start(onAccept:onExhausted:group:)``
+    /// and ``stop()``. On ``queue``.
+    private var loop: EventLoop?
+    private var token: UInt64 = 0
+    /// What an accept round does, set by ``start(onAccept:onExhausted:group:)``. On ``queue``.
+    private var acceptRound: (() -> Void)?
     /// A descriptor kept open (on /dev/null) for one purpose: when the process has run out of
     /// descriptors, it is closed to accept one waiting connection, refuse it, and close it
     /// again, so the peer hears why instead of waiting. On ``queue``.
@@ -19,8 +29,10 @@ public final class Listener: @unchecked Sendable {
     /// How long accepting pauses after the process ran out of descriptors (doubling while it
     /// lasts, 10 ms … 1 s); 0 when accepting works. On ``queue``.
     private var backoff: Double = 0
-    /// Whether the read source is suspended for a backoff. On ``queue``.
+    /// Whether accepting is paused for a backoff (the socket is not re-armed). On ``queue``.
     private var paused = false
+    /// Whether ``stop()`` closed the socket. On ``queue``.
+    private var closedSocket = false
 
     /// The longest pause in accepting while descriptors are exhausted (seconds).
     public static let maximumBackoff = 1.0
@@ -65,20 +77,27 @@ public final class Listener: @unchecked Sendable {
     /// would make the listening socket readable forever and the loop spin; instead one
     /// connection is accepted on the spare descriptor and handed to `onExhausted` (which
     /// must answer and close it quickly), and accepting pauses, 10 ms at first, doubling up to
-    /// ``maximumBackoff`` while it lasts.
-    public func start(onAccept: @escaping @Sendable (Int32, Endpoint?) -> Void, onExhausted: @escaping @Sendable (Int32) -> Void = { close($0) }) {
+    /// ``maximumBackoff`` while it lasts. `group`: the event loops, one of which watches the
+    /// socket.
+    public func start(onAccept: @escaping @Sendable (Int32, Endpoint?) -> Void, onExhausted: @escaping @Sendable (Int32) -> Void = { close($0) }, group: EventLoopGroup = .shared) {
         spare = open("/dev/null", O_RDONLY | O_CLOEXEC)
-        let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
-        source.setEventHandler { [weak self] in self?.acceptPending(onAccept: onAccept, onExhausted: onExhausted) }
-        source.setCancelHandler { [fd, weak self] in
-            _ = Glibc.close(fd)
-            if let self, self.spare >= 0 {
-                _ = Glibc.close(self.spare)
-                self.spare = -1
-            }
+        acceptRound = { [weak self] in self?.acceptPending(onAccept: onAccept, onExhausted: onExhausted) }
+        let loop = group.nextLoop()
+        do {
+            token = try loop.register(fd: fd, interest: EPOLLIN.rawValue, oneShot: true, handler: self)
+            self.loop = loop
+        } catch {
+            // Only a broken descriptor or no memory for epoll: nothing will be accepted.
+            stop()
         }
-        self.source = source
-        source.resume()
+    }
+
+    /// On ``queue``: one round of accepting, then the socket is armed again (unless paused
+    /// or stopped).
+    fileprivate func runAcceptRound() {
+        guard let loop, let acceptRound else { return }
+        acceptRound()
+        if !paused, self.loop != nil { loop.modify(fd: fd, token: token, interest: EPOLLIN.rawValue, oneShot: true) }
     }
 
     private func acceptPending(onAccept: (Int32, Endpoint?) -> Void, onExhausted: (Int32) -> Void) {
@@ -116,24 +135,37 @@ public final class Listener: @unchecked Sendable {
             if client >= 0 { onExhausted(client) }
             spare = open("/dev/null", O_RDONLY | O_CLOEXEC)
         }
-        guard let source, !paused else { return }
+        guard loop != nil, !paused else { return }
         backoff = backoff == 0 ? 0.01 : min(Self.maximumBackoff, backoff * 2)
         paused = true
-        source.suspend()
         queue.asyncAfter(deadline: .now() + backoff) { [weak self] in
             guard let self, self.paused else { return }
             self.paused = false
-            self.source?.resume()
+            if let loop = self.loop { loop.modify(fd: self.fd, token: self.token, interest: EPOLLIN.rawValue, oneShot: true) }
         }
     }
 
     /// Stops accepting and closes the socket. Call on the listener's queue.
     public func stop() {
-        if paused {
-            paused = false
-            source?.resume()
+        paused = false
+        acceptRound = nil
+        if let loop {
+            loop.deregister(fd: fd, token: token)
+            self.loop = nil
         }
-        source?.cancel()
-        source = nil
+        guard !closedSocket else { return }
+        closedSocket = true
+        _ = Glibc.close(fd)
+        if spare >= 0 {
+            _ = Glibc.close(spare)
+            spare = -1
+        }
+    }
+}
+
+extension Listener: EventLoopHandler {
+    /// On the loop's thread: hands an accept round to the listener's queue.
+    func ready(events: UInt32, on loop: EventLoop) {
+        queue.async { self.runAcceptRound() }
     }
 }

@@ -1,4 +1,5 @@
 import Dispatch
+internal import CEpoll
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -8,19 +9,24 @@ import Darwin
 /// A connected non-blocking socket whose state lives on a Dispatch queue: bytes in, bytes out.
 ///
 /// Everything happens on ``queue``: reads are delivered to ``onRead``, writes queue in an
-/// outbound buffer drained when the socket is writable (a Dispatch write source), and
-/// ``onClose`` runs once. Writing to a peer that has gone away never raises `SIGPIPE`
-/// (`MSG_NOSIGNAL`).
+/// outbound buffer drained when the socket is writable, and ``onClose`` runs once. Writing to
+/// a peer that has gone away never raises `SIGPIPE` (`MSG_NOSIGNAL`).
 ///
-/// Reading: each channel has one reader thread (the system's default thread stack, as
-/// Dispatch's workers have) that waits in `poll` and then runs a *read turn* synchronously on
-/// ``queue`` — on the reader thread itself when the queue is idle, the common case. A turn
-/// reads what is available in chunks of up to 64 KiB, delivers each, and sends what each
-/// delivery wrote before reading the next, so the peer works on the answers while this side
-/// handles the rest. A Dispatch read source would cost three thread wake-ups per readable
-/// event on Linux (libdispatch's manager thread, a worker, the manager again to re-arm); the
-/// reader costs one, which is most of a small request's cost. A started channel lives until
-/// it is closed, by either side.
+/// Readiness: a started channel is registered with one ``EventLoop`` of
+/// ``EventLoopGroup/shared`` (epoll, level-triggered). When the socket is readable (or
+/// writable while output waits), the loop's thread runs a *turn* synchronously on ``queue``
+/// — on the loop's thread itself when the queue is idle, the common case; the registration
+/// changes only when what the channel wants does (reading paused, output waiting). A read turn reads what is available into the loop's one 64 KiB
+/// buffer, delivers each chunk, and sends what each delivery wrote before reading the next,
+/// so the peer works on the answers while this side handles the rest. A Dispatch read source
+/// would cost three thread wake-ups per readable event on Linux (libdispatch's manager
+/// thread, a worker, the manager again to re-arm); the loop costs one, which is most of a
+/// small request's cost. A started channel lives until it is closed, by either side.
+///
+/// Back-pressure: when more than ``sendQueueHighWater`` bytes wait to be sent, the channel
+/// stops reading from the peer (its read interest is not re-armed) until they drain below
+/// ``sendQueueLowWater``; then ``onWritable`` runs. A peer that does not read cannot make
+/// this side buffer its answers without bound.
 public final class SocketChannel: @unchecked Sendable {
     /// The queue all callbacks run on and all methods must be called on.
     public let queue: DispatchQueue
@@ -32,10 +38,15 @@ public final class SocketChannel: @unchecked Sendable {
     public var onClose: ((SocketError?) -> Void)?
     /// Called when the outbound buffer has drained to empty.
     public var onDrained: (() -> Void)?
+    /// Called when queued output, having passed ``sendQueueHighWater``, drained below
+    /// ``sendQueueLowWater``: writers that held back may go on.
+    public var onWritable: (() -> Void)?
+    /// Queued output above which the channel stops reading from the peer (bytes).
+    public var sendQueueHighWater = 1 << 20
+    /// Queued output below which reading resumes (bytes).
+    public var sendQueueLowWater = 256 << 10
 
     private let fd: Int32
-    private var writeSource: (any DispatchSourceWrite)?
-    private var writeSourceActive = false
     private var outbound: [UInt8] = []
     private var outboundIndex = 0
     private var closed = false
@@ -43,9 +54,17 @@ public final class SocketChannel: @unchecked Sendable {
     private var closeAfterFlush = false
     private var lingering = false
     private var flushScheduled = false
+    /// The loop watching the socket, and the registration's token, once started.
+    private var loop: EventLoop?
+    private var token: UInt64 = 0
+    /// The epoll interest registered now.
+    private var armedInterest: UInt32 = 0
+    /// Whether a `send` found the socket full: the rest waits for `EPOLLOUT`.
+    private var waitingToWrite = false
+    /// Whether reading is paused because queued output passed ``sendQueueHighWater``.
+    private var readingPaused = false
     /// After the last bytes are sent, how long to wait for the peer's close before closing.
     public var lingerTimeout: Double = 2
-    private var readBuffer = [UInt8](repeating: 0, count: 64 << 10)
     /// Whether a turn (a read turn, or ``turn(_:)``) is running: what it writes is sent
     /// when it ends (or at ``sendThreshold``), not in a separate queue turn.
     private var inTurn = false
@@ -54,6 +73,9 @@ public final class SocketChannel: @unchecked Sendable {
     /// produced. (Measured with `photolib bench images --warm --concurrency 16`: 256 KiB
     /// left both sides taking turns, idle half the time.)
     public static let sendThreshold = 32 << 10
+    /// Capacity the outbound buffer keeps once empty, for the next frames; a larger buffer
+    /// (after a burst) is released, so an idle connection holds little.
+    public static let retainedOutboundCapacity = 64 << 10
 
     /// Takes ownership of a connected non-blocking socket.
     public init(fd: Int32, peer: Endpoint?, queue: DispatchQueue) {
@@ -62,49 +84,35 @@ public final class SocketChannel: @unchecked Sendable {
         self.queue = queue
     }
 
-    deinit {
-        // libdispatch traps when a suspended source is released: resume before cancelling.
-        if let writeSource, !writeSourceActive { writeSource.resume() }
-        writeSource?.cancel()
-    }
-
     /// Bytes queued but not yet accepted by the kernel.
     public var pendingWriteCount: Int { outbound.count - outboundIndex }
 
     /// Whether the channel is closed.
     public var isClosed: Bool { closed }
 
-    /// Starts reading (the reader thread). Call once, on ``queue``. Throws when the system
-    /// refuses a thread; the channel is then closed.
-    public func start() throws(SocketError) {
+    /// Whether reading is paused because too much output waits (see ``sendQueueHighWater``).
+    public var isReadingPaused: Bool { readingPaused }
+
+    /// Starts reading: registers the socket with an event loop of `group`. Call once, on
+    /// ``queue``. Throws when the loop refuses the descriptor; the channel is then closed.
+    public func start(group: EventLoopGroup = .shared) throws(SocketError) {
         precondition(!started, "SocketChannel.start() called twice")
         started = true
-        let write = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
-        write.setEventHandler { [weak self] in self?.flush() }
-        // The descriptor is closed once the reader has stopped and the write source is
-        // cancelled: never while the reader may still poll it.
-        let group = DispatchGroup()
-        group.enter()
-        group.enter()
-        write.setCancelHandler { group.leave() }
-        group.notify(queue: queue) { [fd] in _ = Glibc.close(fd) }
-        writeSource = write
+        let loop = group.nextLoop()
         do {
-            try ReaderThread.start { [self] in
-                readLoop()
-                group.leave()
-            }
+            token = try loop.register(fd: fd, interest: wantedInterest, oneShot: false, handler: self)
         } catch {
-            group.leave()
             close(error: error)
             throw error
         }
+        self.loop = loop
+        armedInterest = wantedInterest
     }
 
-    /// Instead of ``start()``: sends `bytes` with one non-blocking `send` (as much as the
-    /// socket buffer takes) and closes the socket at once, with no thread. For refusing a
-    /// connection cheaply; input the peer already sent may make the kernel reset the
-    /// connection, so the peer may not read the bytes. ``onClose`` is not called.
+    /// Instead of ``start(group:)``: sends `bytes` with one non-blocking `send` (as much as the
+    /// socket buffer takes) and closes the socket at once, never registered with a loop. For
+    /// refusing a connection cheaply; input the peer already sent may make the kernel reset
+    /// the connection, so the peer may not read the bytes. ``onClose`` is not called.
     public func sendAndClose(_ bytes: [UInt8]) {
         guard !closed, !started else { return }
         closed = true
@@ -115,39 +123,46 @@ public final class SocketChannel: @unchecked Sendable {
         onRead = { _ in }
     }
 
-    /// The reader thread's life: wait for input, run a read turn, until the channel closes.
-    private func readLoop() {
-        var waiter = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        while true {
-            waiter.revents = 0
-            let ready = poll(&waiter, 1, -1)
-            if ready < 0 && errno == EINTR { continue }
-            if ready < 0 || waiter.revents & Int16(POLLNVAL) != 0 {
-                let code = errno
-                queue.sync { close(error: SocketError(call: "poll", errno: ready < 0 ? code : EBADF, context: peer?.description ?? "")) }
-                return
-            }
-            let hangUp = waiter.revents & Int16(POLLHUP | POLLERR) != 0
-            let open = queue.sync { readTurn(hangUp: hangUp) }
-            if !open { return }
-        }
+    /// The epoll interest the channel wants now.
+    private var wantedInterest: UInt32 {
+        var interest: UInt32 = 0
+        if !readingPaused { interest |= EPOLLIN.rawValue | EPOLLRDHUP.rawValue }
+        if waitingToWrite { interest |= EPOLLOUT.rawValue }
+        return interest
     }
 
-    /// On the queue, from the reader thread: reads and delivers everything available, then
-    /// sends what was written meanwhile. Returns whether the channel is still open.
-    ///
-    /// `hangUp`: `poll` reported a hang-up or error. Reading then finds EOF or the error;
-    /// should it find nothing at all, the channel closes rather than poll again forever.
-    private func readTurn(hangUp: Bool) -> Bool {
-        guard !closed else { return false }
-        inTurn = true
-        let progressed = readAvailable()
-        inTurn = false
-        if hangUp && !progressed && !closed {
-            close(error: SocketError(call: "poll", errno: ECONNRESET, context: peer?.description ?? ""))
+    /// Tells the loop when what the channel wants changed (on ``queue``).
+    private func updateInterest() {
+        guard let loop, !closed else { return }
+        let wanted = wantedInterest
+        guard wanted != armedInterest else { return }
+        armedInterest = wanted
+        loop.modify(fd: fd, token: token, interest: wanted, oneShot: false)
+    }
+
+    /// On the queue, from the loop's thread: the socket is ready. Reads (unless paused) until
+    /// `EAGAIN` — so the level-triggered registration does not report the same input again —
+    /// and sends what waits.
+    fileprivate func loopTurn(events: UInt32, buffer: UnsafeMutableRawBufferPointer) {
+        guard !closed else { return }
+        if events & EPOLLOUT.rawValue != 0 { flush() }
+        let hangUp = events & (EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0
+        if !closed && !readingPaused && events & (EPOLLIN.rawValue | EPOLLRDHUP.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0 {
+            inTurn = true
+            let progressed = readAvailable(into: buffer)
+            inTurn = false
+            if hangUp && !progressed && !closed {
+                close(error: SocketError(call: "epoll", errno: ECONNRESET, context: peer?.description ?? ""))
+            }
+            sendPending()
+        } else if hangUp && !closed {
+            // Not reading (paused): a hang-up can only be seen by sending.
+            flush()
+            if !closed && pendingWriteCount == 0 {
+                close(error: SocketError(call: "epoll", errno: ECONNRESET, context: peer?.description ?? ""))
+            }
         }
-        sendPending()
-        return !closed
+        updateInterest()
     }
 
     /// Runs `body` on ``queue`` and waits for it (`queue.sync`: on the calling thread when
@@ -183,7 +198,7 @@ public final class SocketChannel: @unchecked Sendable {
     public func write(encoding encode: (inout [UInt8]) -> Void) {
         guard !closed, !closeAfterFlush else { return }
         if outboundIndex == outbound.count {
-            outbound.removeAll(keepingCapacity: outbound.capacity <= 4 << 20)
+            outbound.removeAll(keepingCapacity: outbound.capacity <= Self.retainedOutboundCapacity)
             outboundIndex = 0
         }
         encode(&outbound)
@@ -194,14 +209,22 @@ public final class SocketChannel: @unchecked Sendable {
     private func scheduleFlush() {
         // Large buffers go out at once; small ones wait for the end of this queue turn.
         if pendingWriteCount >= Self.sendThreshold {
-            flush()
-        } else if !inTurn && !flushScheduled && !writeSourceActive {
+            if !waitingToWrite { flush() }
+        } else if !inTurn && !flushScheduled && !waitingToWrite {
             flushScheduled = true
             queue.async { [self] in
                 flushScheduled = false
-                flush()
+                sendPending()
             }
         }
+        pauseReadingIfFull()
+    }
+
+    /// Stops reading when queued output passed the high-water mark.
+    private func pauseReadingIfFull() {
+        guard !readingPaused, !closeAfterFlush, pendingWriteCount > sendQueueHighWater else { return }
+        readingPaused = true
+        updateInterest()
     }
 
     /// Closes after the queued bytes are sent (or the peer goes away).
@@ -214,6 +237,11 @@ public final class SocketChannel: @unchecked Sendable {
         guard !closed, !closeAfterFlush else { return }
         closeAfterFlush = true
         onRead = { _ in }
+        // Input is dropped from now on: reading goes on whatever is queued.
+        if readingPaused {
+            readingPaused = false
+            updateInterest()
+        }
         if pendingWriteCount == 0 { linger() } else { flush() }
     }
 
@@ -221,7 +249,7 @@ public final class SocketChannel: @unchecked Sendable {
         guard !closed, !lingering else { return }
         lingering = true
         _ = shutdown(fd, Int32(SHUT_WR))
-        // Strong: the channel must live until its sources are cancelled.
+        // Strong: the channel must live until it is closed.
         queue.asyncAfter(deadline: .now() + lingerTimeout) { self.close(error: nil) }
     }
 
@@ -229,34 +257,35 @@ public final class SocketChannel: @unchecked Sendable {
     public func close(error: SocketError? = nil) {
         guard !closed else { return }
         closed = true
-        // Wakes the reader thread's poll; it sees `closed` and stops.
-        _ = shutdown(fd, Int32(SHUT_RDWR))
-        if let writeSource {
-            if !writeSourceActive { writeSource.resume() }
-            writeSource.cancel()
+        if let loop {
+            // A stale event already taken from epoll finds the token gone (or `closed`).
+            loop.deregister(fd: fd, token: token)
+            self.loop = nil
         }
-        writeSource = nil
+        _ = Glibc.close(fd)
         outbound = []
         outboundIndex = 0
         let callback = onClose
         onClose = nil
         onRead = { _ in }
         onDrained = nil
+        onWritable = nil
         callback?(error)
     }
 
-    /// Reads and delivers until the socket has nothing more. Returns whether anything
-    /// happened: bytes read, EOF or an error.
+    /// Reads and delivers until the socket has nothing more, or queued output passes the
+    /// high-water mark. Returns whether anything happened: bytes read, EOF or an error.
     @discardableResult
-    private func readAvailable() -> Bool {
+    private func readAvailable(into buffer: UnsafeMutableRawBufferPointer) -> Bool {
         var delivered = false
-        while !closed {
-            let count = readBuffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+        while !closed && !readingPaused {
+            let count = Glibc.read(fd, buffer.baseAddress, buffer.count)
             if count > 0 {
                 delivered = true
-                onRead(Array(readBuffer[0..<count]))
+                onRead(Array(UnsafeRawBufferPointer(rebasing: buffer[0..<count])))
                 // What this chunk's delivery wrote leaves before the next chunk is read.
                 sendPending()
+                pauseReadingIfFull()
                 continue
             }
             if count == 0 {
@@ -272,10 +301,10 @@ public final class SocketChannel: @unchecked Sendable {
         return true
     }
 
-    /// Sends what is queued now, unless nothing is or the write source is already waiting
-    /// for the socket to drain (it sends the rest).
+    /// Sends what is queued now, unless nothing is or the socket is full already (the loop
+    /// sends the rest when it drains).
     private func sendPending() {
-        guard !closed, pendingWriteCount > 0, !writeSourceActive else { return }
+        guard !closed, pendingWriteCount > 0, !waitingToWrite else { return }
         flush()
     }
 
@@ -292,26 +321,50 @@ public final class SocketChannel: @unchecked Sendable {
             let code = errno
             if sent < 0 && code == EINTR { continue }
             if sent < 0 && (code == EAGAIN || code == EWOULDBLOCK) {
-                if !writeSourceActive {
-                    writeSourceActive = true
-                    writeSource?.resume()
+                if !waitingToWrite {
+                    waitingToWrite = true
+                    updateInterest()
                 }
+                resumeReadingIfDrained()
                 return
             }
             close(error: SocketError(call: "send", errno: code, context: peer?.description ?? ""))
             return
         }
         // Keep a moderate buffer for the next frames (write(encoding:) appends to it).
-        outbound.removeAll(keepingCapacity: outbound.capacity <= 4 << 20)
+        outbound.removeAll(keepingCapacity: outbound.capacity <= Self.retainedOutboundCapacity)
         outboundIndex = 0
-        if writeSourceActive {
-            writeSourceActive = false
-            writeSource?.suspend()
+        if waitingToWrite {
+            waitingToWrite = false
+            updateInterest()
         }
         if closeAfterFlush {
             linger()
             return
         }
+        resumeReadingIfDrained()
         onDrained?()
+    }
+
+    /// Resumes reading (and tells ``onWritable``) once queued output is below the low-water mark.
+    private func resumeReadingIfDrained() {
+        guard readingPaused, pendingWriteCount <= sendQueueLowWater else { return }
+        // Compact what was sent, so the buffer does not keep the whole burst.
+        if outboundIndex > 0 && outboundIndex >= outbound.count / 2 {
+            outbound.removeFirst(outboundIndex)
+            outboundIndex = 0
+        }
+        readingPaused = false
+        updateInterest()
+        onWritable?()
+    }
+}
+
+extension SocketChannel: EventLoopHandler {
+    /// On the loop's thread: runs the turn on ``queue`` (synchronously, on this thread when
+    /// the queue is idle), with the loop's read buffer.
+    func ready(events: UInt32, on loop: EventLoop) {
+        let buffer = loop.readBuffer
+        queue.sync { loopTurn(events: events, buffer: buffer) }
     }
 }

@@ -147,8 +147,8 @@ public final class PhotoLibServer: @unchecked Sendable {
         let connection = ServerConnection(id: id, fd: fd, peer: peer, core: core)
         guard !shuttingDown, connections.count < core.configuration.maxConnections else {
             let error = PhotoLibError(.resourceExhausted, shuttingDown ? "the server is shutting down" : "the server already has \(core.configuration.maxConnections) connections; try again later")
-            // Each lingering refusal holds a reader thread for up to 2 s: a flood of
-            // connections beyond the limit is refused at once instead, without threads.
+            // Each lingering refusal holds its socket for up to 2 s: a flood of connections
+            // beyond the limit is refused with one send and closed at once instead.
             let linger = lingeringRefusals < Self.maxLingeringRefusals
             if linger {
                 lingeringRefusals += 1
@@ -160,6 +160,22 @@ public final class PhotoLibServer: @unchecked Sendable {
             connection.queue.async { connection.refuse(error, linger: linger) }
             return
         }
+        // Before anything is read: a connection beyond the limits on handshakes in progress
+        // is refused at once, so silent connections cannot fill the connection table.
+        let address = peer?.host
+        if let refusal = core.admitHandshake(from: address) {
+            let linger = lingeringRefusals < Self.maxLingeringRefusals
+            if linger {
+                lingeringRefusals += 1
+                connection.onClose = { [weak self] in
+                    guard let self else { return }
+                    self.queue.async { self.lingeringRefusals -= 1 }
+                }
+            }
+            connection.queue.async { connection.refuse(refusal, linger: linger) }
+            return
+        }
+        connection.holdHandshakeSlot(address: address)
         connections[id] = connection
         connection.onClose = { [weak self] in
             guard let self else { return }

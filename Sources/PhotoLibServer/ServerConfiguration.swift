@@ -13,9 +13,32 @@ public struct ServerConfiguration: Sendable {
     public var initialConnectionWindow: Int = WireLimits.defaultConnectionWindow
     /// Most concurrent calls per connection.
     public var maxConcurrentStreams: Int = 100
-    /// Most open connections; more are refused with GOAWAY `RESOURCE_EXHAUSTED`. Each open
-    /// connection has one reader thread (see `SocketChannel`), so this also bounds those.
+    /// Most open connections; more are refused with GOAWAY `RESOURCE_EXHAUSTED`. Connections
+    /// hold no thread (the process's few event loops serve them all); an idle one costs a few KB.
     public var maxConnections: Int = 1024
+    /// Most connections that have not completed the handshake (no WELCOME yet), server-wide;
+    /// more are refused with GOAWAY `RESOURCE_EXHAUSTED` before anything is read from them.
+    /// Keep it well below ``maxConnections``: connections that are through the handshake
+    /// keep the rest, so a flood of silent connections cannot lock out clients with a credential.
+    public var maxPendingHandshakes: Int = 256
+    /// Most connections from one peer address that have not completed the handshake; more from
+    /// that address are refused like those beyond ``maxPendingHandshakes``. (Sockets handed
+    /// to `serve(connectedSocket:)` have no address and count only server-wide.)
+    public var maxPendingHandshakesPerAddress: Int = 64
+    /// Bytes queued for one connection's socket above which the server stops reading from
+    /// that client (and holds its calls' responses back) until they drain to a quarter of it.
+    public var maxSendQueueBytes: Int = 1 << 20
+    /// The most response credit the server uses of a stream window the client announces
+    /// (`Hello.initial_stream_window` and its WINDOW_UPDATEs); credit beyond it is not used.
+    public var maxResponseStreamWindow: Int = 4 << 20
+    /// The most response credit the server uses of the connection window the client announces.
+    public var maxResponseConnectionWindow: Int = 16 << 20
+    /// The server answers at most one PING per this many seconds on a connection; later PINGs
+    /// within the interval are dropped unanswered.
+    public var controlFrameInterval: Double = 0.1
+    /// Unanswered PINGs within one ``controlFrameInterval`` beyond which the connection is
+    /// closed with GOAWAY `RESOURCE_EXHAUSTED` (reason `PROTOCOL_VIOLATION`).
+    public var maxUnansweredControlFrames: Int = 100
     /// A connection that sends no frame for this long is closed (seconds).
     public var idleTimeout: Double = 300
     /// A connection must complete its HELLO within this long (seconds).

@@ -26,6 +26,30 @@ extension PhotoLibDaemon {
         @Option(name: .long, help: "Most simultaneous connections.")
         var maxConnections: Int = ServerConfiguration().maxConnections
 
+        @Option(name: .long, help: "Seconds a new connection has to complete its HELLO before it is closed.")
+        var handshakeTimeout: Double = ServerConfiguration().handshakeTimeout
+
+        @Option(name: .long, help: "Most connections that have not completed the handshake yet, server-wide; more are refused at once.")
+        var maxPendingHandshakes: Int = ServerConfiguration().maxPendingHandshakes
+
+        @Option(name: .long, help: "Most connections from one address that have not completed the handshake yet; more from it are refused at once.")
+        var maxPendingHandshakesPerAddress: Int = ServerConfiguration().maxPendingHandshakesPerAddress
+
+        @Option(name: .long, help: "Bytes queued for one client's socket above which the server stops reading from that client until they drain.")
+        var maxSendQueueBytes: Int = ServerConfiguration().maxSendQueueBytes
+
+        @Option(name: .long, help: "The most response credit used of a stream window a client announces, in bytes.")
+        var maxResponseStreamWindow: Int = ServerConfiguration().maxResponseStreamWindow
+
+        @Option(name: .long, help: "The most response credit used of the connection window a client announces, in bytes.")
+        var maxResponseConnectionWindow: Int = ServerConfiguration().maxResponseConnectionWindow
+
+        @Option(name: .long, help: "Seconds between two answered PINGs on one connection (later ones are dropped).")
+        var controlFrameInterval: Double = ServerConfiguration().controlFrameInterval
+
+        @Option(name: .long, help: "Unanswered PINGs within one --control-frame-interval beyond which a connection is closed.")
+        var maxUnansweredControlFrames: Int = ServerConfiguration().maxUnansweredControlFrames
+
         @Option(name: .long, help: "Most concurrent calls per connection.")
         var maxConcurrentCalls: Int = ServerConfiguration().maxConcurrentStreams
 
@@ -38,7 +62,7 @@ extension PhotoLibDaemon {
         @Option(name: .long, help: "Largest image side a client may request, in pixels.")
         var maxImageDimension: Int = ServerConfiguration().maxImageDimension
 
-        @Option(name: .long, help: "glibc malloc arenas (memory pools shared by threads; each connection has a reader thread). Fewer keep less freed memory, more contend less. 0 leaves glibc's default of 8 per core.")
+        @Option(name: .long, help: "glibc malloc arenas (memory pools shared by threads). Fewer keep less freed memory, more contend less. 0 leaves glibc's default of 8 per core.")
         var mallocArenas: Int = max(2, ProcessInfo.processInfo.activeProcessorCount)
 
         @Option(name: .long, help: "Memory for cached rendered images, in MiB (0 disables).")
@@ -88,6 +112,17 @@ extension PhotoLibDaemon {
         func validate() throws {
             guard (131_072...16_777_216).contains(maxFrameSize) else { throw ValidationError("--max-frame-size must be within 131072…16777216 (128 KiB … 16 MiB)") }
             guard maxConnections > 0 else { throw ValidationError("--max-connections must be positive") }
+            guard maxPendingHandshakes > 0, maxPendingHandshakesPerAddress > 0 else {
+                throw ValidationError("--max-pending-handshakes and --max-pending-handshakes-per-address must be positive")
+            }
+            guard handshakeTimeout > 0, handshakeTimeout <= 600 else { throw ValidationError("--handshake-timeout must be within 0…600 seconds") }
+            guard maxSendQueueBytes >= 65_536 else { throw ValidationError("--max-send-queue-bytes must be at least 65536") }
+            guard maxResponseStreamWindow >= 131_072, maxResponseConnectionWindow >= 131_072 else {
+                throw ValidationError("--max-response-stream-window and --max-response-connection-window must be at least 131072 (one chunk message)")
+            }
+            guard controlFrameInterval >= 0, maxUnansweredControlFrames >= 1 else {
+                throw ValidationError("--control-frame-interval must not be negative and --max-unanswered-control-frames must be positive")
+            }
             guard (0...1024).contains(mallocArenas) else { throw ValidationError("--malloc-arenas must be within 0…1024") }
             guard maxConcurrentCalls > 0 else { throw ValidationError("--max-concurrent-calls must be positive") }
             guard idleTimeout > 0, shutdownGrace >= 0 else { throw ValidationError("--idle-timeout must be positive and --shutdown-grace not negative") }
@@ -111,6 +146,18 @@ extension PhotoLibDaemon {
             do { _ = try Endpoint(parsing: listen) } catch { throw ValidationError(error.description) }
         }
 
+        /// Raises the open-file soft limit to the hard limit; returns the soft limit now.
+        static func raiseOpenFileLimit() -> Int {
+            var limit = rlimit()
+            guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 1024 }
+            if limit.rlim_cur < limit.rlim_max {
+                limit.rlim_cur = limit.rlim_max
+                _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+                _ = getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+            }
+            return Int(clamping: limit.rlim_cur)
+        }
+
         func run() async throws {
             let level = Logger.Level(rawValue: logLevel) ?? .info
             LoggingSystem.bootstrap { label in
@@ -121,6 +168,11 @@ extension PhotoLibDaemon {
             let logger = Logger(label: "photolibd")
             // A peer that disappears must not kill the process with SIGPIPE.
             signal(SIGPIPE, SIG_IGN)
+            // One descriptor per connection: the soft limit (often 1024) goes up to the hard one.
+            let files = Self.raiseOpenFileLimit()
+            if files < maxConnections + 64 {
+                logger.warning("this process may open \(files) files, fewer than --max-connections \(maxConnections) needs: raise the hard limit (ulimit -Hn, LimitNOFILE=) or lower --max-connections")
+            }
             if mallocArenas > 0 && CPhotoLibSystem_limit_malloc_arenas(Int32(mallocArenas)) == 0 {
                 logger.notice("the C library did not accept --malloc-arenas \(mallocArenas); its default applies")
             }
@@ -153,6 +205,14 @@ extension PhotoLibDaemon {
             var configuration = ServerConfiguration()
             configuration.maxFrameSize = maxFrameSize
             configuration.maxConnections = maxConnections
+            configuration.handshakeTimeout = handshakeTimeout
+            configuration.maxPendingHandshakes = maxPendingHandshakes
+            configuration.maxPendingHandshakesPerAddress = maxPendingHandshakesPerAddress
+            configuration.maxSendQueueBytes = maxSendQueueBytes
+            configuration.maxResponseStreamWindow = maxResponseStreamWindow
+            configuration.maxResponseConnectionWindow = maxResponseConnectionWindow
+            configuration.controlFrameInterval = controlFrameInterval
+            configuration.maxUnansweredControlFrames = maxUnansweredControlFrames
             configuration.maxConcurrentStreams = maxConcurrentCalls
             configuration.idleTimeout = idleTimeout
             configuration.shutdownGracePeriod = shutdownGrace

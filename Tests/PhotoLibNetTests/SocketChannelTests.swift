@@ -7,7 +7,7 @@ import XCTest
 import Glibc
 #endif
 
-/// `SocketChannel` over real connected sockets (a `socketpair`): the reader thread, read
+/// `SocketChannel` over real connected sockets (a `socketpair`): the event loop, read
 /// turns, sending during a turn, and closing from either side.
 final class SocketChannelTests: XCTestCase {
     /// A channel on one end of a socket pair; the test holds the other, blocking, end.
@@ -149,8 +149,8 @@ final class SocketChannelTests: XCTestCase {
         pair.channel.queue.sync { pair.channel.close() }
     }
 
-    /// Channels closed by this side, and channels whose peer went away, stop their reader
-    /// threads and close their descriptors; the peer's close is reported as an orderly one.
+    /// Channels closed by this side, and channels whose peer went away, leave their event
+    /// loop and close their descriptors; the peer's close is reported as an orderly one.
     func testClosingFromEitherSideReleasesTheDescriptor() throws {
         let closes = LockedBytes()
         var peers: [Int32] = []
@@ -176,7 +176,7 @@ final class SocketChannelTests: XCTestCase {
         channels.removeAll()
         let deadline = DispatchTime.now() + 10
         while descriptors.contains(where: Self.isOpen) && DispatchTime.now() < deadline { usleep(10_000) }
-        XCTAssertFalse(descriptors.contains(where: Self.isOpen), "a reader thread kept its descriptor open")
+        XCTAssertFalse(descriptors.contains(where: Self.isOpen), "a closed channel kept its descriptor open")
         XCTAssertEqual(closes.bytes.count, 20)
         XCTAssertEqual(closes.bytes.filter { $0 == 1 }.count, 20, "every close was orderly")
     }

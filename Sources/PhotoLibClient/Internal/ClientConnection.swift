@@ -43,6 +43,10 @@ final class ClientConnection: @unchecked Sendable {
     private init(fd: Int32, endpoint: Endpoint?, configuration: ClientConfiguration, continuation: CheckedContinuation<Wire.Welcome, any Error>) {
         self.configuration = configuration
         self.channel = SocketChannel(fd: fd, peer: endpoint, queue: queue)
+        // The client never stops reading for its own output: what it sends is bounded by the
+        // server's flow-control windows already, and a client that stopped reading while the
+        // server does the same (each waiting for the other to drain) would deadlock.
+        channel.sendQueueHighWater = .max
         self.phase = .awaitingWelcome(continuation)
         self.decoder = FrameDecoder(maxPayloadSize: configuration.maxFrameSize)
         self.connectionCredit = ReceiveCredit(initial: configuration.initialConnectionWindow, largestMessage: configuration.maxFrameSize)
@@ -50,7 +54,7 @@ final class ClientConnection: @unchecked Sendable {
     }
 
     deinit {
-        // The channel's reader thread keeps the channel (and its socket) alive until it
+        // The event loop's registration keeps the channel (and its socket) alive until it
         // closes: a connection nobody holds any more closes it.
         let channel = self.channel
         queue.async { channel.close() }
@@ -104,7 +108,7 @@ final class ClientConnection: @unchecked Sendable {
         channel.onClose = { [weak self] error in
             self?.closed(PhotoLibError(.unavailable, error.map { "connection lost: \($0)" } ?? "the server closed the connection"))
         }
-        // A refused reader thread closes the channel, which fails the handshake.
+        // A refused registration closes the channel, which fails the handshake.
         guard (try? channel.start()) != nil else { return }
         write(Frame(.hello, payload: hello.encoded()))
     }

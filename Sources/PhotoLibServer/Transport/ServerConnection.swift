@@ -25,11 +25,19 @@ final class ServerConnection: @unchecked Sendable {
     private var phase = Phase.awaitingHello
     private var streams: [UInt32: ServerStream] = [:]
     private var highestStreamID: UInt32 = 0
-    private var sendConnectionWindow = FlowWindow(initial: WireLimits.defaultConnectionWindow)
+    private var sendConnectionWindow: SendWindow
     private var receiveConnectionWindow: FlowWindow
     private var initialSendStreamWindow = WireLimits.defaultStreamWindow
     private var peerMaxFrameSize = WireLimits.defaultMaxFrameSize
+    /// Streams whose next message waits for connection credit or for the socket's send
+    /// queue to drain (see `SocketChannel.sendQueueHighWater`).
     private var blockedOnConnection: [UInt32] = []
+    /// PINGs answered at most once per interval (see ``ControlFrameGuard``).
+    private var controlFrames: ControlFrameGuard
+    /// The peer address this connection counts under while its handshake is pending
+    /// (`ServerCore.admitHandshake`), and whether it still counts. On ``queue``.
+    private var handshakeAddress: String?
+    private var holdsHandshakeSlot = false
     /// Connection credit granted but not yet announced (see ``grantConnection(_:)``).
     private var ungrantedConnectionCredit = 0
     /// Whether ``received(_:)`` is handling a batch of frames.
@@ -39,6 +47,8 @@ final class ServerConnection: @unchecked Sendable {
     /// `ServerConfiguration.maxTokenlessConnections`; on ``queue``.
     private var holdsTokenlessSlot = false
     private let openedAt = DispatchTime.now()
+    /// One-shot timer set to the next deadline (handshake, then idle), re-set when it fires:
+    /// an idle connection wakes once per idle timeout, not every second.
     private var timer: (any DispatchSourceTimer)?
     private(set) var session: ConnectionSession?
     /// Called once on close.
@@ -47,41 +57,62 @@ final class ServerConnection: @unchecked Sendable {
     init(id: UInt64, fd: Int32, peer: Endpoint?, core: ServerCore) {
         self.id = id
         self.core = core
-        // A connection's queue never blocks (reads run on its reader thread, handlers in
-        // tasks), so it targets the non-overcommitting global queue: work arriving on many
+        // A connection's queue never blocks (reads run on it from an event loop's thread,
+        // handlers in tasks), so it targets the non-overcommitting global queue: work arriving on many
         // connections at once (a flood of refusals, a change fanned out to all) is drained by
         // about one thread per core instead of a new thread per busy queue.
         self.queue = DispatchQueue(label: "photolibd.connection.\(id)", target: .global())
         self.channel = SocketChannel(fd: fd, peer: peer, queue: queue)
         self.receiveConnectionWindow = FlowWindow(initial: core.configuration.initialConnectionWindow)
+        self.sendConnectionWindow = SendWindow(initial: WireLimits.defaultConnectionWindow, maximum: core.configuration.maxResponseConnectionWindow)
+        self.controlFrames = ControlFrameGuard(interval: core.configuration.controlFrameInterval, threshold: core.configuration.maxUnansweredControlFrames)
+        channel.sendQueueHighWater = core.configuration.maxSendQueueBytes
+        channel.sendQueueLowWater = core.configuration.maxSendQueueBytes / 4
         var logger = core.logger
         logger[metadataKey: "connection.id"] = "\(id)"
         logger[metadataKey: "connection.peer"] = "\(peer?.description ?? "?")"
         self.logger = logger
     }
 
+    /// Counts this connection against the limits on handshakes in progress (the server
+    /// admitted it, `ServerCore.admitHandshake`) until its handshake ends. Before ``start()``.
+    func holdHandshakeSlot(address: String?) {
+        handshakeAddress = address
+        holdsHandshakeSlot = true
+    }
+
+    /// The handshake ended (WELCOME sent, or the connection closed): the slot is free.
+    private func releaseHandshakeSlot() {
+        guard holdsHandshakeSlot else { return }
+        holdsHandshakeSlot = false
+        core.releaseHandshake(from: handshakeAddress)
+    }
+
     /// Starts reading and the timers. Call on ``queue``.
     func start() {
         channel.onRead = { [weak self] bytes in self?.received(bytes) }
         channel.onClose = { [weak self] error in self?.channelClosed(error) }
-        // A refused reader thread closes the channel, and channelClosed has run.
+        channel.onWritable = { [weak self] in self?.sendQueueDrained() }
+        // A refused registration closes the channel, and channelClosed has run.
         guard (try? channel.start()) != nil else { return }
         let timer = DispatchSource.makeTimerSource(queue: queue)
-        let period = max(0.05, min(1, core.configuration.handshakeTimeout / 4, core.configuration.idleTimeout / 4))
-        timer.schedule(deadline: .now() + period, repeating: period)
         timer.setEventHandler { [weak self] in self?.checkTimeouts() }
+        timer.schedule(deadline: .now() + core.configuration.handshakeTimeout + Self.timerSlack)
         timer.resume()
         self.timer = timer
         logger.debug("connection opened")
     }
 
+    /// Added to each deadline so that the check finds it passed.
+    private static let timerSlack = 0.005
+
     /// Refuses the connection at once (connection limit reached, or shutting down) with a
     /// GOAWAY carrying `error`; ``onClose`` runs when the socket is closed.
     ///
-    /// `linger`: the channel starts (a reader thread), sends GOAWAY and reads until the peer
+    /// `linger`: the channel starts (registered with an event loop), sends GOAWAY and reads until the peer
     /// closes or `SocketChannel.lingerTimeout` passes, so the peer surely reads the GOAWAY.
-    /// Without it, GOAWAY goes out with one `send` and the socket closes at once: no thread,
-    /// but input the peer already sent may make the kernel reset the connection before the
+    /// Without it, GOAWAY goes out with one `send` and the socket closes at once: nothing is
+    /// registered, but input the peer already sent may make the kernel reset the connection before the
     /// peer reads the GOAWAY (the server uses this beyond ``PhotoLibServer/maxLingeringRefusals``).
     func refuse(_ error: PhotoLibError, linger: Bool) {
         let goAway = Frame(.goAway, payload: Wire.GoAway(lastStreamID: 0, status: Wire.Status(error)).encoded()).encoded
@@ -93,7 +124,7 @@ final class ServerConnection: @unchecked Sendable {
             return
         }
         channel.onClose = { _ in done?() }
-        // Without a reader thread the channel is closed already (onClose has run) and the
+        // Without a registration the channel is closed already (onClose has run) and the
         // GOAWAY is dropped.
         try? channel.start()
         channel.write(goAway)
@@ -135,7 +166,16 @@ final class ServerConnection: @unchecked Sendable {
             guard frame.streamID == 0 else { throw violation("PING must be sent on stream 0") }
             if !frame.flags.contains(.ack) {
                 _ = try Wire.Ping(decoding: frame.payload)
-                write(Frame(.ping, flags: .ack, payload: frame.payload))
+                switch controlFrames.admit(now: DispatchTime.now().uptimeNanoseconds) {
+                case .answer: write(Frame(.ping, flags: .ack, payload: frame.payload))
+                case .drop: break
+                case .goAway:
+                    let configuration = core.configuration
+                    throw PhotoLibError(
+                        .resourceExhausted,
+                        "more than \(configuration.maxUnansweredControlFrames) PINGs within \(configuration.controlFrameInterval) s: the server answers one PING per \(configuration.controlFrameInterval) s; send PINGs at most that often",
+                        reason: .protocolViolation)
+                }
             }
         case .goAway:
             logger.debug("client sent GOAWAY")
@@ -174,7 +214,11 @@ final class ServerConnection: @unchecked Sendable {
         let configuration = core.configuration
         peerMaxFrameSize = try WireLimits.maxFrameSize(announced: hello.maxFrameSize)
         initialSendStreamWindow = try WireLimits.window(announced: hello.initialStreamWindow, fallback: WireLimits.defaultStreamWindow, atLeast: peerMaxFrameSize, name: "Hello.initial_stream_window")
-        sendConnectionWindow = FlowWindow(initial: try WireLimits.window(announced: hello.initialConnectionWindow, fallback: WireLimits.defaultConnectionWindow, atLeast: peerMaxFrameSize, name: "Hello.initial_connection_window"))
+        // The client's windows, of which the server uses at most its configured maxima
+        // (never less than one frame, or a largest message could never leave).
+        sendConnectionWindow = SendWindow(
+            initial: try WireLimits.window(announced: hello.initialConnectionWindow, fallback: WireLimits.defaultConnectionWindow, atLeast: peerMaxFrameSize, name: "Hello.initial_connection_window"),
+            maximum: max(configuration.maxResponseConnectionWindow, peerMaxFrameSize))
         decoder.maxPayloadSize = configuration.maxFrameSize
         session = ConnectionSession(
             connectionID: id, identity: identity,
@@ -183,6 +227,7 @@ final class ServerConnection: @unchecked Sendable {
                 budget: core.snapshotBudget, connectionID: id),
             maxResponseSize: peerMaxFrameSize)
         phase = .open
+        releaseHandshakeSlot()
         logger[metadataKey: "client.name"] = "\(hello.clientName)"
         logger.info("client connected")
         // What this connection may do: the owner everything; a client its best decision;
@@ -209,6 +254,7 @@ final class ServerConnection: @unchecked Sendable {
             authorizationStatus: welcomeStatus.status, accessLevel: welcomeStatus.level, isOwner: identity == .owner,
             maxImageDimension: UInt32(configuration.maxImageDimension))
         write(Frame(.welcome, payload: welcome.encoded()))
+        scheduleTimeoutCheck()
     }
 
     private func openCall(_ frame: Frame) throws(PhotoLibError) {
@@ -248,7 +294,7 @@ final class ServerConnection: @unchecked Sendable {
         let method = route.method
         let stream = ServerStream(
             id: streamID, route: route, sendWindow: initialSendStreamWindow,
-            receiveWindow: core.configuration.initialStreamWindow)
+            maxSendWindow: max(core.configuration.maxResponseStreamWindow, peerMaxFrameSize), receiveWindow: core.configuration.initialStreamWindow)
         streams[streamID] = stream
         if start.timeoutMs > 0 {
             let item = DispatchWorkItem { [weak self] in
@@ -462,7 +508,9 @@ final class ServerConnection: @unchecked Sendable {
         while let next = stream.pending.first {
             let size = next.payload.count
             guard stream.sendWindow.allows(size) else { return }
-            guard sendConnectionWindow.allows(size) else {
+            // A full send queue (the client does not read) holds the message back like a
+            // lack of connection credit: it goes when the queue drains (sendQueueDrained).
+            guard sendConnectionWindow.allows(size), !channel.isReadingPaused else {
                 if !blockedOnConnection.contains(id) { blockedOnConnection.append(id) }
                 return
             }
@@ -475,6 +523,13 @@ final class ServerConnection: @unchecked Sendable {
         if let status = stream.pendingStatus {
             complete(stream, status)
         }
+    }
+
+    /// The socket's send queue drained below its low-water mark: streams held back go on.
+    private func sendQueueDrained() {
+        let blocked = blockedOnConnection
+        blockedOnConnection = []
+        for id in blocked { drain(id) }
     }
 
     /// Ends a call with `status`: after its queued responses (OK), or at once (`abandon`, errors).
@@ -593,6 +648,7 @@ final class ServerConnection: @unchecked Sendable {
             holdsTokenlessSlot = false
             core.releaseTokenless()
         }
+        releaseHandshakeSlot()
         session?.fetchResults.removeAll()
         let callback = onClose
         onClose = nil
@@ -606,6 +662,7 @@ final class ServerConnection: @unchecked Sendable {
         case .awaitingHello:
             if seconds(from: openedAt, to: now) > configuration.handshakeTimeout {
                 fail(PhotoLibError(.deadlineExceeded, "no HELLO within \(configuration.handshakeTimeout) s of connecting"))
+                return
             }
         case .open, .draining:
             // Idle: no complete frame for the timeout and no call the server is working on.
@@ -613,10 +670,32 @@ final class ServerConnection: @unchecked Sendable {
             // stalled, a subscription): the client's frames or PINGs keep it alive, not the call.
             if seconds(from: lastFrameAt, to: now) > configuration.idleTimeout && streams.values.allSatisfy({ !$0.requestEnded }) {
                 fail(PhotoLibError(.unavailable, "idle for more than \(configuration.idleTimeout) s"))
+                return
             }
         case .closed:
-            break
+            return
         }
+        scheduleTimeoutCheck()
+    }
+
+    /// Sets the timer to the next deadline: the handshake's, or the idle timeout counted from
+    /// the last complete frame.
+    private func scheduleTimeoutCheck() {
+        guard let timer else { return }
+        let configuration = core.configuration
+        let now = DispatchTime.now()
+        let deadline: DispatchTime
+        switch phase {
+        case .awaitingHello:
+            deadline = openedAt + configuration.handshakeTimeout
+        case .open, .draining:
+            let idleAt = lastFrameAt + configuration.idleTimeout
+            // A call in progress kept it alive: look again within a second of it ending.
+            deadline = idleAt > now ? idleAt : now + min(configuration.idleTimeout, 1)
+        case .closed:
+            return
+        }
+        timer.schedule(deadline: deadline + Self.timerSlack)
     }
 
     private func seconds(from start: DispatchTime, to end: DispatchTime) -> Double {

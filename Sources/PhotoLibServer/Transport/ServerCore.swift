@@ -22,6 +22,16 @@ final class ServerCore: Sendable {
     let clients: ClientDirectory
     /// Connections open without a token (see ``admitTokenless()``).
     private let tokenless = Atomic<Int>(0)
+    /// Connections not yet through the handshake, in all and by peer address (see
+    /// ``admitHandshake(from:)``). One `Mutex` because the two counts change together; taken
+    /// on the server's queue (accept) and connection queues (handshake done, close).
+    private let pendingHandshakes = Mutex(PendingHandshakes())
+
+    /// Counts of connections waiting for their HELLO.
+    private struct PendingHandshakes {
+        var total = 0
+        var byAddress: [String: Int] = [:]
+    }
 
     init(configuration: ServerConfiguration, router: RPCRouter, logger: Logger, libraryIdentifier: String, ownerToken: String, libraryDirectory: String, clients: ClientDirectory) {
         self.clients = clients
@@ -57,6 +67,37 @@ final class ServerCore: Sendable {
         if tokenless.add(1, ordering: .relaxed).newValue <= configuration.maxTokenlessConnections { return true }
         tokenless.subtract(1, ordering: .relaxed)
         return false
+    }
+
+    /// Counts a new connection from `address` (`nil`: a socket handed to the server, which
+    /// counts only server-wide) as waiting for its handshake; returns the refusal instead
+    /// (nothing counted) when `maxPendingHandshakes` are waiting already, or
+    /// `maxPendingHandshakesPerAddress` from that address.
+    func admitHandshake(from address: String?) -> PhotoLibError? {
+        let total = configuration.maxPendingHandshakes, perAddress = configuration.maxPendingHandshakesPerAddress
+        return pendingHandshakes.withLock { (state: inout PendingHandshakes) -> PhotoLibError? in
+            guard state.total < total else {
+                return PhotoLibError(.resourceExhausted, "\(total) connections have not completed their handshake yet (the server's limit); retry in a few seconds")
+            }
+            if let address {
+                let count = state.byAddress[address, default: 0]
+                guard count < perAddress else {
+                    return PhotoLibError(.resourceExhausted, "\(perAddress) connections from \(address) have not completed their handshake yet (the server's limit per address); send HELLO on the open ones, or retry in a few seconds")
+                }
+                state.byAddress[address] = count + 1
+            }
+            state.total += 1
+            return nil
+        }
+    }
+
+    /// A connection counted by ``admitHandshake(from:)`` completed or abandoned its handshake.
+    func releaseHandshake(from address: String?) {
+        pendingHandshakes.withLock { state in
+            state.total -= 1
+            guard let address, let count = state.byAddress[address] else { return }
+            if count <= 1 { state.byAddress[address] = nil } else { state.byAddress[address] = count - 1 }
+        }
     }
 
     /// A connection without a token closed.

@@ -13,7 +13,7 @@ final class ServerStream {
     /// request first, and may finish without one).
     var task: Task<Void, Never>?
     /// Credit for our response MESSAGE bytes.
-    var sendWindow: FlowWindow
+    var sendWindow: SendWindow
     /// Credit the client has left for request MESSAGE bytes.
     var receiveWindow: FlowWindow
     /// Responses waiting for credit, with the handler continuations to resume once sent.
@@ -30,10 +30,10 @@ final class ServerStream {
     var unconsumedRequestBytes = 0
     var deadline: DispatchWorkItem?
 
-    init(id: UInt32, route: RPCRoute, sendWindow: Int, receiveWindow: Int) {
+    init(id: UInt32, route: RPCRoute, sendWindow: Int, maxSendWindow: Int, receiveWindow: Int) {
         self.id = id
         self.route = route
-        self.sendWindow = FlowWindow(initial: sendWindow)
+        self.sendWindow = SendWindow(initial: sendWindow, maximum: maxSendWindow)
         self.receiveWindow = FlowWindow(initial: receiveWindow)
     }
 

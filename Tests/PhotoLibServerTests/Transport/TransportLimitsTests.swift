@@ -1,0 +1,212 @@
+import Foundation
+import Logging
+import PhotoLibCore
+import PhotoLibNet
+import PhotoLibServer
+import PhotoLibServerTestSupport
+import PhotoLibStore
+import PhotoLibTestSupport
+import PhotoLibWire
+import XCTest
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Every buffer bounded (issue 17): PING floods, clamped flow-control windows, and the limits
+/// on connections that have not completed the handshake. Each test drives the real server.
+final class TransportLimitsTests: XCTestCase {
+    /// Before: every PING got its ACK, so a client sending PINGs and reading nothing grew the
+    /// server's send buffer without bound. Now one is answered per interval, and too many
+    /// unanswered ones close the connection.
+    func testAPingFloodGetsOneAnswerThenGoAway() async throws {
+        var configuration = ServerConfiguration()
+        configuration.controlFrameInterval = 60
+        configuration.maxUnansweredControlFrames = 5
+        let server = try InProcessServer(configuration: configuration)
+        addTeardownBlock { await server.tearDown() }
+        let connection = try server.rawConnection()
+        _ = try connection.handshake(token: server.token)
+        var flood: [UInt8] = []
+        for index in 0..<10 {
+            flood += Frame(.ping, payload: Wire.Ping(opaque: UInt64(index)).encoded()).encoded
+        }
+        connection.send(flood)
+        var acks = 0
+        var goAway: Wire.Status?
+        while goAway == nil, case .frame(let frame) = connection.readFrame(timeout: 10) {
+            if frame.type == .ping && frame.flags.contains(.ack) { acks += 1 }
+            if frame.type == .goAway { goAway = try Wire.GoAway(decoding: frame.payload).status }
+        }
+        XCTAssertEqual(acks, 1, "one PING answered within the interval")
+        let status = try XCTUnwrap(goAway, "the flood was not ended with GOAWAY")
+        XCTAssertEqual(status.code, .resourceExhausted)
+        XCTAssertTrue(status.message.contains("PING"), status.message)
+        XCTAssertTrue(connection.waitForClose(timeout: 10))
+    }
+
+    /// PINGs at a normal pace are all answered.
+    func testPingsOncePerIntervalAreAllAnswered() async throws {
+        var configuration = ServerConfiguration()
+        configuration.controlFrameInterval = 0.01
+        let server = try InProcessServer(configuration: configuration)
+        addTeardownBlock { await server.tearDown() }
+        let connection = try server.rawConnection()
+        _ = try connection.handshake(token: server.token)
+        for index in 0..<3 {
+            connection.send(Frame(.ping, payload: Wire.Ping(opaque: UInt64(index)).encoded()))
+            let (read, _) = connection.readUntil(timeout: 10) { $0.type == .ping && $0.flags.contains(.ack) }
+            guard case .frame = read else { return XCTFail("PING \(index) was not answered: \(read)") }
+            usleep(20_000)
+        }
+    }
+
+    /// Before: a client sending requests and reading no answers made the server queue answers
+    /// without bound (a PING flood: +128 MiB). Now the server stops reading that client once
+    /// its send queue is full: the client's own sends stall, and resume once it reads.
+    func testAClientThatReadsNothingStopsBeingRead() async throws {
+        var configuration = ServerConfiguration()
+        configuration.controlFrameInterval = 0
+        configuration.maxSendQueueBytes = 64 << 10
+        let server = try InProcessServer(configuration: configuration)
+        addTeardownBlock { await server.tearDown() }
+        let fd = try server.connectedSocket()
+        // The handshake through a RawConnection on a duplicate; the flood on `fd` itself,
+        // with MSG_DONTWAIT so that a full socket shows instead of blocking.
+        let connection = RawConnection(connectedSocket: dup(fd))
+        _ = try connection.handshake(token: server.token)
+        var flood: [UInt8] = []
+        for index in 0..<256 { flood += Frame(.ping, payload: Wire.Ping(opaque: UInt64(index)).encoded()).encoded }
+        var written = 0
+        var stalledSince: Date?
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline {
+            let sent = flood.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+            if sent == flood.count {
+                written += sent
+                stalledSince = nil
+                continue
+            }
+            if sent > 0 {
+                // Finish the frame boundary blocking-free later: keep what is left for now.
+                written += sent
+                flood = Array(flood[sent...]) + flood[0..<sent]
+            }
+            if stalledSince == nil { stalledSince = Date() }
+            if Date().timeIntervalSince(stalledSince!) > 0.5 { break }
+            usleep(10_000)
+        }
+        XCTAssertNotNil(stalledSince, "the server kept reading PINGs from a client that read nothing (\(written) bytes taken in 20 s)")
+        // The client reads: answers flow again.
+        let (read, _) = connection.readUntil(timeout: 10) { $0.type == .ping && $0.flags.contains(.ack) }
+        guard case .frame = read else { return XCTFail("no PING answer once the client read: \(read)") }
+        connection.close()
+        close(fd)
+    }
+
+    /// Before: a client announcing 2^31−1 windows got everything its calls produced queued
+    /// towards it at once (+325 MiB). Now the server uses at most its configured maxima.
+    func testAnnouncedWindowsAreClampedToTheServersMaximum() async throws {
+        var configuration = ServerConfiguration()
+        configuration.maxResponseStreamWindow = 131_072
+        configuration.maxResponseConnectionWindow = 131_072
+        let server = try InProcessServer(photos: [Fixtures.landscape], configuration: configuration)
+        addTeardownBlock { await server.tearDown() }
+        let connection = try server.rawConnection()
+        let huge = UInt32(Int32.max)
+        _ = try connection.handshake(token: server.token, maxFrameSize: 131_072, streamWindow: huge, connectionWindow: huge)
+        let original = try Fixtures.bytes(at: Fixtures.landscape)
+        XCTAssertGreaterThan(original.count, 4 * 131_072, "the fixture is large enough to tell")
+        let request = Wire.ImageRequest(
+            assetIdentifier: server.assets[0], targetSize: .maximum,
+            options: ImageRequestOptions(deliveryMode: .highQualityFormat, resizeMode: .none, version: .original))
+        connection.send(Frame(.call, stream: 1, payload: Wire.CallStart(method: PhotoLibraryMethods.requestImage.path).encoded()))
+        connection.send(Frame(.message, stream: 1, flags: .endStream, payload: request.encoded()))
+        // What arrives before any WINDOW_UPDATE (a bounded wait for nothing more to come).
+        var received = 0
+        var ended = false
+        while case .frame(let frame) = connection.readFrame(timeout: 0.5) {
+            if frame.type == .message && frame.streamID == 1 { received += frame.payload.count }
+            if frame.type == .status { ended = true }
+        }
+        XCTAssertGreaterThan(received, 0)
+        XCTAssertLessThanOrEqual(received, 131_072, "more than the server's maximum window was sent before credit came back")
+        XCTAssertFalse(ended, "the call waits for credit")
+        // Credit returned: the rest follows.
+        let update = Wire.WindowUpdate(increment: UInt32(received)).encoded()
+        connection.send(Frame(.windowUpdate, stream: 1, payload: update))
+        connection.send(Frame(.windowUpdate, stream: 0, payload: update))
+        let (read, _) = connection.readUntil(timeout: 10) { $0.type == .message && $0.streamID == 1 }
+        guard case .frame = read else { return XCTFail("nothing more arrived after credit: \(read)") }
+    }
+
+    /// Before: connections that never sent HELLO counted like any other, and ~1,100 of them
+    /// locked every client out. Now an address may hold only a few connections in the
+    /// handshake: the next one is refused before anything is read, and a client with a
+    /// credential, from another address, still gets in.
+    func testSilentConnectionsBeyondTheLimitAreRefusedAndACredentialedClientGetsIn() async throws {
+        let directory = try TestDirectory()
+        addTeardownBlock { directory.cleanUp() }
+        let library = try PhotoLibrary.open(at: directory.library)
+        var configuration = ServerConfiguration()
+        configuration.maxPendingHandshakesPerAddress = 3
+        configuration.maxPendingHandshakes = 8
+        configuration.maxConnections = 10
+        var logger = Logger(label: "photolibd.test")
+        logger.logLevel = .critical
+        let server = try PhotoLibServer(library: library, endpoint: Endpoint(host: "127.0.0.1", port: 0), configuration: configuration, logger: logger)
+        server.start()
+        addTeardownBlock {
+            server.beginGracefulShutdown()
+            await server.serve()
+        }
+        let port = try XCTUnwrap(server.listeningEndpoint?.port)
+        // Three silent connections from 127.0.0.2 are held (nothing comes back on them)…
+        var silent: [RawConnection] = []
+        for _ in 0..<3 {
+            silent.append(try Self.connect(from: "127.0.0.2", port: port))
+        }
+        for connection in silent {
+            if case .frame(let frame) = connection.readFrame(timeout: 0.3) {
+                XCTFail("a silent connection within the limit got \(frame.type)")
+            }
+        }
+        // …the fourth from the same address is refused at once.
+        let fourth = try Self.connect(from: "127.0.0.2", port: port)
+        let (read, _) = fourth.readUntil(timeout: 10) { $0.type == .goAway }
+        guard case .frame(let frame) = read else { return XCTFail("the fourth silent connection was not refused: \(read)") }
+        let status = try XCTUnwrap(try Wire.GoAway(decoding: frame.payload).status)
+        XCTAssertEqual(status.code, .resourceExhausted)
+        XCTAssertTrue(status.message.contains("handshake"), status.message)
+        // A client with the owner's token, from 127.0.0.1, connects and is welcomed.
+        let owner = try RawConnection(port: port)
+        let welcome = try owner.handshake(token: try library.ownerToken())
+        XCTAssertTrue(welcome.isOwner)
+        // A silent connection that completes its handshake frees its slot for the address.
+        _ = try silent[0].handshake(token: try library.ownerToken())
+        let fifth = try Self.connect(from: "127.0.0.2", port: port)
+        _ = try fifth.handshake(token: try library.ownerToken())
+        for connection in silent + [fourth, owner, fifth] { connection.close() }
+    }
+
+    /// A TCP connection to 127.0.0.1:`port` from the loopback address `source`.
+    private static func connect(from source: String, port: Int) throws -> RawConnection {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw RawConnectionError("socket() failed: errno \(errno)") }
+        var local = sockaddr_in()
+        local.sin_family = sa_family_t(AF_INET)
+        local.sin_addr.s_addr = inet_addr(source)
+        var remote = sockaddr_in()
+        remote.sin_family = sa_family_t(AF_INET)
+        remote.sin_port = in_port_t(UInt16(port).bigEndian)
+        remote.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &local) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        let connected = withUnsafePointer(to: &remote) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        guard bound == 0, connected == 0 else {
+            let code = errno
+            Glibc.close(fd)
+            throw RawConnectionError("connect from \(source) to 127.0.0.1:\(port) failed: errno \(code)")
+        }
+        return RawConnection(connectedSocket: fd)
+    }
+}
