@@ -137,10 +137,7 @@ let package = Package(
             dependencies: ["PhotoLibClient", "PhotoLibCore", "PhotoLibNet", "PhotoLibServer", "PhotoLibTestSupport", "PhotoLibServerTestSupport"]),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["PhotoLibClient", "PhotoLibCore", "PhotoLibTestSupport", "PhotoLibWire"],
-            // TLS end to end: enabled once ServerConnection and ClientConnection route their
-            // bytes through TLSStream (issue 17; see ServerTLS.connectionsSpeakTLS).
-            exclude: ["TLSEndToEndTests.swift"]),
+            dependencies: ["PhotoLibClient", "PhotoLibCore", "PhotoLibTestSupport", "PhotoLibWire"]),
     ]
 )
 

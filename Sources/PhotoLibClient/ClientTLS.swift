@@ -27,20 +27,6 @@ public struct ClientTLS: Sendable, Hashable {
         self.pinnedFingerprint = pinnedFingerprint
     }
 
-    /// Whether this build's connections run TLS when ``ClientConfiguration/tls`` is set:
-    /// true once `ClientConnection` routes its socket bytes through a `TLSStream` (issue 17:
-    /// the hook lands with the event-loop transport).
-    public static let connectionsSpeakTLS = false
-
-    /// Refuses a configuration asking for TLS while connections cannot run it, rather than
-    /// connect in plaintext to a server the caller meant to reach securely.
-    static func requireTransport(_ configuration: ClientConfiguration) throws {
-        guard configuration.tls != nil, !connectionsSpeakTLS else { return }
-        throw PhotoLibError(
-            .unimplemented,
-            "TLS connections are not available in this build yet (issue 17 wires TLSStream into ClientConnection); connect over loopback or an SSH tunnel")
-    }
-
     /// One client context for the process (the system's CA certificates are read once).
     private static let sharedContext = Result<TLSContext, TLSError> { () throws(TLSError) in try TLSContext.client() }
 

@@ -41,7 +41,6 @@ public final class PhotoLibrary: Sendable {
         } catch {
             throw PhotoLibError(.invalidArgument, error.description)
         }
-        try ClientTLS.requireTransport(configuration)
         let connection = try await ClientConnection.connect(to: endpoint, token: token, clientName: clientName, configuration: configuration)
         return try PhotoLibrary.make(handshaken: connection)
     }
@@ -51,7 +50,6 @@ public final class PhotoLibrary: Sendable {
     /// same process, or a descriptor inherited from a supervisor. Otherwise as
     /// ``connect(to:token:clientName:configuration:)``.
     public static func connect(connectedSocket fd: Int32, token: String, clientName: String = "PhotoLibClient/0.1", configuration: ClientConfiguration = ClientConfiguration()) async throws -> PhotoLibrary {
-        try ClientTLS.requireTransport(configuration)
         let connection = try await ClientConnection.handshake(fd: fd, endpoint: nil, token: token, clientName: clientName, configuration: configuration)
         return try PhotoLibrary.make(handshaken: connection)
     }

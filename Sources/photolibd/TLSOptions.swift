@@ -30,9 +30,6 @@ struct TLSOptions: ParsableArguments {
     /// caller's `listening on` line (see ``announce(_:)``).
     func context(library: String, logger: Logger) throws -> TLSContext? {
         guard enabled else { return nil }
-        guard ServerTLS.connectionsSpeakTLS else {
-            throw Failure.exit("photolibd: --tls is not available in this build yet: its connections cannot run TLS (issue 17 wires TLSStream into ServerConnection); serve on loopback, or wait for that change")
-        }
         let identity: TLSIdentity
         do throws(TLSError) {
             if let certificateFile, let keyFile {

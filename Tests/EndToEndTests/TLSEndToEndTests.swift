@@ -10,10 +10,6 @@ import Glibc
 /// (PHOTOLIB_FINGERPRINT, `photolib tls pin`) and by `PhotoLibClient`, a wrong fingerprint
 /// refused, and plaintext to the TLS port refused clearly. (The warning for plain TCP
 /// beyond loopback is `PlaintextWarningTests`.)
-///
-/// Excluded from the build (Package.swift, EndToEndTests' `exclude`) until
-/// `ServerConnection` and `ClientConnection` route their bytes through `TLSStream`
-/// (`ServerTLS.connectionsSpeakTLS`): before that `serve --tls` refuses to start.
 final class TLSEndToEndTests: XCTestCase {
     nonisolated(unsafe) private static var fixture: LibraryFixture?
     private var server: ServerProcess { Self.fixture!.server }

@@ -8,17 +8,8 @@ import XCTest
 
 /// The real client and server over the in-process transport with TLS: pinned, refused for a
 /// wrong pin, and each side meeting a peer that does not speak TLS.
-///
-/// Skipped while the connections do not route through `TLSStream`
-/// (`ServerTLS.connectionsSpeakTLS`, `ClientTLS.connectionsSpeakTLS`; issue 17).
 final class TLSConnectionTests: XCTestCase {
     static let identity: TLSIdentity = try! TLSIdentity.generate(commonName: "photolibd-test")
-
-    override func setUpWithError() throws {
-        try XCTSkipUnless(
-            ServerTLS.connectionsSpeakTLS && ClientTLS.connectionsSpeakTLS,
-            "connections do not route through TLSStream yet (issue 17)")
-    }
 
     private func tlsServer(photos: [String] = []) throws -> InProcessServer {
         var configuration = ServerConfiguration()

@@ -84,16 +84,4 @@ final class TLSSettingsTests: XCTestCase {
             XCTAssertTrue("\(error)".contains("known_servers"))
         }
     }
-
-    func testAskingForTLSBeforeConnectionsSpeakItFailsInsteadOfFallingBackToPlaintext() async throws {
-        try XCTSkipIf(ClientTLS.connectionsSpeakTLS, "connections speak TLS: covered by EndToEndTests.TLSEndToEndTests")
-        var configuration = ClientConfiguration()
-        configuration.tls = .certificateAuthority
-        do {
-            _ = try await PhotoLibrary.connect(to: "127.0.0.1:1", token: "x", configuration: configuration)
-            XCTFail("connected")
-        } catch let error as PhotoLibError {
-            XCTAssertEqual(error.code, .unimplemented, "\(error)")
-        }
-    }
 }

@@ -38,6 +38,8 @@ final class ClientConnection: @unchecked Sendable {
     private var sentSinceKeepaliveTick = false
     private var silentKeepaliveTicks = 0
     private var keepalive: (any DispatchSourceTimer)?
+    /// TLS between the socket and the frame decoder (`ClientConfiguration.tls`); `nil`: plain TCP.
+    private var tls: TLSStream?
     private(set) var welcome: Wire.Welcome?
 
     private init(fd: Int32, endpoint: Endpoint?, configuration: ClientConfiguration, continuation: CheckedContinuation<Wire.Welcome, any Error>) {
@@ -104,12 +106,22 @@ final class ClientConnection: @unchecked Sendable {
     }
 
     private func start(hello: Wire.Hello) {
-        channel.onRead = { [weak self] bytes in self?.received(bytes) }
+        if let settings = configuration.tls {
+            let channel = self.channel
+            do {
+                tls = try settings.makeStream(host: channel.peer?.host) { channel.write($0) }
+            } catch {
+                closed(error as? PhotoLibError ?? PhotoLibError(.internalError, "\(error)"))
+                return channel.close()
+            }
+        }
+        channel.onRead = { [weak self] bytes in self?.receivedFromSocket(bytes) }
         channel.onClose = { [weak self] error in
             self?.closed(PhotoLibError(.unavailable, error.map { "connection lost: \($0)" } ?? "the server closed the connection"))
         }
         // A refused registration closes the channel, which fails the handshake.
         guard (try? channel.start()) != nil else { return }
+        tls?.start()
         write(Frame(.hello, payload: hello.encoded()))
     }
 
@@ -418,6 +430,19 @@ final class ClientConnection: @unchecked Sendable {
 
     // MARK: Receiving
 
+    /// Socket bytes: through TLS when it is on (a TLS failure ends the connection with its
+    /// message), else straight to the frame decoder.
+    private func receivedFromSocket(_ bytes: [UInt8]) {
+        guard let tls else { return received(bytes) }
+        do throws(TLSError) {
+            let plaintext = try tls.receive(bytes)
+            if !plaintext.isEmpty { received(plaintext) }
+        } catch {
+            closed(ClientTLS.connectionError(error))
+            channel.close()
+        }
+    }
+
     private func received(_ bytes: [UInt8]) {
         decoder.append(bytes)
         do throws(PhotoLibError) {
@@ -544,7 +569,7 @@ final class ClientConnection: @unchecked Sendable {
     private func write(_ frame: Frame) {
         if isClosed { return }
         sentSinceKeepaliveTick = true
-        channel.write { frame.encode(into: &$0) }
+        if let tls { tls.write { frame.encode(into: &$0) } } else { channel.write { frame.encode(into: &$0) } }
     }
 
     /// PINGs when nothing was sent for half the server's idle timeout: the timer ticks every

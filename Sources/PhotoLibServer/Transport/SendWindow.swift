@@ -46,13 +46,19 @@ struct SendWindow: Sendable {
 /// beyond a threshold of unanswered ones within an interval the connection is closed.
 ///
 /// Without it a client sending PINGs and reading nothing makes the server queue one PING ACK
-/// per PING (a flood grew the send buffer by 128 MiB). Owned by one connection's queue.
+/// per PING (a flood grew the send buffer by 128 MiB). A PING that comes sooner than the
+/// interval after an answered one is not dropped at once: up to ``maxDeferred`` wait and are
+/// answered one per interval (a client's keepalive PING right after its own RTT probe still
+/// gets its ACK, ≤ one interval late); more are dropped unanswered. Owned by one
+/// connection's queue.
 struct ControlFrameGuard: Sendable {
     /// What to do with one control frame.
     enum Verdict: Equatable {
-        /// Answer it.
+        /// Answer it now.
         case answer
-        /// Drop it silently (one was answered within this interval already).
+        /// Answer it after this many nanoseconds (``answerDeferred(now:)`` then).
+        case deferred(UInt64)
+        /// Drop it unanswered (the interval's answer is spent and enough wait already).
         case drop
         /// Too many within one interval: GOAWAY.
         case goAway
@@ -60,13 +66,17 @@ struct ControlFrameGuard: Sendable {
 
     /// The shortest time between two answers (nanoseconds).
     let interval: UInt64
-    /// Frames dropped within one interval beyond which the connection is closed.
+    /// Frames not answered at once within one interval beyond which the connection is closed.
     let threshold: Int
+    /// The most frames waiting for a later answer.
+    static let maxDeferred = 4
+    private var lastAnswer: UInt64?
     private var intervalStart: UInt64 = 0
-    private var answeredInInterval = false
-    private var dropped = 0
+    private var unanswered = 0
+    /// Frames waiting for their answer.
+    private(set) var deferred = 0
 
-    /// A guard answering once per `interval` seconds and closing past `threshold` dropped frames.
+    /// A guard answering once per `interval` seconds and closing past `threshold` unanswered frames.
     init(interval: Double, threshold: Int) {
         self.interval = UInt64(max(0, interval) * 1e9)
         self.threshold = threshold
@@ -74,15 +84,26 @@ struct ControlFrameGuard: Sendable {
 
     /// The verdict on a control frame received at `now` (uptime nanoseconds).
     mutating func admit(now: UInt64) -> Verdict {
-        if !answeredInInterval || now &- intervalStart >= interval {
-            if now &- intervalStart >= interval {
-                intervalStart = now
-                dropped = 0
-            }
-            answeredInInterval = true
+        if now &- intervalStart >= interval {
+            intervalStart = now
+            unanswered = 0
+        }
+        if deferred == 0, lastAnswer.map({ now &- $0 >= interval }) ?? true {
+            lastAnswer = now
             return .answer
         }
-        dropped += 1
-        return dropped > threshold ? .goAway : .drop
+        unanswered += 1
+        if unanswered > threshold { return .goAway }
+        guard deferred < Self.maxDeferred else { return .drop }
+        deferred += 1
+        // Answers are spaced one interval apart: after the last one, and after those waiting.
+        let due = (lastAnswer ?? now) &+ UInt64(deferred) &* interval
+        return .deferred(due > now ? due - now : 0)
+    }
+
+    /// A deferred frame was answered at `now`.
+    mutating func answerDeferred(now: UInt64) {
+        deferred = max(0, deferred - 1)
+        lastAnswer = now
     }
 }

@@ -50,6 +50,8 @@ final class ServerConnection: @unchecked Sendable {
     /// One-shot timer set to the next deadline (handshake, then idle), re-set when it fires:
     /// an idle connection wakes once per idle timeout, not every second.
     private var timer: (any DispatchSourceTimer)?
+    /// TLS between the socket and the frame decoder (`ServerConfiguration.tls`); `nil`: plain TCP.
+    private var tls: TLSStream?
     private(set) var session: ConnectionSession?
     /// Called once on close.
     var onClose: (() -> Void)?
@@ -90,7 +92,11 @@ final class ServerConnection: @unchecked Sendable {
 
     /// Starts reading and the timers. Call on ``queue``.
     func start() {
-        channel.onRead = { [weak self] bytes in self?.received(bytes) }
+        if let context = core.configuration.tls {
+            let channel = self.channel
+            tls = try? TLSStream(serverContext: context) { channel.write($0) }
+        }
+        channel.onRead = { [weak self] bytes in self?.receivedFromSocket(bytes) }
         channel.onClose = { [weak self] error in self?.channelClosed(error) }
         channel.onWritable = { [weak self] in self?.sendQueueDrained() }
         // A refused registration closes the channel, and channelClosed has run.
@@ -133,6 +139,20 @@ final class ServerConnection: @unchecked Sendable {
 
     // MARK: Receiving
 
+    /// Socket bytes: through TLS when it is on (a TLS failure closes the connection; a
+    /// plaintext client is told in plaintext), else straight to the frame decoder.
+    private func receivedFromSocket(_ bytes: [UInt8]) {
+        guard let tls else { return core.configuration.tls == nil ? received(bytes) : close() }
+        do throws(TLSError) {
+            let plaintext = try tls.receive(bytes)
+            if !plaintext.isEmpty { received(plaintext) }
+        } catch {
+            logger.notice("closing connection: \(error.message)", metadata: ["tls.code": "\(error.code)"])
+            if error.code == .notTLS { channel.write(ServerTLS.plaintextRefusal()) }
+            close()
+        }
+    }
+
     private func received(_ bytes: [UInt8]) {
         guard phase != .closed else { return }
         decoder.append(bytes)
@@ -168,6 +188,13 @@ final class ServerConnection: @unchecked Sendable {
                 _ = try Wire.Ping(decoding: frame.payload)
                 switch controlFrames.admit(now: DispatchTime.now().uptimeNanoseconds) {
                 case .answer: write(Frame(.ping, flags: .ack, payload: frame.payload))
+                case .deferred(let nanoseconds):
+                    let payload = frame.payload
+                    queue.asyncAfter(deadline: .now() + .nanoseconds(Int(clamping: nanoseconds))) { [weak self] in
+                        guard let self, self.phase != .closed else { return }
+                        self.controlFrames.answerDeferred(now: DispatchTime.now().uptimeNanoseconds)
+                        self.write(Frame(.ping, flags: .ack, payload: payload))
+                    }
                 case .drop: break
                 case .goAway:
                     let configuration = core.configuration
@@ -566,7 +593,7 @@ final class ServerConnection: @unchecked Sendable {
 
     private func write(_ frame: Frame) {
         guard phase != .closed else { return }
-        channel.write { frame.encode(into: &$0) }
+        if let tls { tls.write { frame.encode(into: &$0) } } else { channel.write { frame.encode(into: &$0) } }
     }
 
     // MARK: Closing
@@ -630,6 +657,7 @@ final class ServerConnection: @unchecked Sendable {
         for stream in running { stream.abandon(CancellationError()) }
         timer?.cancel()
         timer = nil
+        tls?.close()
         channel.closeAfterWriting()
     }
 

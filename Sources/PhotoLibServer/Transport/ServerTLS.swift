@@ -2,16 +2,10 @@ import PhotoLibCore
 import PhotoLibNet
 import PhotoLibWire
 
-/// What the server's connections need for TLS beyond `TLSStream` itself: whether they
-/// speak it yet, what a plaintext client on a TLS port is told, and which addresses are
-/// loopback (where plain TCP is fine).
+/// What the server's connections need for TLS beyond `TLSStream` itself: what a
+/// plaintext client on a TLS port is told, and which addresses are loopback (where plain TCP
+/// is fine).
 public enum ServerTLS {
-    /// Whether this build's connections run TLS when ``ServerConfiguration/tls`` is set: true
-    /// once `ServerConnection` routes its socket bytes through a `TLSStream` (issue 17: the
-    /// hook lands with the event-loop transport). `photolibd serve --tls` refuses to start
-    /// while it is false, rather than serve plaintext to clients that asked for TLS.
-    public static let connectionsSpeakTLS = false
-
     /// The plaintext GOAWAY a TLS server sends a client that spoke plaintext to it (the
     /// engine's `TLSError.Code.notTLS`), so that a plaintext PhotoLib client reports why
     /// instead of a bare disconnection. It carries no fingerprint: a plaintext channel

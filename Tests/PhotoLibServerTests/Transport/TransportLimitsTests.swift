@@ -61,6 +61,28 @@ final class TransportLimitsTests: XCTestCase {
         }
     }
 
+    /// Two PINGs sent together (a keepalive right after an RTT probe) are both answered: the
+    /// second waits for the next interval instead of being dropped.
+    func testAPingTooSoonIsAnsweredAtTheNextInterval() async throws {
+        var configuration = ServerConfiguration()
+        configuration.controlFrameInterval = 0.3
+        let server = try InProcessServer(configuration: configuration)
+        addTeardownBlock { await server.tearDown() }
+        let connection = try server.rawConnection()
+        _ = try connection.handshake(token: server.token)
+        let started = Date()
+        connection.send(
+            Frame(.ping, payload: Wire.Ping(opaque: 1).encoded()).encoded + Frame(.ping, payload: Wire.Ping(opaque: 2).encoded()).encoded)
+        var answered: [UInt64: Double] = [:]
+        while answered.count < 2, case .frame(let frame) = connection.readFrame(timeout: 10) {
+            if frame.type == .ping && frame.flags.contains(.ack) {
+                answered[try Wire.Ping(decoding: frame.payload).opaque] = Date().timeIntervalSince(started)
+            }
+        }
+        XCTAssertEqual(Set(answered.keys), [1, 2], "both PINGs answered")
+        XCTAssertGreaterThanOrEqual(answered[2] ?? 0, 0.25, "the second one interval after the first")
+    }
+
     /// Before: a client sending requests and reading no answers made the server queue answers
     /// without bound (a PING flood: +128 MiB). Now the server stops reading that client once
     /// its send queue is full: the client's own sends stall, and resume once it reads.
