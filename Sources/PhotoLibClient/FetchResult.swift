@@ -26,11 +26,28 @@ public final class FetchResult<Object: FetchableObject>: Sendable {
     public let fetchResultID: String
     private let connection: ClientConnection
     /// What ``loaded`` guards: the objects fetched so far, by index.
+    ///
+    /// The objects a change notification updated live in ``overlay`` above ``cache``: the
+    /// result after a change that moved nothing shares its `cache` with the result before it
+    /// (copy-on-write) and copies only the small overlay, so following a live result costs
+    /// per notification what changed, not every object cached. The overlay is folded into
+    /// the cache when it reaches ``maxOverlay`` objects.
     private struct Loaded {
         var cache: [Int: Object] = [:]
+        /// Objects newer than ``cache``'s at their index.
+        var overlay: [Int: Object] = [:]
         /// Indexes the server answered without an object (deleted since the fetch).
         var missing: Set<Int> = []
+
+        /// The object known at `index`.
+        subscript(index: Int) -> Object? { overlay[index] ?? cache[index] }
+
+        /// Every known object by index (the overlay wins).
+        var all: [Int: Object] { overlay.isEmpty ? cache : cache.merging(overlay) { _, new in new } }
     }
+
+    /// The most objects kept in ``Loaded/overlay`` before it is folded into the cache.
+    static var maxOverlay: Int { 64 }
 
     /// Guards ``Loaded``; pages are fetched outside it. A leaf lock.
     private let loaded: Mutex<Loaded>
@@ -61,8 +78,19 @@ public final class FetchResult<Object: FetchableObject>: Sendable {
         self.fetchResultID = id
         self.connection = connection
         var cache: [Int: Object] = [:]
-        if let before {
-            let cached = before.loaded.withLock { $0.cache }
+        if let before, removed.isEmpty, inserted.isEmpty, moves.isEmpty, count == before.count {
+            // Only changes (a favourite toggled, an edit): every object keeps its index. The
+            // cache is shared with `before`, the changed objects go to the overlay.
+            var seeded = before.loaded.withLock { Loaded(cache: $0.cache, overlay: $0.overlay) }
+            for (index, object) in changed where index < count { seeded.overlay[index] = object }
+            if seeded.overlay.count >= Self.maxOverlay {
+                seeded.cache = seeded.all
+                seeded.overlay = [:]
+            }
+            self.loaded = Mutex(seeded)
+            return
+        } else if let before {
+            let cached = before.loaded.withLock { $0.all }
             let gone = (removed + moves.map(\.from)).sorted()
             let targets = (inserted.map(\.0) + moves.map(\.to)).sorted()
             for (index, object) in cached {
@@ -104,9 +132,9 @@ public final class FetchResult<Object: FetchableObject>: Sendable {
         guard index >= 0, index < count else {
             throw PhotoLibError(.outOfRange, "index \(index) is outside a fetch result of \(count) objects")
         }
-        if let cached = loaded.withLock({ $0.cache[index] }) { return cached }
+        if let cached = loaded.withLock({ $0[index] }) { return cached }
         try await load(index..<min(count, index + Self.pageSize))
-        guard let object = loaded.withLock({ $0.cache[index] }) else {
+        guard let object = loaded.withLock({ $0[index] }) else {
             throw PhotoLibError(.notFound, "the object at index \(index) was deleted after the fetch")
         }
         return object
@@ -120,11 +148,11 @@ public final class FetchResult<Object: FetchableObject>: Sendable {
         var start = range.lowerBound
         while start < range.upperBound {
             let end = min(range.upperBound, start + Self.pageSize)
-            let known = loaded.withLock { loaded in (start..<end).allSatisfy { loaded.cache[$0] != nil || loaded.missing.contains($0) } }
+            let known = loaded.withLock { loaded in (start..<end).allSatisfy { loaded[$0] != nil || loaded.missing.contains($0) } }
             if !known { try await load(start..<end) }
             start = end
         }
-        return loaded.withLock { loaded in range.compactMap { loaded.cache[$0] } }
+        return loaded.withLock { loaded in range.compactMap { loaded[$0] } }
     }
 
     /// Every object, fetched page by page.
@@ -144,7 +172,7 @@ public final class FetchResult<Object: FetchableObject>: Sendable {
 
     /// `index(of:)`: the object's index, or `nil` when not in the snapshot.
     public func index(of localIdentifier: String) async throws -> Int? {
-        if let hit = loaded.withLock({ $0.cache.first { $0.value.localIdentifier == localIdentifier }?.key }) { return hit }
+        if let hit = loaded.withLock({ $0.all.first { $0.value.localIdentifier == localIdentifier }?.key }) { return hit }
         let response = try await connection.unary(
             PhotoLibraryMethods.fetchResultIndex, Wire.FetchResultIndexRequest(fetchResultID: fetchResultID, localIdentifier: localIdentifier))
         return response.found ? Int(clamping: response.index) : nil
@@ -178,6 +206,7 @@ public final class FetchResult<Object: FetchableObject>: Sendable {
             loaded.withLock { loaded in
                 for (offset, identifier) in identifiers.enumerated() {
                     let index = first + offset
+                    loaded.overlay[index] = nil
                     if let object = byIdentifier[identifier] { loaded.cache[index] = object } else { loaded.missing.insert(index) }
                 }
             }

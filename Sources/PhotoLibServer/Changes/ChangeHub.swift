@@ -390,15 +390,31 @@ final class ChangeHub: @unchecked Sendable {
         for limited in observing where client == nil || limited == client {
             visibleAssets[limited] = try library.limited(to: limited).visibleIdentifiers(among: changedAssets)
         }
+        // Fan-out: every subscriber of a live result gets the same snapshot id for its new
+        // version (``LiveEntry/snapshotID(version:)``), so the fetch-result message for one
+        // (result, before-snapshot) pair is built once, and a notification made only of such
+        // messages is encoded once for all the subscribers it is the same for (in steady state:
+        // every subscriber of the result). Only per-subscriber state differs: its registry, its
+        // token, its queue and credit.
+        var fetchMessageCache: [String: Wire.FetchResultChangeDetails] = [:]
+        var encodedCache: [String: [UInt8]] = [:]
         for subscriber in subscribers.values where subscriber.started && (client == nil || subscriber.limitedTo == client) {
-            var fetchMessages: [Wire.FetchResultChangeDetails] = []
+            var fetchMessages: [(order: String, message: Wire.FetchResultChangeDetails)] = []
             for (key, registration) in subscriber.results {
                 guard let (details, listing, objects) = results[ObjectIdentifier(registration.entry)] else { continue }
-                let (afterID, _) = subscriber.session.fetchResults.add(.assets(listing))
-                fetchMessages.append(fetchMessage(beforeID: registration.snapshotID, afterID: afterID, details: details, objects: objects, contentChanged: contentChanged))
-                if registration.snapshotID != key, !registration.pinned.contains(registration.snapshotID) { subscriber.session.fetchResults.release(registration.snapshotID) }
+                let (afterID, _) = subscriber.session.fetchResults.add(.assets(listing), id: registration.entry.snapshotID(version: listing.version))
+                let cacheKey = "\(registration.entry.serial) \(registration.snapshotID)"
+                let message = fetchMessageCache[cacheKey] ?? fetchMessage(
+                    beforeID: registration.snapshotID, afterID: afterID, details: details, objects: objects, contentChanged: contentChanged)
+                fetchMessageCache[cacheKey] = message
+                fetchMessages.append((cacheKey, message))
+                if registration.snapshotID != key, registration.snapshotID != afterID, !registration.pinned.contains(registration.snapshotID) {
+                    subscriber.session.fetchResults.release(registration.snapshotID)
+                }
                 subscriber.results[key] = Subscriber.Registration(entry: registration.entry, snapshotID: afterID, count: listing.count, pinned: registration.pinned)
             }
+            // One order for everyone: the same registrations give the same bytes.
+            fetchMessages.sort { $0.order < $1.order }
             var seen = Set<String>()
             var objectMessages = changedObjects.filter { subscriber.objects.contains($0) && seen.insert($0).inserted }.compactMap { objectDetails[$0] }
             if let limited = subscriber.limitedTo {
@@ -413,8 +429,15 @@ final class ChangeHub: @unchecked Sendable {
             }
             guard !fetchMessages.isEmpty || !objectMessages.isEmpty else { continue }
             let notification = Wire.ChangeNotification(
-                changeToken: String(token), fetchResultChanges: fetchMessages, objectChanges: objectMessages, sinceToken: String(subscriber.token))
-            subscriber.enqueue(.change(notification)) { replaced in self.resync(subscriber, replacing: replaced) }
+                changeToken: String(token), fetchResultChanges: fetchMessages.map(\.message), objectChanges: objectMessages,
+                sinceToken: String(subscriber.token))
+            var encoded: [UInt8]?
+            if objectMessages.isEmpty {
+                let groupKey = "\(subscriber.token)|" + fetchMessages.map(\.order).joined(separator: "|")
+                encoded = encodedCache[groupKey] ?? Wire.SubscriptionEvent(event: .change(notification)).encoded()
+                encodedCache[groupKey] = encoded
+            }
+            subscriber.enqueue(.change(notification), encoded: encoded) { replaced in self.resync(subscriber, replacing: replaced) }
             subscriber.token = token
         }
         if client == nil { lastToken = token }

@@ -63,7 +63,17 @@ final class LiveEntry: Sendable {
     /// Whether this entry is a user album in the album's own order (fixed at build).
     let isAlbumOrdered: Bool
 
+    /// A number no other entry of this process has: names the entry's versions in snapshot
+    /// ids (``snapshotID(version:)``).
+    let serial: UInt64
+    private static let serials = Atomic<UInt64>(0)
+
+    /// The snapshot id of `version` of this entry, the same on every connection: every
+    /// subscriber of the entry gets the same `fetch_result_after_id` in a round.
+    func snapshotID(version: Int) -> String { "fr-live-\(serial)-\(version)" }
+
     init(query: AssetQuery, index: sending Index) {
+        self.serial = Self.serials.add(1, ordering: .relaxed).newValue
         self.query = query
         if case .albumOrder = index { isAlbumOrdered = true } else { isAlbumOrdered = false }
         self.state = Mutex(State(index: index))

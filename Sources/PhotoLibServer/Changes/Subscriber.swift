@@ -43,10 +43,22 @@ final class Subscriber: @unchecked Sendable {
     /// Whether the first request has been handled (resume must come first).
     var started = false
 
+    /// An event waiting to be sent, with its encoded `SubscriptionEvent` when the hub made it
+    /// once for several subscribers (the same bytes go to each).
+    struct Outgoing: Sendable {
+        /// The event.
+        var event: Wire.SubscriptionEvent.Event
+        /// `Wire.SubscriptionEvent(event: event).encoded()`, if known.
+        var encoded: [UInt8]?
+
+        /// The bytes to send.
+        var bytes: [UInt8] { encoded ?? Wire.SubscriptionEvent(event: event).encoded() }
+    }
+
     /// What ``outbox`` guards: events waiting for the sender, and the sender waiting for one.
     private struct Outbox {
-        var queue: [Wire.SubscriptionEvent.Event] = []
-        var waiter: CheckedContinuation<Wire.SubscriptionEvent.Event?, Never>?
+        var queue: [Outgoing] = []
+        var waiter: CheckedContinuation<Outgoing?, Never>?
         var finished = false
         /// Notifications replaced by resyncs (for tests and logs).
         var resyncCount = 0
@@ -70,31 +82,39 @@ final class Subscriber: @unchecked Sendable {
     /// or is itself too large for one frame to the client, those and it are replaced by the
     /// one notification `resync` builds from them (oldest first; every registered result
     /// non-incremental), so the client's token chain stays contiguous and the subscription
-    /// goes on. Called on the hub's queue.
-    func enqueue(_ event: Wire.SubscriptionEvent.Event, resync: ([Wire.ChangeNotification]) -> Wire.SubscriptionEvent.Event? = { _ in nil }) {
+    /// goes on. Called on the hub's queue. `encoded` is the event already encoded (shared by
+    /// the subscribers that get the same notification).
+    func enqueue(
+        _ event: Wire.SubscriptionEvent.Event, encoded: [UInt8]? = nil,
+        resync: ([Wire.ChangeNotification]) -> Wire.SubscriptionEvent.Event? = { _ in nil }
+    ) {
         guard case .change(let notification) = event else {
-            push(event)
+            push(Outgoing(event: event, encoded: encoded))
             return
         }
         let maxQueued = self.maxQueued
-        let oversized = Self.exceedsFrame(notification, maxResponseSize: session.maxResponseSize)
+        let oversized = encoded.map { $0.count > session.maxResponseSize } ?? Self.exceedsFrame(notification, maxResponseSize: session.maxResponseSize)
         let replacement: Wire.SubscriptionEvent.Event? = outbox.withLock { outbox in
-            let waiting = outbox.queue.compactMap { event -> Wire.ChangeNotification? in
-                if case .change(let change) = event { return change } else { return nil }
+            let waiting = outbox.queue.compactMap { item -> Wire.ChangeNotification? in
+                if case .change(let change) = item.event { return change } else { return nil }
             }
             guard waiting.count >= maxQueued || oversized, let replacement = resync(waiting + [notification]) else { return nil }
-            outbox.queue.removeAll { if case .change = $0 { return true } else { return false } }
+            outbox.queue.removeAll { if case .change = $0.event { return true } else { return false } }
             outbox.resyncCount += 1
             return replacement
         }
+        if replacement == nil, !oversized {
+            push(Outgoing(event: event, encoded: encoded))
+            return
+        }
         let final = replacement ?? event
         guard case .change(let change) = final, Self.exceedsFrame(change, maxResponseSize: session.maxResponseSize) else {
-            push(final)
+            push(Outgoing(event: final))
             return
         }
         // Still too large: its object details alone are. They follow in notifications of
         // their own with since_token == change_token (nothing new happened between them).
-        for part in Self.split(change, maxResponseSize: session.maxResponseSize) { push(.change(part)) }
+        for part in Self.split(change, maxResponseSize: session.maxResponseSize) { push(Outgoing(event: .change(part))) }
     }
 
     /// `notification` as several that each fit a frame of `maxResponseSize`: the first has
@@ -131,8 +151,8 @@ final class Subscriber: @unchecked Sendable {
         return Wire.SubscriptionEvent(event: .change(notification)).encoded().count > maxResponseSize
     }
 
-    private func push(_ event: Wire.SubscriptionEvent.Event) {
-        let waiting: CheckedContinuation<Wire.SubscriptionEvent.Event?, Never>? = outbox.withLock { outbox in
+    private func push(_ event: Outgoing) {
+        let waiting: CheckedContinuation<Outgoing?, Never>? = outbox.withLock { outbox in
             guard !outbox.finished else { return nil }
             if let waiter = outbox.waiter {
                 outbox.waiter = nil
@@ -148,9 +168,9 @@ final class Subscriber: @unchecked Sendable {
     var queuedCount: Int { outbox.withLock { $0.queue.count } }
 
     /// The next event to send, waiting for one; `nil` once finished.
-    func next() async -> Wire.SubscriptionEvent.Event? {
+    func next() async -> Outgoing? {
         await withCheckedContinuation { continuation in
-            let ready: Wire.SubscriptionEvent.Event?? = outbox.withLock { outbox in
+            let ready: Outgoing?? = outbox.withLock { outbox in
                 if outbox.finished { return .some(nil) }
                 if !outbox.queue.isEmpty { return .some(outbox.queue.removeFirst()) }
                 outbox.waiter = continuation
@@ -162,7 +182,7 @@ final class Subscriber: @unchecked Sendable {
 
     /// Ends the subscription: the sender stops.
     func finish() {
-        let waiting: CheckedContinuation<Wire.SubscriptionEvent.Event?, Never>? = outbox.withLock { outbox in
+        let waiting: CheckedContinuation<Outgoing?, Never>? = outbox.withLock { outbox in
             outbox.finished = true
             outbox.queue.removeAll()
             defer { outbox.waiter = nil }

@@ -107,9 +107,25 @@ public final class FetchResultRegistry: Sendable {
 
     /// Stores a snapshot; returns its id and expiry. Drops the least recently used beyond
     /// capacity, and lets the server-wide budget release others when it is exceeded.
-    func add(_ contents: Contents, now: Date = Date()) -> (id: String, expiresAt: Date) {
-        let id = "fr-" + UUID().uuidString.lowercased()
+    ///
+    /// `id` names the snapshot instead of a new random id: the change feed names a live
+    /// result's version the same for every subscriber (so their notifications are the same
+    /// bytes). A snapshot already held under that id has the same contents: it is kept and
+    /// its life extended.
+    func add(_ contents: Contents, id given: String? = nil, now: Date = Date()) -> (id: String, expiresAt: Date) {
+        let id = given ?? "fr-" + UUID().uuidString.lowercased()
         let expiry = now.addingTimeInterval(lifetime)
+        if given != nil {
+            let refreshed = state.withLock { state -> Bool in
+                guard var entry = state.entries[id] else { return false }
+                state.clock += 1
+                entry.lastUsed = state.clock
+                entry.expiresAt = expiry
+                state.entries[id] = entry
+                return true
+            }
+            if refreshed { return (id, expiry) }
+        }
         let capacity = self.capacity
         if case .assets(let listing) = contents, let pending = listing as? PendingAssetListing { pending.hold() }
         let bytes = contents.byteCount

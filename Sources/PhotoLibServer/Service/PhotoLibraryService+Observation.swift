@@ -17,8 +17,8 @@ extension PhotoLibraryService {
         enum Side { case sender, requests }
         try await withThrowingTaskGroup(of: Side.self) { group in
             group.addTask {
-                while let event = await subscriber.next() {
-                    try await call.send(Wire.SubscriptionEvent(event: event))
+                while let item = await subscriber.next() {
+                    try await call.send(encoded: [item.bytes])
                 }
                 return .sender
             }

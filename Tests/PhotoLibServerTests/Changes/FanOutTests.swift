@@ -1,0 +1,102 @@
+import Foundation
+import PhotoLibCore
+import PhotoLibServer
+import PhotoLibServerTestSupport
+import PhotoLibStore
+import PhotoLibTestSupport
+import PhotoLibWire
+import XCTest
+
+/// The change feed fans out: subscribers of one live result get the same snapshot ids, so
+/// once each has had its first notification their notifications are the same bytes (built
+/// and encoded once per round, written to each).
+final class FanOutTests: XCTestCase {
+    /// A raw connection's MESSAGE payloads by stream, read as they come (frames of one
+    /// stream are kept while waiting for another's).
+    private final class Inbox {
+        let connection: RawConnection
+        private var pending: [UInt32: [[UInt8]]] = [:]
+
+        init(_ connection: RawConnection) {
+            self.connection = connection
+        }
+
+        /// The next MESSAGE payload of `stream`, its credit returned.
+        func next(on stream: UInt32) throws -> [UInt8] {
+            while pending[stream, default: []].isEmpty {
+                let (read, skipped) = connection.readUntil(timeout: 10) { $0.type == .message || $0.type == .status }
+                for frame in skipped where frame.type == .message { pending[frame.streamID, default: []].append(frame.payload) }
+                guard case .frame(let frame) = read, frame.type == .message else { throw RawConnectionError("no event on stream \(stream): \(read)") }
+                let credit = Wire.WindowUpdate(increment: UInt32(frame.payload.count)).encoded()
+                connection.send(Frame(.windowUpdate, stream: frame.streamID, payload: credit))
+                connection.send(Frame(.windowUpdate, stream: 0, payload: credit))
+                pending[frame.streamID, default: []].append(frame.payload)
+            }
+            return pending[stream]!.removeFirst()
+        }
+    }
+
+    /// One subscription registering the same fetch as the others.
+    private struct RawSubscription {
+        let inbox: Inbox
+        let stream: UInt32
+
+        init(_ inbox: Inbox, stream: UInt32) {
+            self.inbox = inbox
+            self.stream = stream
+            let connection = inbox.connection
+            connection.send(Frame(.call, stream: stream, payload: Wire.CallStart(method: PhotoLibraryMethods.subscribe.path).encoded()))
+            let fetch = Wire.FetchAssetsRequest(options: Wire.FetchOptions(FetchOptions(sortDescriptors: [AssetSortDescriptor(key: .creationDate, ascending: true)])))
+            connection.send(Frame(.message, stream: stream, payload: Wire.SubscriptionRequest(request: .registerFetch(fetch)).encoded()))
+        }
+
+        func nextPayload() throws -> [UInt8] { try inbox.next(on: stream) }
+    }
+
+    func testSubscribersOfOneResultGetTheSameBytesAfterTheirFirstNotification() async throws {
+        let server = try InProcessServer()
+        addTeardownBlock { await server.tearDown() }
+        _ = try server.library.addSyntheticAssetsForBenchmark(count: 20)
+        let ids = try server.library.fetchAssetIdentifiers(AssetQuery())
+        let first = try server.rawConnection(), second = try server.rawConnection()
+        _ = try first.handshake(token: server.token)
+        _ = try second.handshake(token: server.token)
+        // Two subscriptions on one connection, one on another.
+        let firstInbox = Inbox(first), secondInbox = Inbox(second)
+        let subscriptions = [RawSubscription(firstInbox, stream: 1), RawSubscription(firstInbox, stream: 3), RawSubscription(secondInbox, stream: 1)]
+        for subscription in subscriptions {
+            guard case .registeredFetchResult? = try Wire.SubscriptionEvent(decoding: try subscription.nextPayload()).event else {
+                return XCTFail("not registered")
+            }
+        }
+        // Round 1: each moves from its own registration snapshot to the result's version.
+        _ = try server.library.performChanges([.setAssetProperties(.init(asset: ids[3], isFavorite: true))])
+        var afterIDs: Set<String> = []
+        for subscription in subscriptions {
+            guard case .change(let change)? = try Wire.SubscriptionEvent(decoding: try subscription.nextPayload()).event else { return XCTFail("no change") }
+            afterIDs.insert(try XCTUnwrap(change.fetchResultChanges.first).fetchResultAfterID)
+        }
+        XCTAssertEqual(afterIDs.count, 1, "one snapshot id for the result's new version, on every connection")
+        // Round 2 and 3: the same bytes for everyone.
+        for asset in [ids[5], ids[7]] {
+            _ = try server.library.performChanges([.setAssetProperties(.init(asset: asset, isHidden: true))])
+            let payloads = try subscriptions.map { try $0.nextPayload() }
+            XCTAssertTrue(payloads.allSatisfy { $0 == payloads[0] }, "the notification is the same bytes for every subscriber")
+            guard case .change(let change)? = try Wire.SubscriptionEvent(decoding: payloads[0]).event,
+                let details = change.fetchResultChanges.first
+            else { return XCTFail("no change") }
+            XCTAssertTrue(afterIDs.contains(details.fetchResultID), "relative to the shared snapshot")
+            XCTAssertEqual(details.removedIndexes.count, 1, "the hidden asset left the result")
+            afterIDs = [details.fetchResultAfterID]
+        }
+        // The shared snapshot is readable on each connection.
+        for connection in [first, second] {
+            connection.send(Frame(.call, stream: 101, payload: Wire.CallStart(method: PhotoLibraryMethods.fetchResultObjects.path).encoded()))
+            connection.send(Frame(.message, stream: 101, flags: .endStream,
+                payload: Wire.FetchResultObjectsRequest(fetchResultID: afterIDs.first!, offset: 0, length: 5, identifiersOnly: true).encoded()))
+            let (read, _) = connection.readUntil(timeout: 10) { $0.streamID == 101 && ($0.type == .message || $0.type == .status) }
+            guard case .frame(let frame) = read else { return XCTFail("no answer: \(read)") }
+            XCTAssertEqual(frame.type, .message, "the snapshot \(afterIDs.first!) is readable")
+        }
+    }
+}
