@@ -12,10 +12,10 @@ extension PhotoLibrary {
     /// write nothing. Otherwise the file is written atomically under `originals/` (temp file,
     /// fsync, rename, directory fsync) and then recorded in one transaction; if the
     /// transaction fails the file is removed again. A movie and a still that belong together
-    /// become one Live Photo asset, whichever comes first (see
-    /// ``ChangeBatch/placeOriginal(_:partner:restoreTrashed:placeFile:)``): by Apple
-    /// content identifier, or with the asset `pairingWith` names (the importer's other file
-    /// of the same base name).
+    /// become one Live Photo asset, whichever comes first: by Apple content identifier, or
+    /// with the asset `pairingWith` names (the importer's other file of the same base name).
+    /// The movie joins a still that has no paired video yet; a still whose movie came first
+    /// takes that video asset over (same identifier, albums and favourite).
     public func addPhoto(_ data: [UInt8], metadata: ImportMetadata, pairingWith partner: String? = nil) throws(PhotoLibError) -> ImportOutcome {
         try addPhotoRecordingChange(data, metadata: metadata, pairingWith: partner).outcome
     }

@@ -1,7 +1,7 @@
 import Foundation
 import PhotoLibCore
 
-/// How long staged uploads live and how many may wait at once (given to ``PhotoLibrary/open(at:createIfMissing:uploadLimits:diskReserveSize:)``).
+/// How long staged uploads live and how many may wait at once (given to ``PhotoLibrary/open(at:createIfMissing:uploadLimits:diskReserveSize:readers:)``).
 public struct UploadLimits: Sendable, Hashable {
     /// Seconds a staged upload stays usable (default one hour).
     public var lifetime: TimeInterval

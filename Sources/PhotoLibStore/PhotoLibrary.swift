@@ -5,7 +5,7 @@ import PhotoLibCore
 /// files), `DIR/tmp/` (files being written), `DIR/owner.token` and `DIR/library.lock`.
 ///
 /// Thread-safe: writes run one at a time on one connection, reads on a small pool of WAL
-/// readers beside it, so reads never wait for a write (``DatabasePool``). Several
+/// readers beside it, so reads never wait for a write (`DatabasePool`). Several
 /// instances, in one process or several (the server and `photolibd import`), may open the
 /// same directory at once; SQLite's WAL and the busy timeout arbitrate.
 public final class PhotoLibrary: @unchecked Sendable {
