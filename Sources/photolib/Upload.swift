@@ -7,8 +7,15 @@ extension PhotoLibCommand {
     struct UploadCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "upload",
-            abstract: "Upload JPEG files and folders; reports each as new or already present.",
-            discussion: "Folders are walked recursively for .jpg/.jpeg/.jpe files. Each file is its own transaction; a refused file does not stop the others, and the exit status is 1 when any was refused.")
+            abstract: "Upload photos, videos and Live Photos (files and folders); reports each as new, paired or already present.",
+            discussion: """
+                Folders are walked recursively for photo (.jpg .jpeg .jpe .heic .heif .png .webp) and \
+                video (.mov .mp4 .m4v .qt) files. Each file is its own transaction, except a still and \
+                a movie with the same base name in one folder (IMG_0001.HEIC + IMG_0001.MOV): they \
+                are created together and become one Live Photo (the server also pairs files whose \
+                Apple content identifiers match, in any order). A refused file does not stop the \
+                others, and the exit status is 1 when any was refused.
+                """)
 
         @OptionGroup var connection: ConnectionOptions
         @Argument(help: "Files or folders.") var paths: [String]
@@ -22,31 +29,41 @@ extension PhotoLibCommand {
         }
 
         func run() async throws {
-            let files = try PhotoFiles.expand(paths)
+            let groups = PhotoFiles.livePhotoGroups(try PhotoFiles.expand(paths))
             let showProgress = Output.stderrIsTerminal && !connection.json
             let reports: [FileReport] = try await connection.withLibrary { library in
                 var reports: [FileReport] = []
-                for file in files {
+                for group in groups {
                     do {
-                        guard let data = FileManager.default.contents(atPath: file) else { throw CLIError("cannot read the file") }
-                        let bar = showProgress ? ProgressBar(label: (file as NSString).lastPathComponent) : nil
-                        let upload = try await library.upload([UInt8](data), filename: (file as NSString).lastPathComponent) { sent, total in bar?.update(sent, of: total) }
-                        bar?.finish()
-                        var identifier = upload.existingAssetIdentifier
-                        let result = try await library.performChanges { batch in
-                            let created = batch.createAsset(from: upload)
-                            if let album { batch.addAssets([created.localIdentifier], to: album) }
+                        var uploads: [(file: String, upload: Upload)] = []
+                        for file in group {
+                            guard let data = FileManager.default.contents(atPath: file) else { throw CLIError("\(file): cannot read the file") }
+                            let bar = showProgress ? ProgressBar(label: (file as NSString).lastPathComponent) : nil
+                            let upload = try await library.upload([UInt8](data), filename: (file as NSString).lastPathComponent) { sent, total in bar?.update(sent, of: total) }
+                            bar?.finish()
+                            uploads.append((file, upload))
                         }
-                        if identifier == nil { identifier = result.placeholders["$1"] }
-                        let report = FileReport(path: file, status: upload.existingAssetIdentifier == nil ? "new" : "alreadyPresent", localIdentifier: identifier, error: nil)
-                        if !connection.json { print("\(report.status == "new" ? "new" : "already present") \(identifier ?? "?") \(file)") }
-                        reports.append(report)
+                        // One batch: the still and the movie of a Live Photo pair by name in it.
+                        var placeholders: [ObjectPlaceholder] = []
+                        let result = try await library.performChanges { batch in
+                            placeholders = uploads.map { batch.createAsset(from: $0.upload) }
+                            if let album { batch.addAssets(placeholders.map(\.localIdentifier), to: album) }
+                        }
+                        let identifiers = placeholders.map { result.localIdentifier(for: $0) }
+                        for (index, (file, upload)) in uploads.enumerated() {
+                            let identifier = upload.existingAssetIdentifier ?? identifiers[index]
+                            let status = upload.existingAssetIdentifier != nil ? "alreadyPresent" : index > 0 && identifier == identifiers[0] ? "paired" : "new"
+                            if !connection.json { print("\(status == "alreadyPresent" ? "already present" : status) \(identifier ?? "?") \(file)") }
+                            reports.append(FileReport(path: file, status: status, localIdentifier: identifier, error: nil))
+                        }
                     } catch let error as PhotoLibError where error.code == .unavailable || error.code == .unauthenticated {
                         throw error
                     } catch {
                         let message = (error as? PhotoLibError)?.message ?? "\(error)"
-                        if !connection.json { FileHandle.standardError.write(Data("refused \(file): \(message)\n".utf8)) }
-                        reports.append(FileReport(path: file, status: "refused", localIdentifier: nil, error: message))
+                        for file in group {
+                            if !connection.json { FileHandle.standardError.write(Data("refused \(file): \(message)\n".utf8)) }
+                            reports.append(FileReport(path: file, status: "refused", localIdentifier: nil, error: message))
+                        }
                     }
                 }
                 return reports
@@ -57,9 +74,36 @@ extension PhotoLibCommand {
     }
 }
 
-/// Expands files and folders into the photo files to send.
+/// Expands files and folders into the photo and video files to send.
 enum PhotoFiles {
-    static let extensions: Set<String> = ["jpg", "jpeg", "jpe"]
+    static let stillExtensions: Set<String> = ["jpg", "jpeg", "jpe", "heic", "heif", "png", "webp"]
+    static let movieExtensions: Set<String> = ["mov", "mp4", "m4v", "qt"]
+    static let extensions = stillExtensions.union(movieExtensions)
+
+    /// `files` in groups sent together: a still and a movie with the same base name in one
+    /// folder (the two halves of a Live Photo: still first), every other file alone; in the
+    /// order the files came.
+    static func livePhotoGroups(_ files: [String]) -> [[String]] {
+        func key(_ file: String) -> String { (file as NSString).deletingPathExtension.lowercased() }
+        func isMovie(_ file: String) -> Bool { movieExtensions.contains((file as NSString).pathExtension.lowercased()) }
+        var stills: [String: String] = [:], movies: [String: String] = [:]
+        for file in files {
+            if isMovie(file) { movies[key(file)] = movies[key(file)] ?? file } else { stills[key(file)] = stills[key(file)] ?? file }
+        }
+        var groups: [[String]] = []
+        var done = Set<String>()
+        for file in files where !done.contains(file) {
+            let name = key(file)
+            if let still = stills[name], let movie = movies[name], still != movie {
+                groups.append([still, movie])
+                done.formUnion([still, movie])
+            } else {
+                groups.append([file])
+                done.insert(file)
+            }
+        }
+        return groups
+    }
 
     static func expand(_ paths: [String]) throws -> [String] {
         var files: [String] = []

@@ -165,4 +165,27 @@ final class CameraRollImportTests: XCTestCase {
         XCTAssertEqual(Set(shown.resources.map(\.type)), ["photo", "pairedVideo"])
         XCTAssertEqual(try listAssets(server!, ["--album", "videos"]).count, 0, "no longer a video")
     }
+
+    func testUploadingAFolderPairsALivePhotoByNameAndRefusesADamagedMovie() throws {
+        let folder = try directory.folder("phone/DCIM")
+        for (source, name) in [
+            ("heic_thumbnail.heic", "IMG_0003.HEIC"), ("live-IMG_0003.mov", "IMG_0003.MOV"), ("video-plain.mp4", "IMG_0004.MP4"),
+            ("video-plain-truncated.mp4", "IMG_0005.MP4"),
+        ] {
+            try FileManager.default.copyItem(atPath: media(source), toPath: folder + "/" + name)
+        }
+        server = try ServerProcess.start(library: directory.file("library"))
+        let result = try runCLI(["upload", folder], server: server)
+        XCTAssertFalse(result.succeeded, "the damaged movie is refused: \(result)")
+        let lines = result.stdoutLines
+        let still = try XCTUnwrap(lines.first { $0.hasPrefix("new ") && $0.hasSuffix("IMG_0003.HEIC") }, "\(result)")
+        let id = String(still.split(separator: " ")[1])
+        XCTAssertTrue(lines.contains("paired \(id) \(folder)/IMG_0003.MOV"), "\(result)")
+        XCTAssertTrue(lines.contains { $0.hasPrefix("new ") && $0.hasSuffix("IMG_0004.MP4") }, "\(result)")
+        XCTAssertTrue(result.stderrLines.contains { $0.contains("IMG_0005.MP4") && $0.contains("truncated") }, "\(result)")
+        let shown = try show(id)
+        XCTAssertEqual(shown.asset.mediaSubtypes, ["live"])
+        XCTAssertEqual(Set(shown.resources.map(\.type)), ["photo", "pairedVideo"])
+        XCTAssertEqual(try listAssets(server!, ["--album", "videos"]).count, 1)
+    }
 }
