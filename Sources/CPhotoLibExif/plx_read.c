@@ -157,6 +157,16 @@ static void CPhotoLibExif_read_orientation(ExifData *exif, ExifByteOrder order, 
     }
 }
 
+static void CPhotoLibExif_read_custom_rendered(ExifData *exif, ExifByteOrder order, CPhotoLibExif_Info *info) {
+    ExifEntry *entry = CPhotoLibExif_entry(exif, EXIF_IFD_EXIF, EXIF_TAG_CUSTOM_RENDERED);
+    if (entry == NULL || entry->data == NULL || entry->format != EXIF_FORMAT_SHORT ||
+        entry->components < 1 || entry->size < 2) {
+        return;
+    }
+    info->custom_rendered = exif_get_short(entry->data, order);
+    info->has_custom_rendered = 1;
+}
+
 static void CPhotoLibExif_read_dates(ExifData *exif, CPhotoLibExif_Info *info) {
     char text[32];
     ExifEntry *entry = CPhotoLibExif_entry(exif, EXIF_IFD_EXIF, EXIF_TAG_DATE_TIME_ORIGINAL);
@@ -327,6 +337,7 @@ static void CPhotoLibExif_read_payload(const uint8_t *payload, size_t payload_si
         info->has_camera = CPhotoLibExif_has_camera(exif);
         CPhotoLibExif_read_user_comment(exif, order, info);
         CPhotoLibExif_read_apple_maker_note(exif, info);
+        CPhotoLibExif_read_custom_rendered(exif, order, info);
     }
     exif_data_unref(exif);
 }

@@ -45,6 +45,10 @@ public struct StillImageInfo: Sendable, Hashable {
     /// Upright size of the embedded thumbnail (the largest HEIF thumbnail item; a JPEG's EXIF
     /// thumbnail), `nil` when there is none.
     public var embeddedThumbnailSize: PixelSize?
+    /// EXIF CustomRendered, `nil` when absent: 0 normal, 1 custom; iPhones write 2 or 3 for an
+    /// HDR photo, 4 for the original kept beside one, 6 for a panorama, 7 for a portrait HDR
+    /// and 8 for a portrait.
+    public var customRendered: Int?
 
     /// Creates an info value; ``pixelWidth`` and ``pixelHeight`` are derived from the
     /// stored size and the orientation.

@@ -218,10 +218,12 @@ public enum StillImageRenderer {
                 width: swaps ? thumbnailHeader.height : thumbnailHeader.width,
                 height: swaps ? thumbnailHeader.width : thumbnailHeader.height)
         }
-        return StillImageInfo(
+        var info = StillImageInfo(
             format: .jpeg, storedWidth: header.width, storedHeight: header.height, orientation: exif.orientation,
             hasAlpha: false, creationDate: exif.creationDate, location: exif.location, hasCameraMetadata: exif.hasCamera,
             userComment: exif.userComment, contentIdentifier: exif.contentIdentifier, embeddedThumbnailSize: thumbnail)
+        info.customRendered = exif.customRendered
+        return info
     }
 
     /// PNG and WebP: EXIF from the eXIf/EXIF chunk, UserComment also from XMP.
@@ -230,10 +232,12 @@ public enum StillImageRenderer {
     ) -> StillImageInfo {
         let metadata = exif.map { ExifMetadata(tiff: data[$0]) } ?? ExifMetadata()
         let comment = metadata.userComment ?? xmp.flatMap { XMPUserComment.find(in: data[$0]) }
-        return StillImageInfo(
+        var info = StillImageInfo(
             format: format, storedWidth: width, storedHeight: height, orientation: metadata.orientation, hasAlpha: hasAlpha,
             creationDate: metadata.creationDate, location: metadata.location, hasCameraMetadata: metadata.hasCamera,
             userComment: comment, contentIdentifier: metadata.contentIdentifier, embeddedThumbnailSize: nil)
+        info.customRendered = metadata.customRendered
+        return info
     }
 
     /// HEIC: the size and orientation from the boxes; EXIF for everything else (its
@@ -245,6 +249,7 @@ public enum StillImageRenderer {
             orientation: header.orientation, hasAlpha: header.hasAlpha, creationDate: metadata.creationDate,
             location: metadata.location, hasCameraMetadata: metadata.hasCamera, userComment: metadata.userComment,
             contentIdentifier: metadata.contentIdentifier, embeddedThumbnailSize: header.thumbnail)
+        info.customRendered = metadata.customRendered
         // libheif's upright size also accounts for a clean-aperture crop ('clap').
         info.pixelWidth = header.width
         info.pixelHeight = header.height

@@ -21,7 +21,9 @@ extension PhotoIntake {
     /// The subtypes a still's metadata shows (PhotoKit's `mediaSubtypes`):
     /// - `photoScreenshot`: the EXIF (or XMP) UserComment says "Screenshot", as iOS writes it,
     ///   or the picture has no camera metadata and exactly a screen's size;
-    /// - `photoPanorama`: camera metadata and an aspect of at least 2:1.
+    /// - `photoPanorama`: camera metadata and an aspect of at least 2:1, or Apple's flag
+    ///   (EXIF CustomRendered 6);
+    /// - `photoHDR`: EXIF CustomRendered 2 or 3 (an iPhone's HDR photo) or 7 (portrait HDR).
     static func subtypes(of info: StillImageInfo) -> MediaSubtypes {
         var subtypes: MediaSubtypes = []
         let comment = info.userComment?.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
@@ -29,8 +31,11 @@ extension PhotoIntake {
         if comment == "screenshot" || (!info.hasCameraMetadata && screenSizes.contains(portrait)) {
             subtypes.insert(.photoScreenshot)
         }
-        if info.hasCameraMetadata && portrait.height >= 2 * portrait.width {
+        if (info.hasCameraMetadata && portrait.height >= 2 * portrait.width) || info.customRendered == 6 {
             subtypes.insert(.photoPanorama)
+        }
+        if let rendered = info.customRendered, [2, 3, 7].contains(rendered) {
+            subtypes.insert(.photoHDR)
         }
         return subtypes
     }

@@ -32,6 +32,21 @@ struct StillIntakeTests {
         #expect(webp.fileType == .webp && !webp.mediaSubtypes.contains(.photoScreenshot))
     }
 
+    @Test("EXIF CustomRendered: an iPhone's HDR flag makes photoHDR, its panorama flag photoPanorama")
+    func customRendered() throws {
+        let photo = try Fixtures.bytes(at: Fixtures.landscape)
+        func subtypes(_ value: Int?) throws -> MediaSubtypes {
+            try PhotoIntake.metadata(for: ExifFixture.jpegWithExif(photo, customRendered: value), filename: "p.jpg", fallbackDate: Date()).mediaSubtypes
+        }
+        #expect(try subtypes(3) == .photoHDR)
+        #expect(try subtypes(2) == .photoHDR)
+        #expect(try subtypes(7) == .photoHDR, "portrait HDR")
+        #expect(try subtypes(6) == .photoPanorama, "Apple's panorama flag, whatever the aspect")
+        #expect(try subtypes(4).isEmpty, "the original kept beside an HDR photo")
+        #expect(try subtypes(0).isEmpty)
+        #expect(try subtypes(nil).isEmpty)
+    }
+
     @Test("another type is refused naming what it is; a truncated HEIC is refused")
     func refused() throws {
         let gif = Array("GIF89a".utf8) + [UInt8](repeating: 0, count: 64)

@@ -14,6 +14,7 @@ public enum ExifFixture {
     ///   - offset: OffsetTimeOriginal, "+HH:MM" or "-HH:MM".
     ///   - gps: signed decimal degrees (negative = S / W).
     ///   - altitude: metres, negative below sea level (needs `gps`).
+    ///   - customRendered: EXIF CustomRendered (iPhones: 2/3 HDR, 6 panorama).
     ///   - bigEndian: write a "MM" (Motorola) TIFF instead of "II" (Intel).
     public static func jpegWithExif(
         _ jpeg: [UInt8],
@@ -22,11 +23,12 @@ public enum ExifFixture {
         offset: String? = nil,
         gps: (lat: Double, lon: Double)? = nil,
         altitude: Double? = nil,
+        customRendered: Int? = nil,
         bigEndian: Bool = false
     ) -> [UInt8] {
         let tiff = tiffBytes(
             orientation: orientation, dateTimeOriginal: dateTimeOriginal, offset: offset, gps: gps,
-            altitude: altitude, bigEndian: bigEndian)
+            altitude: altitude, customRendered: customRendered, bigEndian: bigEndian)
         return jpegWithAPP1(jpeg, payload: Array("Exif".utf8) + [0, 0] + tiff)
     }
 
@@ -135,10 +137,13 @@ public enum ExifFixture {
 
     private static func tiffBytes(
         orientation: Int?, dateTimeOriginal: String?, offset: String?,
-        gps: (lat: Double, lon: Double)?, altitude: Double?, bigEndian: Bool
+        gps: (lat: Double, lon: Double)?, altitude: Double?, customRendered: Int? = nil, bigEndian: Bool
     ) -> [UInt8] {
         let w = Writer(bigEndian: bigEndian)
         var exifEntries: [Entry] = []
+        if let customRendered {
+            exifEntries.append(Entry(tag: 0xA401, type: .short, count: 1, value: w.u16(UInt16(truncatingIfNeeded: customRendered))))
+        }
         if let dateTimeOriginal {
             let text = w.ascii(dateTimeOriginal)
             exifEntries.append(Entry(tag: 0x9003, type: .ascii, count: UInt32(text.count), value: text))

@@ -59,6 +59,10 @@ typedef struct CPhotoLibExif_Info {
      * identifier shared by the still and the video of a Live Photo. NUL-terminated. */
     int32_t has_content_identifier;
     char content_identifier[64];
+    /* 1 when the EXIF IFD holds CustomRendered (0xA401, SHORT): 0 normal, 1 custom; iPhones
+     * also write 2/3 HDR, 4 the original of an HDR, 6 panorama, 7 portrait HDR, 8 portrait. */
+    int32_t has_custom_rendered;
+    int32_t custom_rendered;
 } CPhotoLibExif_Info;
 
 /*

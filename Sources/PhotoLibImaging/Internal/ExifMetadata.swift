@@ -16,6 +16,9 @@ struct ExifMetadata: Sendable, Hashable {
     var userComment: String?
     /// The Apple MakerNote's ContentIdentifier (tag 0x0011), which pairs Live Photos.
     var contentIdentifier: String?
+    /// EXIF CustomRendered (0 normal, 1 custom; Apple: 2/3 HDR, 4 HDR original, 6 panorama,
+    /// 7 portrait HDR, 8 portrait), if present.
+    var customRendered: Int?
 
     /// No EXIF: every field at its default.
     init() {}
@@ -62,6 +65,9 @@ struct ExifMetadata: Sendable, Hashable {
         hasCamera = info.has_camera != 0
         if info.has_user_comment != 0 {
             userComment = Self.string(from: info.user_comment)
+        }
+        if info.has_custom_rendered != 0 {
+            customRendered = Int(info.custom_rendered)
         }
         if info.has_content_identifier != 0 {
             contentIdentifier = Self.string(from: info.content_identifier)
