@@ -160,22 +160,14 @@ public final class PhotoLibServer: @unchecked Sendable {
             connection.queue.async { connection.refuse(error, linger: linger) }
             return
         }
-        // Before anything is read: a connection beyond the limits on handshakes in progress
-        // is refused at once, so silent connections cannot fill the connection table.
+        // Before anything is read: beyond the limits on handshakes in progress the oldest
+        // waiting connection makes room, so silent connections cannot fill the connection
+        // table nor keep a client that says HELLO at once from getting in.
         let address = peer?.host
-        if let refusal = core.admitHandshake(from: address) {
-            let linger = lingeringRefusals < Self.maxLingeringRefusals
-            if linger {
-                lingeringRefusals += 1
-                connection.onClose = { [weak self] in
-                    guard let self else { return }
-                    self.queue.async { self.lingeringRefusals -= 1 }
-                }
-            }
-            connection.queue.async { connection.refuse(refusal, linger: linger) }
-            return
+        if let (evicted, error) = core.admitHandshake(id: id, from: address), let victim = connections[evicted] {
+            victim.queue.async { victim.closeBeforeHandshake(error) }
         }
-        connection.holdHandshakeSlot(address: address)
+        connection.holdHandshakeSlot()
         connections[id] = connection
         connection.onClose = { [weak self] in
             guard let self else { return }

@@ -17,12 +17,13 @@ public struct ServerConfiguration: Sendable {
     /// hold no thread (the process's few event loops serve them all); an idle one costs a few KB.
     public var maxConnections: Int = 1024
     /// Most connections that have not completed the handshake (no WELCOME yet), server-wide;
-    /// more are refused with GOAWAY `RESOURCE_EXHAUSTED` before anything is read from them.
-    /// Keep it well below ``maxConnections``: connections that are through the handshake
-    /// keep the rest, so a flood of silent connections cannot lock out clients with a credential.
+    /// a new one beyond it takes the place of the oldest waiting, which gets GOAWAY
+    /// `RESOURCE_EXHAUSTED`. Keep it well below ``maxConnections``: connections that are
+    /// through the handshake keep the rest, so a flood of silent connections cannot lock out
+    /// clients with a credential.
     public var maxPendingHandshakes: Int = 256
-    /// Most connections from one peer address that have not completed the handshake; more from
-    /// that address are refused like those beyond ``maxPendingHandshakes``. (Sockets handed
+    /// Most connections from one peer address that have not completed the handshake; beyond
+    /// it the oldest from that address makes room, as beyond ``maxPendingHandshakes``. (Sockets handed
     /// to `serve(connectedSocket:)` have no address and count only server-wide.)
     public var maxPendingHandshakesPerAddress: Int = 64
     /// Bytes queued for one connection's socket above which the server stops reading from

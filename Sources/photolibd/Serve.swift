@@ -29,10 +29,10 @@ extension PhotoLibDaemon {
         @Option(name: .long, help: "Seconds a new connection has to complete its HELLO before it is closed.")
         var handshakeTimeout: Double = ServerConfiguration().handshakeTimeout
 
-        @Option(name: .long, help: "Most connections that have not completed the handshake yet, server-wide; more are refused at once.")
+        @Option(name: .long, help: "Most connections that have not completed the handshake yet, server-wide; a newer one closes the oldest waiting.")
         var maxPendingHandshakes: Int = ServerConfiguration().maxPendingHandshakes
 
-        @Option(name: .long, help: "Most connections from one address that have not completed the handshake yet; more from it are refused at once.")
+        @Option(name: .long, help: "Most connections from one address that have not completed the handshake yet; a newer one from it closes the oldest waiting.")
         var maxPendingHandshakesPerAddress: Int = ServerConfiguration().maxPendingHandshakesPerAddress
 
         @Option(name: .long, help: "Bytes queued for one client's socket above which the server stops reading from that client until they drain.")

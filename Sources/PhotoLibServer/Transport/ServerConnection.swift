@@ -36,7 +36,6 @@ final class ServerConnection: @unchecked Sendable {
     private var controlFrames: ControlFrameGuard
     /// The peer address this connection counts under while its handshake is pending
     /// (`ServerCore.admitHandshake`), and whether it still counts. On ``queue``.
-    private var handshakeAddress: String?
     private var holdsHandshakeSlot = false
     /// Connection credit granted but not yet announced (see ``grantConnection(_:)``).
     private var ungrantedConnectionCredit = 0
@@ -78,8 +77,7 @@ final class ServerConnection: @unchecked Sendable {
 
     /// Counts this connection against the limits on handshakes in progress (the server
     /// admitted it, `ServerCore.admitHandshake`) until its handshake ends. Before ``start()``.
-    func holdHandshakeSlot(address: String?) {
-        handshakeAddress = address
+    func holdHandshakeSlot() {
         holdsHandshakeSlot = true
     }
 
@@ -87,7 +85,15 @@ final class ServerConnection: @unchecked Sendable {
     private func releaseHandshakeSlot() {
         guard holdsHandshakeSlot else { return }
         holdsHandshakeSlot = false
-        core.releaseHandshake(from: handshakeAddress)
+        core.releaseHandshake(id: id)
+    }
+
+    /// Newer connections took this one's place among those waiting for their handshake:
+    /// GOAWAY with `error` and close, unless the HELLO came meanwhile. Call on ``queue``.
+    func closeBeforeHandshake(_ error: PhotoLibError) {
+        guard phase == .awaitingHello else { return }
+        holdsHandshakeSlot = false
+        fail(error)
     }
 
     /// Starts reading and the timers. Call on ``queue``.

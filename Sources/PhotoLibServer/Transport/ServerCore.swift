@@ -22,15 +22,23 @@ final class ServerCore: Sendable {
     let clients: ClientDirectory
     /// Connections open without a token (see ``admitTokenless()``).
     private let tokenless = Atomic<Int>(0)
-    /// Connections not yet through the handshake, in all and by peer address (see
-    /// ``admitHandshake(from:)``). One `Mutex` because the two counts change together; taken
-    /// on the server's queue (accept) and connection queues (handshake done, close).
+    /// Connections not yet through the handshake, by connection id and peer address (see
+    /// ``admitHandshake(id:from:)``). One `Mutex` because the two change together; taken on
+    /// the server's queue (accept) and connection queues (handshake done, close).
     private let pendingHandshakes = Mutex(PendingHandshakes())
 
-    /// Counts of connections waiting for their HELLO.
+    /// The connections waiting for their HELLO.
     private struct PendingHandshakes {
-        var total = 0
+        /// Connection id → peer address (`nil`: a socket handed to the server). Ids grow with
+        /// every accept, so the smallest is the oldest.
+        var addresses: [UInt64: String?] = [:]
         var byAddress: [String: Int] = [:]
+
+        mutating func remove(_ id: UInt64) {
+            guard let address = addresses.removeValue(forKey: id) else { return }
+            guard let address, let count = byAddress[address] else { return }
+            if count <= 1 { byAddress[address] = nil } else { byAddress[address] = count - 1 }
+        }
     }
 
     init(configuration: ServerConfiguration, router: RPCRouter, logger: Logger, libraryIdentifier: String, ownerToken: String, libraryDirectory: String, clients: ClientDirectory) {
@@ -69,35 +77,39 @@ final class ServerCore: Sendable {
         return false
     }
 
-    /// Counts a new connection from `address` (`nil`: a socket handed to the server, which
-    /// counts only server-wide) as waiting for its handshake; returns the refusal instead
-    /// (nothing counted) when `maxPendingHandshakes` are waiting already, or
-    /// `maxPendingHandshakesPerAddress` from that address.
-    func admitHandshake(from address: String?) -> PhotoLibError? {
+    /// Counts connection `id`, new from `address` (`nil`: a socket handed to the server,
+    /// which counts only server-wide), as waiting for its handshake. When
+    /// `maxPendingHandshakesPerAddress` from that address, or `maxPendingHandshakes` in all,
+    /// are waiting already, the **oldest** of them (from that address first) stops counting
+    /// and is returned with the error to close it with: a flood of silent connections
+    /// replaces itself instead of filling the server, and a client that sends its HELLO as
+    /// soon as it connects (with a credential or not) gets in.
+    func admitHandshake(id: UInt64, from address: String?) -> (evicted: UInt64, error: PhotoLibError)? {
         let total = configuration.maxPendingHandshakes, perAddress = configuration.maxPendingHandshakesPerAddress
-        return pendingHandshakes.withLock { (state: inout PendingHandshakes) -> PhotoLibError? in
-            guard state.total < total else {
-                return PhotoLibError(.resourceExhausted, "\(total) connections have not completed their handshake yet (the server's limit); retry in a few seconds")
+        return pendingHandshakes.withLock { (state: inout PendingHandshakes) -> (UInt64, PhotoLibError)? in
+            var evicted: (UInt64, PhotoLibError)?
+            if let address, state.byAddress[address, default: 0] >= perAddress,
+                let oldest = state.addresses.filter({ $0.value == address }).keys.min()
+            {
+                state.remove(oldest)
+                evicted = (oldest, PhotoLibError(
+                    .resourceExhausted,
+                    "\(perAddress) newer connections from \(address) are waiting for their handshake (the server's limit per address): this one sent no HELLO in time; send HELLO as soon as you connect"))
+            } else if state.addresses.count >= total, let oldest = state.addresses.keys.min() {
+                state.remove(oldest)
+                evicted = (oldest, PhotoLibError(
+                    .resourceExhausted,
+                    "\(total) newer connections are waiting for their handshake (the server's limit): this one sent no HELLO in time; send HELLO as soon as you connect"))
             }
-            if let address {
-                let count = state.byAddress[address, default: 0]
-                guard count < perAddress else {
-                    return PhotoLibError(.resourceExhausted, "\(perAddress) connections from \(address) have not completed their handshake yet (the server's limit per address); send HELLO on the open ones, or retry in a few seconds")
-                }
-                state.byAddress[address] = count + 1
-            }
-            state.total += 1
-            return nil
+            state.addresses[id] = .some(address)
+            if let address { state.byAddress[address, default: 0] += 1 }
+            return evicted
         }
     }
 
-    /// A connection counted by ``admitHandshake(from:)`` completed or abandoned its handshake.
-    func releaseHandshake(from address: String?) {
-        pendingHandshakes.withLock { state in
-            state.total -= 1
-            guard let address, let count = state.byAddress[address] else { return }
-            if count <= 1 { state.byAddress[address] = nil } else { state.byAddress[address] = count - 1 }
-        }
+    /// Connection `id` completed or abandoned its handshake (or was evicted: then nothing).
+    func releaseHandshake(id: UInt64) {
+        pendingHandshakes.withLock { $0.remove(id) }
     }
 
     /// A connection without a token closed.

@@ -164,16 +164,16 @@ final class TransportLimitsTests: XCTestCase {
 
     /// Before: connections that never sent HELLO counted like any other, and ~1,100 of them
     /// locked every client out. Now an address may hold only a few connections in the
-    /// handshake: the next one is refused before anything is read, and a client with a
-    /// credential, from another address, still gets in.
-    func testSilentConnectionsBeyondTheLimitAreRefusedAndACredentialedClientGetsIn() async throws {
+    /// handshake: a newer one takes the place of the oldest, which gets GOAWAY; so a client
+    /// that says HELLO at once gets in, from another address or from the flooding one.
+    func testSilentConnectionsBeyondTheLimitMakeRoomAndCredentialedClientsGetIn() async throws {
         let directory = try TestDirectory()
         addTeardownBlock { directory.cleanUp() }
         let library = try PhotoLibrary.open(at: directory.library)
         var configuration = ServerConfiguration()
         configuration.maxPendingHandshakesPerAddress = 3
         configuration.maxPendingHandshakes = 8
-        configuration.maxConnections = 10
+        configuration.maxConnections = 16
         var logger = Logger(label: "photolibd.test")
         logger.logLevel = .critical
         let server = try PhotoLibServer(library: library, endpoint: Endpoint(host: "127.0.0.1", port: 0), configuration: configuration, logger: logger)
@@ -193,22 +193,29 @@ final class TransportLimitsTests: XCTestCase {
                 XCTFail("a silent connection within the limit got \(frame.type)")
             }
         }
-        // …the fourth from the same address is refused at once.
+        // …a fourth from the same address takes the oldest one's place: that one gets GOAWAY.
         let fourth = try Self.connect(from: "127.0.0.2", port: port)
-        let (read, _) = fourth.readUntil(timeout: 10) { $0.type == .goAway }
-        guard case .frame(let frame) = read else { return XCTFail("the fourth silent connection was not refused: \(read)") }
+        let (read, _) = silent[0].readUntil(timeout: 10) { $0.type == .goAway }
+        guard case .frame(let frame) = read else { return XCTFail("the oldest silent connection was not closed: \(read)") }
         let status = try XCTUnwrap(try Wire.GoAway(decoding: frame.payload).status)
         XCTAssertEqual(status.code, .resourceExhausted)
         XCTAssertTrue(status.message.contains("handshake"), status.message)
-        // A client with the owner's token, from 127.0.0.1, connects and is welcomed.
+        XCTAssertTrue(silent[0].waitForClose(timeout: 10))
+        if case .frame(let frame) = fourth.readFrame(timeout: 0.3) { XCTFail("the newest silent connection got \(frame.type)") }
+        // A client with the owner's token gets in from another address, and from the flooding
+        // one: it says HELLO at once.
         let owner = try RawConnection(port: port)
-        let welcome = try owner.handshake(token: try library.ownerToken())
-        XCTAssertTrue(welcome.isOwner)
-        // A silent connection that completes its handshake frees its slot for the address.
-        _ = try silent[0].handshake(token: try library.ownerToken())
-        let fifth = try Self.connect(from: "127.0.0.2", port: port)
-        _ = try fifth.handshake(token: try library.ownerToken())
-        for connection in silent + [fourth, owner, fifth] { connection.close() }
+        XCTAssertTrue(try owner.handshake(token: try library.ownerToken()).isOwner)
+        let neighbour = try Self.connect(from: "127.0.0.2", port: port)
+        XCTAssertTrue(try neighbour.handshake(token: try library.ownerToken()).isOwner)
+        // A silent connection that completes its handshake is not closed later.
+        _ = try silent[2].handshake(token: try library.ownerToken())
+        for _ in 0..<3 { _ = try Self.connect(from: "127.0.0.2", port: port) }
+        silent[2].send(Frame(.ping, payload: Wire.Ping(opaque: 7).encoded()))
+        let (pong, _) = silent[2].readUntil(timeout: 10) { $0.type == .ping || $0.type == .goAway }
+        guard case .frame(let answer) = pong else { return XCTFail("no answer: \(pong)") }
+        XCTAssertEqual(answer.type, .ping, "a connection past its handshake is never evicted")
+        for connection in silent + [fourth, owner, neighbour] { connection.close() }
     }
 
     /// A TCP connection to 127.0.0.1:`port` from the loopback address `source`.
