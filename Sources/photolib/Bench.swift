@@ -9,7 +9,7 @@ extension PhotoLibCommand {
     struct Bench: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Load-test image requests, or measure a raw TCP request/response loop for comparison.",
-            subcommands: [BenchImages.self, BenchTCPEcho.self, BenchChanges.self, BenchFetch.self, BenchImportFetch.self, BenchFilter.self, BenchConnections.self])
+            subcommands: [BenchImages.self, BenchTCPEcho.self, BenchChanges.self, BenchFetch.self, BenchImportFetch.self, BenchFilter.self, BenchConnections.self, BenchBusy.self])
     }
 }
 
