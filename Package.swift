@@ -89,8 +89,12 @@ let package = Package(
             ]),
         .target(
             name: "PhotoLibClient",
-            // Imaging: filter recipes render on the client with the server's code.
-            dependencies: ["PhotoLibCore", "PhotoLibWire", "PhotoLibNet", "PhotoLibImaging"]),
+            // Imaging: filter recipes render on the client with the server's code. Crypto: the
+            // SHA-256 of exported files (writeData), computed as they are written.
+            dependencies: [
+                "PhotoLibCore", "PhotoLibWire", "PhotoLibNet", "PhotoLibImaging",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]),
         .executableTarget(
             name: "photolibd",
             dependencies: [

@@ -30,4 +30,15 @@ public struct ClientConfiguration: Sendable {
         configuration.initialConnectionWindow = 192 << 10
         return configuration
     }
+
+    /// The defaults with windows for moving large resources (``AssetResourceManager/writeData(for:type:toFile:progress:)``
+    /// of a video or a RAW original): 4 MiB per call and 16 MiB per connection, the most a
+    /// server uses by default, so the server never waits for credit while the client keeps
+    /// up. The client buffers at most that much of what the server sent ahead.
+    public static var bulkTransfer: ClientConfiguration {
+        var configuration = ClientConfiguration()
+        configuration.initialStreamWindow = 4 << 20
+        configuration.initialConnectionWindow = 16 << 20
+        return configuration
+    }
 }

@@ -55,6 +55,10 @@ public struct ServerConfiguration: Sendable {
     /// recently used snapshots of the connection holding the most are released; their next
     /// use fails "snapshot expired — fetch again".
     public var snapshotMemoryBytes: Int = 256 << 20
+    /// Bytes of resource data (`RequestResourceData`: exports, movies) that all calls together
+    /// may read ahead of what their connections have written, in batches of 1 MiB per call;
+    /// a call that finds it spent reads 64 KiB at a time. 0: every call reads 64 KiB at a time.
+    public var resourceReadAheadBytes: Int = 32 << 20
     /// Largest image side a client may ask for (pixels).
     public var maxImageDimension: Int = 16_384
     /// Concurrent image renders across the server (CPU bound).

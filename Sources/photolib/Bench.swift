@@ -9,7 +9,7 @@ extension PhotoLibCommand {
     struct Bench: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Load-test image requests, or measure a raw TCP request/response loop for comparison.",
-            subcommands: [BenchImages.self, BenchTCPEcho.self, BenchChanges.self, BenchFetch.self, BenchImportFetch.self, BenchFilter.self, BenchConnections.self])
+            subcommands: [BenchImages.self, BenchTCPEcho.self, BenchChanges.self, BenchFetch.self, BenchImportFetch.self, BenchFilter.self, BenchConnections.self, BenchBusy.self])
     }
 }
 
@@ -56,12 +56,24 @@ final class BenchState: @unchecked Sendable {
     private(set) var errors = 0
     private(set) var bytes = 0
     private(set) var firstError: String?
+    /// One sample per completed request for `--chart` (finish time since `started`, latency),
+    /// at most ``maxSamples``; `nil` when no chart was asked for.
+    private(set) var samples: [LatencyChart.Sample]?
+    /// Completed requests left out of ``samples`` because it was full.
+    private(set) var samplesDropped = 0
     let limit: Int?
     let deadline: DispatchTime?
+    /// When the run began (for the samples' times).
+    let started = DispatchTime.now()
 
-    init(limit: Int?, seconds: Double?) {
+    /// The most samples kept for a chart (16 bytes each): a `--duration` run may complete
+    /// millions of requests; those after the first ``maxSamples`` are counted, not drawn.
+    static let maxSamples = 1_000_000
+
+    init(limit: Int?, seconds: Double?, keepSamples: Bool = false) {
         self.limit = limit
         self.deadline = seconds.map { .now() + $0 }
+        self.samples = keepSamples ? [] : nil
     }
 
     /// The next request's index, or `nil` when the run is over.
@@ -80,10 +92,17 @@ final class BenchState: @unchecked Sendable {
     }
 
     func record(nanoseconds: UInt64, bytes count: Int) {
+        let finished = DispatchTime.now().uptimeNanoseconds
         lock.withLock {
             _ = histogram.record(max(1_000, nanoseconds))
             completed += 1
             bytes += count
+            guard samples != nil else { return }
+            if samples!.count < Self.maxSamples {
+                samples!.append(LatencyChart.Sample(time: Double(finished &- started.uptimeNanoseconds) / 1e9, milliseconds: Double(nanoseconds) / 1e6))
+            } else {
+                samplesDropped += 1
+            }
         }
     }
 
@@ -138,6 +157,9 @@ extension PhotoLibCommand {
         @Flag(name: .long, help: "Request every image once before measuring, to fill the caches.")
         var warm = false
 
+        @Option(name: .long, help: "Also draw the latencies (percentiles over time and a histogram) as a self-contained SVG file.")
+        var chart: String?
+
         @Option(name: .long, help: "Client API: async (image(...) / image streams in tasks) or handler (PhotoKit's result handler, run on the connection's queue).")
         var api: API = .async
 
@@ -187,7 +209,7 @@ extension PhotoLibCommand {
                     _ = try await managers[0].image(forAssetIdentifier: identifier, targetSize: target, contentMode: contentMode, options: options)
                 }
             }
-            let state = BenchState(limit: duration == nil ? (requests ?? 500) : nil, seconds: duration)
+            let state = BenchState(limit: duration == nil ? (requests ?? 500) : nil, seconds: duration, keepSamples: chart != nil)
             let ids = identifiers
             // Latency is to the last image: with one image per request, wait for it alone.
             let finalOnly = delivery == .high
@@ -222,10 +244,19 @@ extension PhotoLibCommand {
             }
             let seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
             let report = BenchReport(histogram: state.histogram, requests: state.completed, errors: state.errors, bytes: state.bytes, seconds: seconds, firstError: state.firstError)
+            let label = "images \(size) \(mode.rawValue) \(delivery.rawValue) \(cold ? "cold" : warm ? "warm" : "as-is") c=\(concurrency) n=\(connections)\(api == .handler ? " api=handler" : "")"
+            if let chart {
+                let dropped = state.samplesDropped > 0 ? "; the first \(BenchState.maxSamples) drawn" : ""
+                try LatencyChart(
+                    title: "photolib bench images: request latency",
+                    subtitle: String(format: "%@: %d requests, %d errors in %.2f s (%.1f req/s); one point per request%@", label, report.requests, report.errors, seconds, report.requestsPerSecond, dropped),
+                    samples: state.samples ?? []
+                ).write(to: chart)
+            }
             if connection.json {
                 try Output.jsonLine(report)
             } else {
-                report.print(label: "images \(size) \(mode.rawValue) \(delivery.rawValue) \(cold ? "cold" : warm ? "warm" : "as-is") c=\(concurrency) n=\(connections)\(api == .handler ? " api=handler" : "")")
+                report.print(label: label)
             }
         }
     }

@@ -63,18 +63,20 @@ struct ConnectionOptions: ParsableArguments {
         return tls ? .certificateAuthority : nil
     }
 
-    /// The client configuration these options ask for (TLS settings; default limits).
-    func clientConfiguration() throws -> ClientConfiguration {
-        var configuration = ClientConfiguration()
+    /// The client configuration these options ask for (TLS settings; default limits, or the
+    /// larger windows of ``ClientConfiguration/bulkTransfer`` for `bulk` transfers).
+    func clientConfiguration(bulk: Bool = false) throws -> ClientConfiguration {
+        var configuration = bulk ? ClientConfiguration.bulkTransfer : ClientConfiguration()
         configuration.tls = try resolvedTLS()
         return configuration
     }
 
     /// Connects, runs `body`, closes; turns errors into one clear line and exit status 1.
-    func withLibrary<T>(_ body: (PhotoLibrary) async throws -> T) async throws -> T {
+    /// `bulk`: the connection moves large resources (``clientConfiguration(bulk:)``).
+    func withLibrary<T>(bulk: Bool = false, _ body: (PhotoLibrary) async throws -> T) async throws -> T {
         do {
             let library = try await PhotoLibrary.connect(
-                to: resolvedServer, token: try resolvedToken(), clientName: "photolib/0.1.0", configuration: try clientConfiguration())
+                to: resolvedServer, token: try resolvedToken(), clientName: "photolib/0.1.0", configuration: try clientConfiguration(bulk: bulk))
             defer { library.close() }
             return try await body(library)
         } catch let error as PhotoLibError {

@@ -32,7 +32,7 @@ extension PhotoLibCommand {
         func run() async throws {
             let bar = Output.stderrIsTerminal && !connection.json ? ProgressBar(label: "exporting") : nil
             let resumedFrom = ((try? FileManager.default.attributesOfItem(atPath: output + ".partial")[.size]) as? Int) ?? 0
-            let (written, type) = try await connection.withLibrary { library in
+            let (written, type) = try await connection.withLibrary(bulk: true) { library in
                 let manager = AssetResourceManager(library: library)
                 // No --resource: the original, the photo of an image (or Live Photo), the video of a video.
                 var type = AssetResourceType.photo

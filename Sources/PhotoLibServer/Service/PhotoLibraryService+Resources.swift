@@ -19,8 +19,8 @@ extension PhotoLibraryService {
     }
 
     /// `requestData(for:options:)`: the resource's bytes from `offset` (for `length` bytes,
-    /// or to the end), in chunks of at most 64 KiB, each sent as flow control allows. The
-    /// store and the file are read on the library I/O pool, one chunk per turn.
+    /// or to the end), in chunks of at most 64 KiB (``WireLimits/chunkSize``), each sent as
+    /// flow control allows (``streamChunks(_:from:to:send:)``).
     func requestResourceData(_ call: ServerCall<Wire.ResourceDataRequest, Wire.ResourceDataChunk>) async throws {
         let wire = try await call.singleRequest()
         let request = (assetIdentifier: wire.assetIdentifier, type: try wire.type.domain(field: "ResourceDataRequest.type"))
@@ -40,10 +40,52 @@ extension PhotoLibraryService {
             try await call.send(Wire.ResourceDataChunk(offset: UInt64(start), totalSize: UInt64(total)))
             return
         }
-        try await streamFile(record, from: start, to: end) { offset, data in
-            try await call.send(Wire.ResourceDataChunk(offset: UInt64(offset), data: data, totalSize: UInt64(total)))
+        try await streamChunks(record, from: start, to: end) { payloads in try await call.send(encoded: payloads) }
+    }
+
+    /// Sends bytes `start..<end` of `record`'s file as encoded `ResourceDataChunk`s of at most
+    /// 64 KiB, a batch of up to ``resourceBatchBytes`` (1 MiB, 16 chunks) at a time: one turn of
+    /// the library I/O pool reads the batch, each chunk `pread` straight into its message
+    /// payload (``Wire/ResourceDataChunk/encoded(offset:totalSize:dataCount:fill:)``, no
+    /// intermediate copy), and one `send` hands all of it to the connection, which lets each
+    /// chunk go as flow control allows. The next batch is read once the last one is written.
+    ///
+    /// Memory: a call holds one batch. A batch larger than one chunk is taken from the
+    /// server-wide ``resourceBatchBudget``; when it is spent (many exports at once) the call
+    /// reads one chunk at a time, as every call did before batches, so all exports together
+    /// hold at most the budget plus 64 KiB each.
+    func streamChunks(_ record: AssetResourceRecord, from start: Int, to end: Int, send: ([[UInt8]]) async throws -> Void) async throws {
+        let total = UInt64(record.byteSize)
+        let file = try await openLibraryFile(record)
+        var offset = start
+        while offset < end {
+            try Task.checkCancellation()
+            let wanted = min(Self.resourceBatchBytes, end - offset)
+            let reserved = wanted > WireLimits.chunkSize && resourceBatchBudget.reserve(wanted)
+            let count = reserved ? wanted : min(WireLimits.chunkSize, wanted)
+            do {
+                let at = offset
+                let payloads = try await libraryIO.run { () throws -> [[UInt8]] in
+                    try stride(from: at, to: at + count, by: WireLimits.chunkSize).map { chunkStart in
+                        let length = min(WireLimits.chunkSize, at + count - chunkStart)
+                        return try Wire.ResourceDataChunk.encoded(offset: UInt64(chunkStart), totalSize: total, dataCount: length) { buffer in
+                            try file.read(into: buffer, at: chunkStart)
+                        }
+                    }
+                }
+                try await send(payloads)
+            } catch {
+                if reserved { resourceBatchBudget.release(wanted) }
+                throw error
+            }
+            if reserved { resourceBatchBudget.release(wanted) }
+            offset += count
         }
     }
+
+    /// Bytes of a resource one `RequestResourceData` call reads and hands to its connection at
+    /// once (when ``resourceBatchBudget`` allows): 16 chunks.
+    static let resourceBatchBytes = 1 << 20
 
     /// Sends bytes `start..<end` of `record`'s file in chunks of at most 64 KiB through
     /// `send(offset, bytes)`, each as flow control allows. The file is opened, checked against
@@ -52,57 +94,73 @@ extension PhotoLibraryService {
     func streamFile(
         _ record: AssetResourceRecord, from start: Int, to end: Int, send: (Int, [UInt8]) async throws -> Void
     ) async throws {
-        let path = record.path, total = record.byteSize
-        let what = "the \(record.type.name) file of \(record.assetIdentifier)"
-        let handle = try await libraryIO.run { () throws -> FileHandle in
-            let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-            guard descriptor >= 0 else { throw LibraryFileError.make(errno: errno, what) }
-            let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
-            do {
-                let actual = try handle.seekToEnd()
-                guard actual == UInt64(total) else {
-                    throw PhotoLibError(.dataLoss, "\(what) is \(actual) bytes, not the recorded \(total); restore it from a backup")
-                }
-                try handle.seek(toOffset: UInt64(start))
-            } catch let error as PhotoLibError {
-                try? handle.close()
-                throw error
-            } catch {
-                try? handle.close()
-                throw Self.readError(error, what)
-            }
-            return handle
-        }
-        defer { try? handle.close() }
+        let file = try await openLibraryFile(record)
         var offset = start
         while offset < end {
             try Task.checkCancellation()
             let count = min(WireLimits.chunkSize, end - offset), at = offset
-            let data = try await libraryIO.run { () throws -> Data in
-                do {
-                    guard let read = try handle.read(upToCount: count), read.count == count else {
-                        throw PhotoLibError(.dataLoss, "\(what) ended early at byte \(at) of \(total)")
-                    }
-                    return read
-                } catch let error as PhotoLibError {
-                    throw error
-                } catch {
-                    throw Self.readError(error, what)
+            let data = try await libraryIO.run { () throws -> [UInt8] in
+                try [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+                    try file.read(into: UnsafeMutableRawBufferPointer(buffer), at: at)
+                    initialized = count
                 }
             }
-            try await send(offset, [UInt8](data))
+            try await send(offset, data)
             offset += count
         }
     }
 
-    /// A Foundation read error as the client sees it: its errno when it has one, never the
-    /// file's path (`localizedDescription` may hold it).
-    static func readError(_ error: any Error, _ what: String) -> PhotoLibError {
-        let error = error as NSError
-        if error.domain == NSPOSIXErrorDomain { return LibraryFileError.make(errno: Int32(error.code), what) }
-        if let underlying = error.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
-            return LibraryFileError.make(errno: Int32(underlying.code), what)
+    /// Opens `record`'s file on the library I/O pool and checks its size against the recorded
+    /// one (a mismatch is `dataLoss`: the file was changed behind the library's back).
+    private func openLibraryFile(_ record: AssetResourceRecord) async throws -> LibraryFileReader {
+        let path = record.path, total = record.byteSize
+        let what = "the \(record.type.name) file of \(record.assetIdentifier)"
+        return try await libraryIO.run { () throws(PhotoLibError) -> LibraryFileReader in
+            let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+            guard descriptor >= 0 else { throw LibraryFileError.make(errno: errno, what) }
+            let file = LibraryFileReader(descriptor: descriptor, size: total, what: what)
+            var status = stat()
+            guard fstat(descriptor, &status) == 0 else { throw LibraryFileError.make(errno: errno, what) }
+            guard Int(status.st_size) == total else {
+                throw PhotoLibError(.dataLoss, "\(what) is \(status.st_size) bytes, not the recorded \(total); restore it from a backup")
+            }
+            return file
         }
-        return PhotoLibError(.dataLoss, "cannot read \(what) (Foundation error \(error.code))")
+    }
+}
+
+/// One open library file, read with `pread(2)` at explicit offsets (so reads from any thread
+/// of the library I/O pool need no shared file position). Closes the descriptor when released.
+///
+/// `Sendable`: its fields never change after `init`, and `pread` on one descriptor from
+/// several threads is safe.
+final class LibraryFileReader: Sendable {
+    private let descriptor: Int32
+    /// The recorded size of the file.
+    let size: Int
+    /// The file as errors name it ("the photo file of ID"), never its path.
+    let what: String
+
+    init(descriptor: Int32, size: Int, what: String) {
+        self.descriptor = descriptor
+        self.size = size
+        self.what = what
+    }
+
+    deinit { close(descriptor) }
+
+    /// Fills `buffer` with the bytes at `offset`; a file shorter than that is `dataLoss`, a
+    /// failed read the errno's error.
+    func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws(PhotoLibError) {
+        var done = 0
+        while done < buffer.count {
+            let result = pread(descriptor, buffer.baseAddress! + done, buffer.count - done, off_t(offset + done))
+            if result < 0 {
+                if errno == EINTR { continue }
+                throw LibraryFileError.make(errno: errno, what)
+            }
+            guard result > 0 else { throw PhotoLibError(.dataLoss, "\(what) ended early at byte \(offset + done) of \(size)") }
+            done += result
+        }
     }
 }

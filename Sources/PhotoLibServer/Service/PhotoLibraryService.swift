@@ -19,6 +19,9 @@ final class PhotoLibraryService: Sendable {
     /// Where handlers run their store reads and writes and library file reads (SQLite and
     /// file I/O block, so never on the cooperative pool): see ``BlockingPool``.
     let libraryIO: BlockingPool
+    /// Read-ahead batches of `RequestResourceData` (exports, video streaming) across all
+    /// connections, within ``ServerConfiguration/resourceReadAheadBytes``.
+    let resourceBatchBudget: ByteBudget
     let hub: ChangeHub
     /// Which files an asset's images render from, and their content version (cached).
     let imageSources: ImageSourceResolver
@@ -53,6 +56,7 @@ final class PhotoLibraryService: Sendable {
         self.validator = RenderPool(
             name: "photolibd.validate", concurrency: configuration.validationConcurrency, timeLimit: configuration.decodeTimeLimit)
         self.libraryIO = BlockingPool(name: "photolibd.library-io", concurrency: Self.libraryIOConcurrency)
+        self.resourceBatchBudget = ByteBudget(limit: configuration.resourceReadAheadBytes)
         self.imageSources = ImageSourceResolver(library: library)
         self.imageCache = ImageCache(directory: library.directory, configuration: configuration, logger: logger)
         self.hub = ChangeHub(

@@ -1,0 +1,75 @@
+import Foundation
+import PhotoLibTestSupport
+import XCTest
+
+#if canImport(FoundationXML)
+    import FoundationXML  // XMLParser lives here on Linux
+#endif
+
+/// `photolib bench changes|images --chart FILE.svg` against a real server: each writes an SVG
+/// that parses as XML and draws the four percentile lines (p50, p90, p99, max) and a histogram.
+final class BenchChartTests: XCTestCase {
+    private var directory: TemporaryDirectory!
+    private var server: ServerProcess?
+
+    override func setUpWithError() throws {
+        directory = try TemporaryDirectory("photolib-e2e-bench-chart")
+        server = try ServerProcess.start(importing: [Paths.sampleBaseline, Paths.portrait], library: directory.file("library"))
+    }
+
+    override func tearDown() {
+        server?.stopGracefully()
+        server = nil
+        directory?.remove()
+    }
+
+    func testBenchChangesAndImagesDrawCharts() throws {
+        let server = try XCTUnwrap(server)
+        let changes = directory.file("changes.svg"), images = directory.file("images.svg")
+
+        let changesRun = try runCLI(["bench", "changes", "--subscribers", "2", "--toggles", "5", "--chart", changes], server: server, timeout: 120)
+        XCTAssertTrue(changesRun.succeeded, "\(changesRun)")
+        try assertChart(at: changes)
+
+        let imagesRun = try runCLI(["bench", "images", "--size", "128x128", "--concurrency", "2", "--requests", "20", "--chart", images], server: server, timeout: 120)
+        XCTAssertTrue(imagesRun.succeeded, "\(imagesRun)")
+        XCTAssertTrue(imagesRun.stdout.contains("20 requests, 0 errors"), imagesRun.stdout)
+        try assertChart(at: images)
+    }
+
+    /// The file at `path` parses as XML, has an `<svg>` root, 4 polylines and at least one
+    /// histogram bar (a `<rect>` with a `<title>`: its count).
+    private func assertChart(at path: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        let data = try XCTUnwrap(FileManager.default.contents(atPath: path), "\(path) was not written", file: file, line: line)
+        let counter = SVGElementCounter()
+        let parser = XMLParser(data: data)
+        parser.delegate = counter
+        XCTAssertTrue(parser.parse(), "\(path) is not well-formed XML: \(parser.parserError.map { "\($0)" } ?? "?")", file: file, line: line)
+        XCTAssertEqual(counter.root, "svg", file: file, line: line)
+        XCTAssertEqual(counter.polylines, 4, "p50, p90, p99 and max lines", file: file, line: line)
+        XCTAssertGreaterThanOrEqual(counter.bars, 1, "histogram bars", file: file, line: line)
+    }
+}
+
+/// Counts the elements of an SVG document that the chart tests look for.
+private final class SVGElementCounter: NSObject, XMLParserDelegate {
+    var root: String?
+    var polylines = 0
+    /// `<rect>` elements holding a `<title>` (the histogram's bars; frames and the background have none).
+    var bars = 0
+    private var openRect = false
+
+    func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:]) {
+        if root == nil { root = name }
+        switch name {
+        case "polyline": polylines += 1
+        case "rect": openRect = true
+        case "title" where openRect: bars += 1
+        default: break
+        }
+    }
+
+    func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
+        if name == "rect" { openRect = false }
+    }
+}
