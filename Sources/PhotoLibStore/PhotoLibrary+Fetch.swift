@@ -194,22 +194,29 @@ struct QueryPlan {
 /// JSON text for binding lists to `json_each(?)`: one parameter however long the list.
 enum JSONText {
     /// A JSON array of strings. Escapes what JSON requires; identifiers are printable ASCII,
-    /// but any Swift string encodes correctly.
+    /// but any Swift string encodes correctly. Built as UTF-8 bytes (a page of 100
+    /// identifiers, scalar by scalar into a `String`, cost about 0.1 ms).
     static func array(_ strings: [String]) -> String {
-        var text = "["
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(strings.reduce(2) { $0 + $1.utf8.count + 3 })
+        bytes.append(UInt8(ascii: "["))
         for (index, string) in strings.enumerated() {
-            if index > 0 { text += "," }
-            text += "\""
-            for scalar in string.unicodeScalars {
-                switch scalar {
-                case "\"": text += "\\\""
-                case "\\": text += "\\\\"
-                case _ where scalar.value < 0x20: text += String(format: "\\u%04x", scalar.value)
-                default: text.unicodeScalars.append(scalar)
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            bytes.append(UInt8(ascii: "\""))
+            for byte in string.utf8 {
+                switch byte {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"):
+                    bytes.append(UInt8(ascii: "\\"))
+                    bytes.append(byte)
+                case 0..<0x20:
+                    bytes += Array(String(format: "\\u%04x", byte).utf8)
+                default:
+                    bytes.append(byte)
                 }
             }
-            text += "\""
+            bytes.append(UInt8(ascii: "\""))
         }
-        return text + "]"
+        bytes.append(UInt8(ascii: "]"))
+        return String(decoding: bytes, as: UTF8.self)
     }
 }
