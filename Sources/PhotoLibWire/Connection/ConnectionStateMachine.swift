@@ -141,7 +141,10 @@ public struct ConnectionStateMachine: Sendable {
 
     private struct StreamState: Sendable {
         var sendWindow: SendWindow
+        /// Server: the client's credit for request bytes (granted back as consumed).
         var receiveWindow: FlowWindow
+        /// Client: the server's credit for response bytes, returned in batches.
+        var credit: ReceiveCredit
         /// Server: the client sent END_STREAM. Client: this end did.
         var requestEnded: Bool
         /// Received MESSAGE bytes handed over as events and not yet consumed or released.
@@ -160,6 +163,12 @@ public struct ConnectionStateMachine: Sendable {
     private var nextStreamID: UInt32 = 1
     private var sendConnectionWindow: SendWindow
     private var receiveConnectionWindow: FlowWindow
+    /// Client: the connection's receive window, whose credit goes back in batches
+    /// (``ReceiveCredit``) rather than one WINDOW_UPDATE per message.
+    private var connectionCredit: ReceiveCredit
+    /// Client: streams whose held credit is decided about when the current batch of received
+    /// bytes is done (they received or consumed bytes in it).
+    private var creditChecks: [UInt32] = []
     private var initialSendStreamWindow = WireLimits.defaultStreamWindow
     /// The largest payload the peer accepts (its HELLO or WELCOME).
     public private(set) var peerMaxFrameSize = WireLimits.defaultMaxFrameSize
@@ -193,6 +202,7 @@ public struct ConnectionStateMachine: Sendable {
         decoder = FrameDecoder(maxPayloadSize: configuration.role == .server ? WireLimits.maxHelloSize : configuration.maxFrameSize)
         sendConnectionWindow = SendWindow(initial: WireLimits.defaultConnectionWindow, maximum: configuration.maxSendConnectionWindow)
         receiveConnectionWindow = FlowWindow(initial: configuration.initialConnectionWindow)
+        connectionCredit = ReceiveCredit(initial: configuration.initialConnectionWindow, largestMessage: configuration.maxFrameSize)
         controlFrames = ControlFrameGuard(interval: configuration.controlFrameInterval, threshold: configuration.maxUnansweredControlFrames)
         openedAt = now
         lastFrameAt = now
@@ -306,7 +316,15 @@ public struct ConnectionStateMachine: Sendable {
         }
         if pendingEvents.isEmpty {
             handlingReceivedBytes = false
-            flushConnectionCredit()
+            if configuration.role == .server {
+                flushConnectionCredit()
+            } else {
+                // After a read: the held credit of every call that received or consumed bytes
+                // in it (an ended call's need not go back, 9.4), then the connection's.
+                for id in creditChecks { returnStreamCredit(id) }
+                creditChecks.removeAll(keepingCapacity: true)
+                returnConnectionCredit()
+            }
             return nil
         }
         return pendingEvents.removeFirst()
@@ -418,6 +436,7 @@ public struct ConnectionStateMachine: Sendable {
         streams[id] = StreamState(
             sendWindow: SendWindow(initial: initialSendStreamWindow, maximum: max(configuration.maxSendStreamWindow, peerMaxFrameSize)),
             receiveWindow: FlowWindow(initial: configuration.initialStreamWindow),
+            credit: ReceiveCredit(initial: configuration.initialStreamWindow, largestMessage: configuration.maxFrameSize),
             requestEnded: endStream,
             deadline: call.timeoutMs > 0 ? now &+ min(call.timeoutMs, UInt64(Int32.max)) &* 1_000_000 : nil)
         pendingEvents.append(.callOpened(stream: id, call: call, endStream: endStream))
@@ -516,15 +535,16 @@ public struct ConnectionStateMachine: Sendable {
         let id = frame.streamID
         guard id != 0 else { throw violation("MESSAGE on stream 0") }
         let count = frame.payload.count
-        try receiveConnectionWindow.spend(count)
+        try connectionCredit.receive(count)
         guard var stream = streams[id] else {
             // A call this end cancelled or that ended: dropped, its connection credit goes back (9.4).
-            grantConnection(count)
+            connectionCredit.consume(count)
             return
         }
-        try stream.receiveWindow.spend(count)
+        try stream.credit.receive(count)
         stream.unconsumed += count
         streams[id] = stream
+        checkCredit(of: id)
         pendingEvents.append(.message(stream: id, payload: frame.payload, endStream: false))
     }
 
@@ -597,6 +617,7 @@ public struct ConnectionStateMachine: Sendable {
         streams[id] = StreamState(
             sendWindow: SendWindow(initial: initialSendStreamWindow, maximum: max(configuration.maxSendStreamWindow, peerMaxFrameSize)),
             receiveWindow: FlowWindow(initial: configuration.initialStreamWindow),
+            credit: ReceiveCredit(initial: configuration.initialStreamWindow, largestMessage: configuration.maxFrameSize),
             requestEnded: endStream,
             deadline: call.timeoutMs > 0 ? now &+ min(call.timeoutMs, UInt64(Int32.max)) &* 1_000_000 : nil)
         write(Frame(.call, stream: id, flags: endStream ? .endStream : [], payload: call.encoded()))
@@ -657,12 +678,27 @@ public struct ConnectionStateMachine: Sendable {
     }
 
     /// The application consumed `count` bytes of `stream`'s messages: their credit goes back
-    /// to the peer (connection WINDOW_UPDATE first, then the stream's while the peer may still
-    /// send on it). Credit of a call that ended went back when it ended.
+    /// to the peer. Server: at once (connection WINDOW_UPDATE first, then the stream's while
+    /// the client may still send on it). Client: in batches (``ReceiveCredit``), stream first.
+    /// Credit of a call that ended went back when it ended.
     public mutating func consumed(_ count: Int, stream id: UInt32) {
         guard count > 0, phase != .closed, var stream = streams[id] else { return }
         let returned = min(count, stream.unconsumed)
         stream.unconsumed -= returned
+        if configuration.role == .client {
+            // Held back while the windows still take the largest message (ReceiveCredit):
+            // decided now, or at the end of the batch of received bytes being handled.
+            connectionCredit.consume(returned)
+            stream.credit.consume(count)
+            streams[id] = stream
+            if handlingReceivedBytes {
+                checkCredit(of: id)
+            } else {
+                returnStreamCredit(id)
+                returnConnectionCredit()
+            }
+            return
+        }
         grantConnection(returned)
         let peerMaySend = configuration.role == .client || !stream.requestEnded
         if peerMaySend { try? stream.receiveWindow.grant(count) }
@@ -679,7 +715,12 @@ public struct ConnectionStateMachine: Sendable {
         let returned = min(count, stream.unconsumed)
         stream.unconsumed -= returned
         streams[id] = stream
-        grantConnection(returned)
+        if configuration.role == .client {
+            connectionCredit.consume(returned)
+            if !handlingReceivedBytes { returnConnectionCredit() }
+        } else {
+            grantConnection(returned)
+        }
     }
 
     /// Server: ends an open call with STATUS `status`; its unconsumed request bytes go back to
@@ -712,7 +753,16 @@ public struct ConnectionStateMachine: Sendable {
     private mutating func forget(_ id: UInt32) {
         guard let stream = streams.removeValue(forKey: id) else { return }
         blockedOnConnection.removeAll { $0 == id }
-        grantConnection(stream.unconsumed)
+        if configuration.role == .client {
+            // Responses never consumed (a task stopped iterating) give their connection credit
+            // back now, or every cancelled download would shrink the window for good.
+            if stream.unconsumed > 0 {
+                connectionCredit.consume(stream.unconsumed)
+                returnConnectionCredit()
+            }
+        } else {
+            grantConnection(stream.unconsumed)
+        }
     }
 
     private static let okStatusPayload = Wire.Status.ok.encoded()
@@ -722,6 +772,23 @@ public struct ConnectionStateMachine: Sendable {
     }
 
     // MARK: Credit
+
+    private mutating func checkCredit(of id: UInt32) {
+        if !creditChecks.contains(id) { creditChecks.append(id) }
+    }
+
+    /// Client: sends the held credit of call `id` if it must or may go back now.
+    private mutating func returnStreamCredit(_ id: UInt32) {
+        guard phase != .closed, var stream = streams[id], let increment = stream.credit.take() else { return }
+        streams[id] = stream
+        write(Frame(.windowUpdate, stream: id, payload: Wire.WindowUpdate(increment: UInt32(increment)).encoded()))
+    }
+
+    /// Client: sends the held connection credit if it must or may go back now.
+    private mutating func returnConnectionCredit() {
+        guard phase != .closed, let increment = connectionCredit.take() else { return }
+        write(Frame(.windowUpdate, payload: Wire.WindowUpdate(increment: UInt32(increment)).encoded()))
+    }
 
     /// Returns connection credit to the peer. While a batch of received bytes is handled the
     /// grants add up and go out as one WINDOW_UPDATE when ``nextEvent(now:)`` answers `nil`.

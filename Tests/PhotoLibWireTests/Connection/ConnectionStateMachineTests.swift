@@ -487,23 +487,34 @@ final class ConnectionStateMachineTests: XCTestCase {
         XCTAssertEqual(feed(&machine, bytes(message(1, [1, 2]), status(1, .ok))), [
             .message(stream: 1, payload: [1, 2], endStream: false), .status(stream: 1, .ok),
         ])
-        // The call ended with two bytes unconsumed: they go back to the connection.
-        XCTAssertEqual(machine.takeOutbound(), bytes(windowUpdate(0, 2)))
+        // The call ended with two bytes unconsumed: they count as consumed for the connection,
+        // whose credit is held back while its window still takes the largest message.
+        XCTAssertFalse(machine.hasOutbound)
         XCTAssertEqual(try machine.openStream(Wire.CallStart(method: "/m"), endStream: true, now: 0), 3)
     }
 
-    func testClientConsumedCreditAndCancel() throws {
-        var machine = try openClient()
+    func testClientReturnsCreditInQuarterWindowBatchesAndOnCancel() throws {
+        var machine = Machine(configuration: .init(role: .client, maxFrameSize: 128 << 10, initialStreamWindow: 1 << 20, initialConnectionWindow: 2 << 20), now: 0)
+        machine.start(token: "", clientName: "c")
+        _ = feed(&machine, bytes(Frame(.welcome, payload: Wire.Welcome(protocolVersion: 1).encoded())))
         let id = try machine.openStream(Wire.CallStart(method: "/m"), endStream: true, now: 0)
         _ = machine.takeOutbound()
-        _ = feed(&machine, bytes(message(id, [1, 2, 3]), message(id, [4])))
+        let chunk = [UInt8](repeating: 1, count: 100_000)
+        _ = feed(&machine, bytes(message(id, [1, 2, 3]), message(id, chunk), message(id, chunk), message(id, chunk), message(id, [4])))
         machine.consumed(3, stream: id)
-        XCTAssertEqual(machine.takeOutbound(), bytes(windowUpdate(0, 3), windowUpdate(1, 3)))
+        machine.consumed(100_000, stream: id)
+        machine.consumed(100_000, stream: id)
+        XCTAssertFalse(machine.hasOutbound)
+        // A quarter of the stream window (256 KiB) gathered: it goes back; the connection's
+        // quarter (512 KiB) has not.
+        machine.consumed(100_000, stream: id)
+        XCTAssertEqual(machine.takeOutbound(), bytes(windowUpdate(1, 300_003)))
         XCTAssertTrue(machine.cancel(stream: id, reason: "bye"))
-        XCTAssertEqual(machine.takeOutbound(), bytes(windowUpdate(0, 1), Frame(.cancel, stream: 1, payload: Wire.Cancel(reason: "bye").encoded())))
-        // A response in flight after CANCEL: dropped, its connection credit returned.
-        XCTAssertEqual(feed(&machine, bytes(message(id, [1, 1]), status(id, .ok))), [])
-        XCTAssertEqual(machine.takeOutbound(), bytes(windowUpdate(0, 2)))
+        XCTAssertEqual(machine.takeOutbound(), bytes(Frame(.cancel, stream: 1, payload: Wire.Cancel(reason: "bye").encoded())))
+        // Responses in flight after CANCEL are dropped (their credit counts as consumed); with
+        // 300 KB more the connection's quarter is reached, at the end of the read.
+        XCTAssertEqual(feed(&machine, bytes(message(id, chunk), message(id, chunk), message(id, chunk), status(id, .ok))), [])
+        XCTAssertEqual(machine.takeOutbound(), bytes(windowUpdate(0, 600_004)))
     }
 
     func testClientAnswersPingsAndRejectsServerOnlyViolations() throws {
