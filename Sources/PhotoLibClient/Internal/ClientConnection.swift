@@ -4,13 +4,20 @@ import PhotoLibCore
 import PhotoLibNet
 import PhotoLibWire
 
-/// The client end of one protocol connection: handshake, multiplexed calls, flow control,
-/// deadlines, cancellation and keepalive (docs/PROTOCOL.md).
+/// The client end of one protocol connection: the I/O around its protocol state machine
+/// (docs/PROTOCOL.md).
+///
+/// The protocol (WELCOME checks, frame rules, windows both ways with batched credit, call
+/// deadlines, keepalive, GOAWAY) is ``ConnectionStateMachine`` in PhotoLibWire, in its client
+/// role. This driver owns the socket and TLS, hands the machine received bytes and writes what
+/// it answers, sets one timer to its next deadline, and runs the calls: it queues request
+/// messages until the windows let them go and hands responses to a task's stream or to a
+/// ``ResponseConsumer`` on the queue.
 final class ClientConnection: @unchecked Sendable {
     private enum Phase {
         case awaitingWelcome(CheckedContinuation<Wire.Welcome, any Error>)
         case open
-        case goingAway(lastStreamID: UInt32)
+        case goingAway
         case closed(PhotoLibError)
     }
 
@@ -20,25 +27,24 @@ final class ClientConnection: @unchecked Sendable {
     let configuration: ClientConfiguration
     private let channel: SocketChannel
     private var phase: Phase
-    private var decoder: FrameDecoder
+    /// The protocol: frames in, events and frames out. On ``queue``.
+    private var machine: ConnectionStateMachine
+    /// The application side of each open call, by stream id.
     private var streams: [UInt32: ClientStream] = [:]
-    private var nextStreamID: UInt32 = 1
-    private var sendConnectionWindow = FlowWindow(initial: WireLimits.defaultConnectionWindow)
-    private var connectionCredit: ReceiveCredit
-    /// Calls that received bytes in the current read (see ``returnHeldCredit()``).
-    private var creditChecks: [ClientStream] = []
-    private var initialSendStreamWindow = WireLimits.defaultStreamWindow
+    /// The server's maximum frame size (its WELCOME), the largest request it takes.
     private var serverMaxFrameSize = WireLimits.defaultMaxFrameSize
-    private var blockedOnConnection: [UInt32] = []
     /// Whether the connection is closed (``phase`` is `.closed`; kept apart because testing a
     /// flag is cheaper than matching the enum, on every frame).
     private var isClosed = false
-    /// Encoded CALL payloads of calls without a deadline, by method name.
-    private var callPayloads: [String: [UInt8]] = [:]
-    private var sentSinceKeepaliveTick = false
-    private var silentKeepaliveTicks = 0
-    private var keepalive: (any DispatchSourceTimer)?
-    /// TLS between the socket and the frame decoder (`ClientConfiguration.tls`); `nil`: plain TCP.
+    /// Whether the socket was told to close once the machine closed (GOAWAY drained).
+    private var isClosingChannel = false
+    /// Encoded CALL messages of calls without a deadline, by method name.
+    private var callStarts: [String: Wire.CallStart] = [:]
+    /// One-shot timer set to the machine's next deadline (keepalive, a call's deadline).
+    private var timer: (any DispatchSourceTimer)?
+    /// The deadline ``timer`` is set to (uptime nanoseconds).
+    private var timerDeadline: UInt64?
+    /// TLS between the socket and the state machine (`ClientConfiguration.tls`); `nil`: plain TCP.
     private var tls: TLSStream?
     private(set) var welcome: Wire.Welcome?
 
@@ -50,8 +56,11 @@ final class ClientConnection: @unchecked Sendable {
         // server does the same (each waiting for the other to drain) would deadlock.
         channel.sendQueueHighWater = .max
         self.phase = .awaitingWelcome(continuation)
-        self.decoder = FrameDecoder(maxPayloadSize: configuration.maxFrameSize)
-        self.connectionCredit = ReceiveCredit(initial: configuration.initialConnectionWindow, largestMessage: configuration.maxFrameSize)
+        self.machine = ConnectionStateMachine(
+            configuration: .init(
+                role: .client, maxFrameSize: configuration.maxFrameSize,
+                initialStreamWindow: configuration.initialStreamWindow, initialConnectionWindow: configuration.initialConnectionWindow),
+            now: DispatchTime.now().uptimeNanoseconds)
         queue.setSpecific(key: Self.queueKey, value: ObjectIdentifier(self))
     }
 
@@ -94,10 +103,7 @@ final class ClientConnection: @unchecked Sendable {
             let created = ClientConnection(fd: fd, endpoint: endpoint, configuration: configuration, continuation: continuation)
             connection = created
             created.queue.async {
-                created.start(hello: Wire.Hello(
-                    protocolVersion: WireLimits.protocolVersion, token: token, clientName: clientName, maxFrameSize: UInt32(configuration.maxFrameSize),
-                    initialStreamWindow: UInt32(configuration.initialStreamWindow),
-                    initialConnectionWindow: UInt32(configuration.initialConnectionWindow)))
+                created.start(token: token, clientName: clientName)
             }
         }
         guard let connection else { throw PhotoLibError(.internalError, "connection vanished during the handshake") }
@@ -105,7 +111,7 @@ final class ClientConnection: @unchecked Sendable {
         return connection
     }
 
-    private func start(hello: Wire.Hello) {
+    private func start(token: String, clientName: String) {
         if let settings = configuration.tls {
             let channel = self.channel
             do {
@@ -122,7 +128,12 @@ final class ClientConnection: @unchecked Sendable {
         // A refused registration closes the channel, which fails the handshake.
         guard (try? channel.start()) != nil else { return }
         tls?.start()
-        write(Frame(.hello, payload: hello.encoded()))
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.setEventHandler { [weak self] in self?.timerFired() }
+        timer.resume()
+        self.timer = timer
+        machine.start(token: token, clientName: clientName)
+        flush()
     }
 
     // MARK: Calls
@@ -226,9 +237,10 @@ final class ClientConnection: @unchecked Sendable {
             stream.end(error)
             opened?.resume(throwing: error)
         }
+        flush()
     }
 
-    /// On the queue: gives `stream` an id, writes CALL, and sends `requests` as the windows
+    /// On the queue: opens the call in the machine (CALL), and sends `requests` as the windows
     /// allow. Throws when the connection cannot take a new call or the call was cancelled
     /// before it opened.
     private func openStream(
@@ -244,27 +256,14 @@ final class ClientConnection: @unchecked Sendable {
         case .open:
             break
         }
-        guard nextStreamID < Frame.maxStreamID else {
-            throw PhotoLibError(.resourceExhausted, "this connection has used every stream id; reconnect")
-        }
         if let oversized = requests.first(where: { $0.count > serverMaxFrameSize }) {
             throw PhotoLibError(.resourceExhausted, "a \(oversized.count)-byte request exceeds the server's maximum frame size")
         }
-        let id = nextStreamID
-        nextStreamID += 2
+        let id = try machine.openStream(
+            callStart(stream.method, timeout: timeout), endStream: requests.isEmpty && endStream, now: DispatchTime.now().uptimeNanoseconds)
         stream.id = id
-        stream.sendWindow = FlowWindow(initial: initialSendStreamWindow)
-        stream.receiveCredit = ReceiveCredit(initial: configuration.initialStreamWindow, largestMessage: configuration.maxFrameSize)
+        stream.timeout = timeout
         streams[id] = stream
-        write(Frame(.call, stream: id, flags: requests.isEmpty && endStream ? .endStream : [], payload: callPayload(stream.method, timeout: timeout)))
-        if let timeout {
-            let method = stream.method
-            let item = DispatchWorkItem { [weak self] in
-                self?.abandon(id, PhotoLibError(.deadlineExceeded, "\(method.name) did not finish within \(timeout) s"))
-            }
-            stream.deadline = item
-            queue.asyncAfter(deadline: .now() + timeout, execute: item)
-        }
         var left = requests.count
         for payload in requests {
             left -= 1
@@ -272,15 +271,15 @@ final class ClientConnection: @unchecked Sendable {
         }
     }
 
-    /// The CALL payload of `method` with `timeout` (encoded once per method when there is none).
-    private func callPayload(_ method: MethodInfo, timeout: Double?) -> [UInt8] {
+    /// The CALL message of `method` with `timeout` (kept once per method when there is none).
+    private func callStart(_ method: MethodInfo, timeout: Double?) -> Wire.CallStart {
         if let timeout {
-            return Wire.CallStart(method: method.path, timeoutMs: UInt64(max(1, (timeout * 1000).rounded()))).encoded()
+            return Wire.CallStart(method: method.path, timeoutMs: UInt64(max(1, (timeout * 1000).rounded())))
         }
-        if let cached = callPayloads[method.name] { return cached }
-        let payload = Wire.CallStart(method: method.path).encoded()
-        callPayloads[method.name] = payload
-        return payload
+        if let cached = callStarts[method.name] { return cached }
+        let start = Wire.CallStart(method: method.path)
+        callStarts[method.name] = start
+        return start
     }
 
     /// Sends one request message, waiting for credit.
@@ -296,6 +295,7 @@ final class ClientConnection: @unchecked Sendable {
                     return
                 }
                 self.send(ClientStream.PendingMessage(payload: payload, endStream: endStream, sent: continuation), on: stream)
+                self.flush()
             }
         }
     }
@@ -303,17 +303,14 @@ final class ClientConnection: @unchecked Sendable {
     /// The application consumed a response message: its credit goes back to the server (in
     /// a batch, see ``ReceiveCredit``).
     ///
-    /// A call that already ended gave back the credit of everything it had not consumed
-    /// (``retire(_:)``), so nothing goes back twice.
+    /// A call that already ended gave back the credit of everything it had not consumed, so
+    /// nothing goes back twice.
     func consumed(_ count: Int, stream id: UInt32) {
         guard count > 0 else { return }
         queue.async {
-            guard !self.isClosed, let stream = self.streams[id] else { return }
-            stream.unconsumed -= count
-            self.connectionCredit.consume(count)
-            stream.receiveCredit.consume(count)
-            self.returnCredit(of: stream)
-            self.returnConnectionCredit()
+            guard !self.isClosed, self.streams[id] != nil else { return }
+            self.machine.consumed(count, stream: id)
+            self.flush()
         }
     }
 
@@ -322,6 +319,7 @@ final class ClientConnection: @unchecked Sendable {
         queue.async {
             guard let stream = self.streams[id] else { return }
             self.end(stream, PhotoLibError(.cancelled, "\(stream.method.name) was cancelled"), reason: "cancelled by the client")
+            self.flush()
         }
     }
 
@@ -330,6 +328,7 @@ final class ClientConnection: @unchecked Sendable {
     func cancel(_ stream: ClientStream) {
         queue.async {
             self.end(stream, PhotoLibError(.cancelled, "\(stream.method.name) was cancelled"), reason: "cancelled by the client")
+            self.flush()
         }
     }
 
@@ -339,99 +338,51 @@ final class ClientConnection: @unchecked Sendable {
     }
 
     /// Ends a call on the client's initiative: CANCEL (with `reason`) if the server knows
-    /// it, then `error` to whoever takes its responses.
+    /// it (its unconsumed responses' connection credit goes back first), then `error` to
+    /// whoever takes its responses.
     private func end(_ stream: ClientStream, _ error: PhotoLibError, reason: String) {
         if stream.id != 0, streams[stream.id] === stream {
-            retire(stream)
-            write(Frame(.cancel, stream: stream.id, payload: Wire.Cancel(reason: reason).encoded()))
+            streams[stream.id] = nil
+            machine.cancel(stream: stream.id, reason: reason)
         }
         stream.end(error)
-    }
-
-    /// Forgets an ended call. Its responses handed to a task but never consumed (the task
-    /// stopped iterating) give their connection credit back now: otherwise every cancelled
-    /// download would shrink the connection's window for good.
-    private func retire(_ stream: ClientStream) {
-        streams[stream.id] = nil
-        blockedOnConnection.removeAll { $0 == stream.id }
-        if stream.unconsumed > 0 {
-            connectionCredit.consume(stream.unconsumed)
-            stream.unconsumed = 0
-            returnConnectionCredit()
-        }
     }
 
     /// Says goodbye and closes.
     func close() {
         queue.async {
             if self.isClosed { return }
-            self.write(Frame(.goAway, payload: Wire.GoAway(lastStreamID: 0, status: Wire.Status(code: .ok, message: "client closing")).encoded()))
+            self.machine.goAway(Wire.Status(code: .ok, message: "client closing"))
+            self.writeOut()
             self.closed(PhotoLibError(.cancelled, "the connection was closed by the client"))
             self.channel.closeAfterWriting()
         }
     }
 
     /// Writes `message` at once when nothing waits before it and the windows allow (the
-    /// usual case of a call's single request), otherwise queues it for ``drain(_:)``.
+    /// usual case of a call's single request), otherwise queues it until the machine reports
+    /// credit for the stream (``ConnectionStateMachine/Event/windowOpened(stream:)``).
     private func send(_ message: ClientStream.PendingMessage, on stream: ClientStream) {
-        let size = message.payload.count
-        guard stream.pending.isEmpty, stream.sendWindow.allows(size), sendConnectionWindow.allows(size) else {
-            stream.pending.append(message)
-            drain(stream.id)
+        if stream.pending.isEmpty, machine.send(message.payload, stream: stream.id, endStream: message.endStream) == .sent {
+            message.sent?.resume()
             return
         }
-        try? stream.sendWindow.spend(size)
-        try? sendConnectionWindow.spend(size)
-        write(Frame(.message, stream: stream.id, flags: message.endStream ? .endStream : [], payload: message.payload))
-        message.sent?.resume()
+        stream.pending.append(message)
     }
 
     private func drain(_ id: UInt32) {
         guard let stream = streams[id] else { return }
         while let next = stream.pending.first {
-            let size = next.payload.count
-            guard stream.sendWindow.allows(size) else { return }
-            guard sendConnectionWindow.allows(size) else {
-                if !blockedOnConnection.contains(id) { blockedOnConnection.append(id) }
-                return
-            }
-            try? stream.sendWindow.spend(size)
-            try? sendConnectionWindow.spend(size)
+            guard machine.send(next.payload, stream: id, endStream: next.endStream) == .sent else { return }
             stream.pending.removeFirst()
-            write(Frame(.message, stream: id, flags: next.endStream ? .endStream : [], payload: next.payload))
             next.sent?.resume()
         }
-    }
-
-    // MARK: Credit
-
-    /// Sends the held credit of `stream` if it must or may go back now.
-    private func returnCredit(of stream: ClientStream) {
-        guard !stream.isEnded, let increment = stream.receiveCredit.take() else { return }
-        write(Frame(.windowUpdate, stream: stream.id, payload: Wire.WindowUpdate(increment: UInt32(increment)).encoded()))
-    }
-
-    /// Sends the held connection credit if it must or may go back now.
-    private func returnConnectionCredit() {
-        guard let increment = connectionCredit.take() else { return }
-        write(Frame(.windowUpdate, payload: Wire.WindowUpdate(increment: UInt32(increment)).encoded()))
-    }
-
-    /// After a read: decides about the credit of every call that received bytes in it (an
-    /// ended call's credit need not go back, docs/PROTOCOL.md 9.4), then the connection's.
-    private func returnHeldCredit() {
-        for stream in creditChecks {
-            stream.needsCreditCheck = false
-            returnCredit(of: stream)
-        }
-        creditChecks.removeAll(keepingCapacity: true)
-        returnConnectionCredit()
     }
 
     // MARK: Receiving
 
     /// Socket bytes: through TLS when it is on (a TLS failure ends the connection with its
-    /// message), else straight to the frame decoder.
+    /// message), else straight to the state machine.
     private func receivedFromSocket(_ bytes: [UInt8]) {
         guard let tls else { return received(bytes) }
         do throws(TLSError) {
@@ -443,108 +394,70 @@ final class ClientConnection: @unchecked Sendable {
         }
     }
 
+    /// Hands `bytes` to the machine and acts on each event, in order; held credit is decided
+    /// about when they are used up.
     private func received(_ bytes: [UInt8]) {
-        decoder.append(bytes)
-        do throws(PhotoLibError) {
-            while let frame = try decoder.next() {
-                try handle(frame)
-                if isClosed { return }
-            }
-        } catch {
-            protocolError(error)
-            return
+        guard !isClosed else { return }
+        machine.receive(bytes)
+        let now = DispatchTime.now().uptimeNanoseconds
+        while let event = machine.nextEvent(now: now) {
+            handle(event)
+            writeOut()
         }
-        returnHeldCredit()
+        flush()
     }
 
-    private func handle(_ frame: Frame) throws(PhotoLibError) {
-        switch frame.type {
-        case .welcome:
-            guard case .awaitingWelcome(let continuation) = phase else {
-                throw PhotoLibError(.invalidArgument, "WELCOME after the handshake", reason: .protocolViolation)
-            }
-            let welcome = try Wire.Welcome(decoding: frame.payload)
-            guard welcome.protocolVersion == WireLimits.protocolVersion else {
-                throw PhotoLibError(
-                    .failedPrecondition, "the server speaks protocol version \(welcome.protocolVersion), this client \(WireLimits.protocolVersion)",
-                    reason: .protocolViolation)
-            }
-            serverMaxFrameSize = try WireLimits.maxFrameSize(announced: welcome.maxFrameSize)
-            initialSendStreamWindow = try WireLimits.window(announced: welcome.initialStreamWindow, fallback: WireLimits.defaultStreamWindow, atLeast: serverMaxFrameSize, name: "Welcome.initial_stream_window")
-            sendConnectionWindow = FlowWindow(initial: try WireLimits.window(announced: welcome.initialConnectionWindow, fallback: WireLimits.defaultConnectionWindow, atLeast: serverMaxFrameSize, name: "Welcome.initial_connection_window"))
+    private func handle(_ event: ConnectionStateMachine.Event) {
+        switch event {
+        case .welcome(let welcome):
+            guard case .awaitingWelcome(let continuation) = phase else { return }
+            serverMaxFrameSize = machine.peerMaxFrameSize
             phase = .open
-            startKeepalive(idleTimeoutMs: Int(welcome.idleTimeoutMs))
             continuation.resume(returning: welcome)
-        case .message:
-            let count = frame.payload.count
-            try connectionCredit.receive(count)
-            guard let stream = streams[frame.streamID] else {
-                // A call we cancelled: discarded, but the connection credit goes back.
-                connectionCredit.consume(count)
-                return
-            }
-            try stream.receiveCredit.receive(count)
-            if !stream.needsCreditCheck {
-                stream.needsCreditCheck = true
-                creditChecks.append(stream)
-            }
+        case .message(let id, let payload, _):
+            guard let stream = streams[id] else { return machine.release(payload.count, stream: id) }
             switch stream.responses {
             case .task(let responses):
-                stream.unconsumed += count
-                responses.yield(frame.payload)
+                responses.yield(payload)
             case .queue(let consumer):
-                connectionCredit.consume(count)
-                stream.receiveCredit.consume(count)
+                machine.consumed(payload.count, stream: id)
                 do {
-                    try consumer.receive(frame.payload)
+                    try consumer.receive(payload)
                 } catch {
-                    abandon(stream.id, error)
+                    abandon(id, error)
                 }
             case nil:
                 break
             }
-        case .status:
-            let status = try Wire.Status(decoding: frame.payload)
-            guard let stream = streams[frame.streamID] else { return }
-            retire(stream)
+        case .status(let id, let status):
+            guard let stream = streams.removeValue(forKey: id) else { return }
             stream.end(status.error)
-            if case .goingAway = phase, streams.isEmpty { channel.closeAfterWriting() }
-        case .windowUpdate:
-            let update = try Wire.WindowUpdate(decoding: frame.payload)
-            if frame.streamID == 0 {
-                try sendConnectionWindow.grant(Int(update.increment))
-                let blocked = blockedOnConnection
-                blockedOnConnection = []
-                for id in blocked { drain(id) }
-            } else if let stream = streams[frame.streamID] {
-                try stream.sendWindow.grant(Int(update.increment))
-                drain(stream.id)
-            }
-        case .ping:
-            if !frame.flags.contains(.ack) { write(Frame(.ping, flags: .ack, payload: frame.payload)) }
-        case .goAway:
-            let goAway = try Wire.GoAway(decoding: frame.payload)
+        case .windowOpened(let id):
+            drain(id)
+        case .deadlineExceeded(let id):
+            guard let stream = streams[id] else { return }
+            abandon(id, PhotoLibError(.deadlineExceeded, "\(stream.method.name) did not finish within \(stream.timeout ?? 0) s"))
+        case .goAway(let goAway, let abandoned):
             let error = goAway.status?.error ?? PhotoLibError(.unavailable, "the server is going away")
-            if case .awaitingWelcome = phase {
-                closed(error)
-                channel.close()
-                return
-            }
-            phase = .goingAway(lastStreamID: goAway.lastStreamID)
-            for (id, stream) in streams where id > goAway.lastStreamID {
-                retire(stream)
+            phase = .goingAway
+            for id in abandoned {
+                guard let stream = streams.removeValue(forKey: id) else { continue }
                 stream.end(PhotoLibError(.unavailable, "the server went away before handling \(stream.method.name): \(error.message)"))
             }
-            if streams.isEmpty { channel.closeAfterWriting() }
-        case .hello, .call, .cancel:
-            throw PhotoLibError(.invalidArgument, "the server sent \(frame.type), which only clients send", reason: .protocolViolation)
+        case .closed(let error):
+            // A protocol violation (GOAWAY written: it leaves before the socket closes), or
+            // the server's GOAWAY during the handshake (nothing to write: closed at once).
+            let wroteGoAway = machine.hasOutbound
+            closed(error ?? PhotoLibError(.unavailable, "the server closed the connection"))
+            if wroteGoAway {
+                writeOut(force: true)
+                channel.closeAfterWriting()
+            } else {
+                channel.close()
+            }
+        case .pingAcknowledged, .hello, .callOpened, .cancelled:
+            break
         }
-    }
-
-    private func protocolError(_ error: PhotoLibError) {
-        write(Frame(.goAway, payload: Wire.GoAway(lastStreamID: 0, status: Wire.Status(error)).encoded()))
-        closed(error)
-        channel.closeAfterWriting()
     }
 
     private func closed(_ error: PhotoLibError) {
@@ -552,8 +465,10 @@ final class ClientConnection: @unchecked Sendable {
         let previous = phase
         phase = .closed(error)
         isClosed = true
-        keepalive?.cancel()
-        keepalive = nil
+        machine.close()
+        timer?.cancel()
+        timer = nil
+        timerDeadline = nil
         if case .awaitingWelcome(let continuation) = previous {
             continuation.resume(throwing: error)
         }
@@ -564,30 +479,49 @@ final class ClientConnection: @unchecked Sendable {
 
     // MARK: Writing
 
-    /// Queues a frame: the channel encodes it straight into its outbound buffer and sends
-    /// what a turn of the queue wrote in one `send` at the end of the turn.
-    private func write(_ frame: Frame) {
-        if isClosed { return }
-        sentSinceKeepaliveTick = true
-        if let tls { tls.write { frame.encode(into: &$0) } } else { channel.write { frame.encode(into: &$0) } }
+    /// Moves what the machine wrote to the socket (through TLS when it is on): the channel
+    /// sends what a turn of the queue wrote in one `send` at the end of the turn.
+    private func writeOut(force: Bool = false) {
+        guard machine.hasOutbound, force || !isClosed else { return }
+        if let tls {
+            tls.write { self.machine.writeOutbound(into: &$0) }
+        } else {
+            channel.write { self.machine.writeOutbound(into: &$0) }
+        }
     }
 
-    /// PINGs when nothing was sent for half the server's idle timeout: the timer ticks every
-    /// quarter of it, and two silent ticks in a row make the connection idle.
-    private func startKeepalive(idleTimeoutMs: Int) {
-        guard idleTimeoutMs > 0 else { return }
-        let tick = Double(idleTimeoutMs) / 4000
-        let timer = DispatchSource.makeTimerSource(queue: queue)
-        timer.schedule(deadline: .now() + tick, repeating: tick)
-        timer.setEventHandler { [weak self] in
-            guard let self else { return }
-            self.silentKeepaliveTicks = self.sentSinceKeepaliveTick ? 0 : self.silentKeepaliveTicks + 1
-            self.sentSinceKeepaliveTick = false
-            if self.silentKeepaliveTicks >= 2 {
-                self.write(Frame(.ping, payload: Wire.Ping(opaque: UInt64(DispatchTime.now().uptimeNanoseconds)).encoded()))
+    /// After every turn: writes what the machine wrote; closes the socket once the machine
+    /// has closed (the server's GOAWAY and the last call's STATUS), else sets the timer.
+    private func flush() {
+        writeOut()
+        if machine.isClosed {
+            if !isClosingChannel && !isClosed {
+                isClosingChannel = true
+                channel.closeAfterWriting()
             }
+        } else {
+            scheduleTimer()
         }
-        timer.resume()
-        keepalive = timer
+    }
+
+    // MARK: Time
+
+    private func timerFired() {
+        timerDeadline = nil
+        guard !isClosed else { return }
+        for event in machine.tick(now: DispatchTime.now().uptimeNanoseconds) {
+            handle(event)
+            writeOut()
+        }
+        flush()
+    }
+
+    /// Sets the timer to the machine's next deadline (keepalive, a call's deadline) when that
+    /// is sooner than the one set.
+    private func scheduleTimer() {
+        guard let timer, let next = machine.nextDeadline else { return }
+        if let set = timerDeadline, set <= next { return }
+        timerDeadline = next
+        timer.schedule(deadline: DispatchTime(uptimeNanoseconds: next))
     }
 }

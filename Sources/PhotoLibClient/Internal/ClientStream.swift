@@ -1,4 +1,3 @@
-import Dispatch
 import PhotoLibCore
 import PhotoLibWire
 
@@ -32,16 +31,11 @@ final class ClientStream: @unchecked Sendable {
     var id: UInt32 = 0
     /// Where responses go; set when the call opens.
     private(set) var responses: Responses?
-    var sendWindow = FlowWindow(initial: 0)
-    var receiveCredit = ReceiveCredit(initial: 0, largestMessage: 0)
+    /// Request messages waiting for send credit (the connection's state machine keeps the
+    /// windows, and the unconsumed response bytes whose credit goes back when the call ends).
     var pending: [PendingMessage] = []
-    /// Response bytes handed to the task (``Responses/task(_:)``) and not yet reported
-    /// consumed: their connection credit goes back when the call is retired.
-    var unconsumed = 0
-    var deadline: DispatchWorkItem?
-    /// Whether the connection still has to decide about this call's held credit after the
-    /// current read.
-    var needsCreditCheck = false
+    /// The call's deadline in seconds, for its error message (the machine keeps the deadline).
+    var timeout: Double?
     /// Whether the call is over (it can end before it opens, when cancelled first).
     private(set) var isEnded = false
     /// Why the call ended (`nil`: it ended well, or has not ended).
@@ -64,8 +58,6 @@ final class ClientStream: @unchecked Sendable {
         guard !isEnded else { return }
         isEnded = true
         outcome = error
-        deadline?.cancel()
-        deadline = nil
         let waiting = pending
         pending = []
         for entry in waiting { entry.sent?.resume(throwing: error ?? PhotoLibError(.cancelled, "\(method.name) ended")) }

@@ -5,53 +5,45 @@ import PhotoLibCore
 import PhotoLibNet
 import PhotoLibWire
 
-/// One client connection: the handshake, then multiplexed calls (docs/PROTOCOL.md).
+/// One client connection: the I/O around its protocol state machine (docs/PROTOCOL.md).
+///
+/// The protocol itself (handshake rules, stream ids, flow-control windows, PING rate, GOAWAY
+/// and draining, handshake/idle/call deadlines) is ``ConnectionStateMachine`` in PhotoLibWire.
+/// This driver owns the socket and TLS, hands the machine received bytes and writes what it
+/// answers, sets one timer to the machine's next deadline, and runs the calls: it
+/// authenticates HELLO, routes CALLs to handlers (or their fast paths), feeds them requests,
+/// and queues their responses until the machine's windows let them go.
 ///
 /// All state lives on ``queue``; handlers run as tasks and reach back through `queue.async`.
 final class ServerConnection: @unchecked Sendable {
-    private enum Phase {
-        case awaitingHello
-        case open
-        case draining
-        case closed
-    }
-
     let id: UInt64
     let queue: DispatchQueue
     private let channel: SocketChannel
     private let core: ServerCore
     private var logger: Logger
-    private var decoder = FrameDecoder(maxPayloadSize: WireLimits.maxHelloSize)
-    private var phase = Phase.awaitingHello
+    /// The protocol: frames in, events and frames out. On ``queue``.
+    private var machine: ConnectionStateMachine
+    /// The application side of each call the machine has open and a handler runs.
     private var streams: [UInt32: ServerStream] = [:]
-    private var highestStreamID: UInt32 = 0
-    private var sendConnectionWindow: SendWindow
-    private var receiveConnectionWindow: FlowWindow
-    private var initialSendStreamWindow = WireLimits.defaultStreamWindow
-    private var peerMaxFrameSize = WireLimits.defaultMaxFrameSize
-    /// Streams whose next message waits for connection credit or for the socket's send
-    /// queue to drain (see `SocketChannel.sendQueueHighWater`).
-    private var blockedOnConnection: [UInt32] = []
-    /// PINGs answered at most once per interval (see ``ControlFrameGuard``).
-    private var controlFrames: ControlFrameGuard
+    /// Whether the socket is closed or closing (the machine is closed too, then).
+    private var isClosed = false
     /// The peer address this connection counts under while its handshake is pending
     /// (`ServerCore.admitHandshake`), and whether it still counts. On ``queue``.
     private var holdsHandshakeSlot = false
-    /// Connection credit granted but not yet announced (see ``grantConnection(_:)``).
-    private var ungrantedConnectionCredit = 0
-    /// Whether ``received(_:)`` is handling a batch of frames.
-    private var handlingReceivedBytes = false
-    private var lastFrameAt = DispatchTime.now()
     /// Whether this connection (opened without a token) counts against
     /// `ServerConfiguration.maxTokenlessConnections`; on ``queue``.
     private var holdsTokenlessSlot = false
-    private let openedAt = DispatchTime.now()
-    /// One-shot timer set to the next deadline (handshake, then idle), re-set when it fires:
-    /// an idle connection wakes once per idle timeout, not every second.
+    /// One-shot timer set to the machine's next deadline (handshake, idle, a call's deadline,
+    /// a deferred PING answer), re-set when it fires or when an earlier deadline appears: an
+    /// idle connection wakes once per idle timeout, not every second.
     private var timer: (any DispatchSourceTimer)?
-    /// TLS between the socket and the frame decoder (`ServerConfiguration.tls`); `nil`: plain TCP.
+    /// The deadline ``timer`` is set to (uptime nanoseconds).
+    private var timerDeadline: UInt64?
+    /// TLS between the socket and the state machine (`ServerConfiguration.tls`); `nil`: plain TCP.
     private var tls: TLSStream?
     private(set) var session: ConnectionSession?
+    /// The client's maximum frame size (its HELLO), the largest response it takes.
+    private var peerMaxFrameSize = WireLimits.defaultMaxFrameSize
     /// Called once on close.
     var onClose: (() -> Void)?
 
@@ -64,11 +56,18 @@ final class ServerConnection: @unchecked Sendable {
         // about one thread per core instead of a new thread per busy queue.
         self.queue = DispatchQueue(label: "photolibd.connection.\(id)", target: .global())
         self.channel = SocketChannel(fd: fd, peer: peer, queue: queue)
-        self.receiveConnectionWindow = FlowWindow(initial: core.configuration.initialConnectionWindow)
-        self.sendConnectionWindow = SendWindow(initial: WireLimits.defaultConnectionWindow, maximum: core.configuration.maxResponseConnectionWindow)
-        self.controlFrames = ControlFrameGuard(interval: core.configuration.controlFrameInterval, threshold: core.configuration.maxUnansweredControlFrames)
-        channel.sendQueueHighWater = core.configuration.maxSendQueueBytes
-        channel.sendQueueLowWater = core.configuration.maxSendQueueBytes / 4
+        let configuration = core.configuration
+        self.machine = ConnectionStateMachine(
+            configuration: .init(
+                role: .server, maxFrameSize: configuration.maxFrameSize,
+                initialStreamWindow: configuration.initialStreamWindow, initialConnectionWindow: configuration.initialConnectionWindow,
+                maxSendStreamWindow: configuration.maxResponseStreamWindow, maxSendConnectionWindow: configuration.maxResponseConnectionWindow,
+                maxConcurrentStreams: configuration.maxConcurrentStreams,
+                handshakeTimeout: configuration.handshakeTimeout, idleTimeout: configuration.idleTimeout,
+                controlFrameInterval: configuration.controlFrameInterval, maxUnansweredControlFrames: configuration.maxUnansweredControlFrames),
+            now: DispatchTime.now().uptimeNanoseconds)
+        channel.sendQueueHighWater = configuration.maxSendQueueBytes
+        channel.sendQueueLowWater = configuration.maxSendQueueBytes / 4
         var logger = core.logger
         logger[metadataKey: "connection.id"] = "\(id)"
         logger[metadataKey: "connection.peer"] = "\(peer?.description ?? "?")"
@@ -96,7 +95,7 @@ final class ServerConnection: @unchecked Sendable {
         fail(error)
     }
 
-    /// Starts reading and the timers. Call on ``queue``.
+    /// Starts reading and the timer. Call on ``queue``.
     func start() {
         if let context = core.configuration.tls {
             let channel = self.channel
@@ -108,10 +107,10 @@ final class ServerConnection: @unchecked Sendable {
         // A refused registration closes the channel, and channelClosed has run.
         guard (try? channel.start()) != nil else { return }
         let timer = DispatchSource.makeTimerSource(queue: queue)
-        timer.setEventHandler { [weak self] in self?.checkTimeouts() }
-        timer.schedule(deadline: .now() + core.configuration.handshakeTimeout + Self.timerSlack)
+        timer.setEventHandler { [weak self] in self?.timerFired() }
         timer.resume()
         self.timer = timer
+        scheduleTimer()
         logger.debug("connection opened")
     }
 
@@ -127,7 +126,7 @@ final class ServerConnection: @unchecked Sendable {
     /// registered, but input the peer already sent may make the kernel reset the connection before the
     /// peer reads the GOAWAY (the server uses this beyond ``PhotoLibServer/maxLingeringRefusals``).
     func refuse(_ error: PhotoLibError, linger: Bool) {
-        let goAway = Frame(.goAway, payload: Wire.GoAway(lastStreamID: 0, status: Wire.Status(error)).encoded()).encoded
+        let goAway = ConnectionStateMachine.refusal(error)
         let done = onClose
         onClose = nil
         guard linger else {
@@ -146,7 +145,7 @@ final class ServerConnection: @unchecked Sendable {
     // MARK: Receiving
 
     /// Socket bytes: through TLS when it is on (a TLS failure closes the connection; a
-    /// plaintext client is told in plaintext), else straight to the frame decoder.
+    /// plaintext client is told in plaintext), else straight to the state machine.
     private func receivedFromSocket(_ bytes: [UInt8]) {
         guard let tls else { return core.configuration.tls == nil ? received(bytes) : close() }
         do throws(TLSError) {
@@ -159,110 +158,61 @@ final class ServerConnection: @unchecked Sendable {
         }
     }
 
+    /// Hands `bytes` to the machine and acts on each event they make, in order; the
+    /// connection credit granted meanwhile goes out in one WINDOW_UPDATE at the end.
     private func received(_ bytes: [UInt8]) {
-        guard phase != .closed else { return }
-        decoder.append(bytes)
-        handlingReceivedBytes = true
-        defer {
-            handlingReceivedBytes = false
-            flushConnectionCredit()
+        guard !isClosed else { return }
+        machine.receive(bytes)
+        let now = DispatchTime.now().uptimeNanoseconds
+        while let event = machine.nextEvent(now: now) {
+            handle(event, now: now)
+            writeOut()
         }
-        do throws(PhotoLibError) {
-            while phase != .closed, let frame = try decoder.next() {
-                // Only a complete frame counts as activity: a peer trickling bytes is idle.
-                lastFrameAt = .now()
-                try handle(frame)
-            }
-        } catch {
-            fail(error)
-        }
+        flush()
     }
 
-    private func handle(_ frame: Frame) throws(PhotoLibError) {
-        if phase == .awaitingHello {
-            try handshake(frame)
-            return
-        }
-        switch frame.type {
-        case .call: try openCall(frame)
-        case .message: try receiveMessage(frame)
-        case .cancel: try cancelCall(frame)
-        case .windowUpdate: try windowUpdate(frame)
-        case .ping:
-            guard frame.streamID == 0 else { throw violation("PING must be sent on stream 0") }
-            if !frame.flags.contains(.ack) {
-                _ = try Wire.Ping(decoding: frame.payload)
-                switch controlFrames.admit(now: DispatchTime.now().uptimeNanoseconds) {
-                case .answer: write(Frame(.ping, flags: .ack, payload: frame.payload))
-                case .deferred(let nanoseconds):
-                    let payload = frame.payload
-                    queue.asyncAfter(deadline: .now() + .nanoseconds(Int(clamping: nanoseconds))) { [weak self] in
-                        guard let self, self.phase != .closed else { return }
-                        self.controlFrames.answerDeferred(now: DispatchTime.now().uptimeNanoseconds)
-                        self.write(Frame(.ping, flags: .ack, payload: payload))
-                    }
-                case .drop: break
-                case .goAway:
-                    let configuration = core.configuration
-                    throw PhotoLibError(
-                        .resourceExhausted,
-                        "more than \(configuration.maxUnansweredControlFrames) PINGs within \(configuration.controlFrameInterval) s: the server answers one PING per \(configuration.controlFrameInterval) s; send PINGs at most that often",
-                        reason: .protocolViolation)
-                }
-            }
+    private func handle(_ event: ConnectionStateMachine.Event, now: UInt64) {
+        switch event {
+        case .hello(let hello):
+            handshake(hello)
+        case .callOpened(let streamID, let call, let endStream):
+            openCall(streamID, call, endStream: endStream)
+        case .message(let streamID, let payload, let endStream):
+            receiveMessage(streamID, payload, endStream: endStream, now: now)
+        case .cancelled(let streamID, _):
+            guard let stream = streams.removeValue(forKey: streamID) else { return }
+            logger.debug("call cancelled by client", metadata: ["stream.id": "\(streamID)", "method": "\(stream.method.name)"])
+            stream.abandon(CancellationError())
+        case .windowOpened(let streamID):
+            drain(streamID)
+        case .deadlineExceeded(let streamID):
+            guard let stream = streams[streamID] else { return }
+            finish(streamID, Wire.Status(code: .deadlineExceeded, message: "\(stream.method.name) did not finish within its deadline of \(stream.timeoutMs) ms"), abandon: true)
         case .goAway:
             logger.debug("client sent GOAWAY")
-            beginDraining(status: nil)
-        case .hello, .welcome, .status:
-            throw violation("a client may not send \(frame.type) after the handshake")
+        case .closed(let error):
+            if let error { logger.notice("closing connection: \(error.message)", metadata: ["status": "\(error.code)"]) }
+        case .pingAcknowledged, .welcome, .status:
+            break
         }
     }
 
-    private func violation(_ message: String) -> PhotoLibError {
-        PhotoLibError(.invalidArgument, message, reason: .protocolViolation)
-    }
-
-    private func handshake(_ frame: Frame) throws(PhotoLibError) {
-        guard frame.type == .hello, frame.streamID == 0 else {
-            throw violation("the first frame must be HELLO on stream 0, got \(frame.type) on stream \(frame.streamID)")
-        }
-        let hello = try Wire.Hello(decoding: frame.payload)
-        guard hello.protocolVersion == WireLimits.protocolVersion else {
-            throw PhotoLibError(.failedPrecondition, "protocol version \(hello.protocolVersion) is not supported; this server speaks version \(WireLimits.protocolVersion)")
-        }
+    private func handshake(_ hello: Wire.Hello) {
         guard let identity = core.authenticate(token: hello.token) else {
             logger.notice("handshake refused: wrong token", metadata: ["client.name": "\(hello.clientName)"])
-            throw PhotoLibError(.unauthenticated, "the token is not valid for this library (a revoked client's token is not): pass the owner's token (DIR/owner.token) or a client token with --token or PHOTOLIB_TOKEN")
+            return fail(PhotoLibError(.unauthenticated, "the token is not valid for this library (a revoked client's token is not): pass the owner's token (DIR/owner.token) or a client token with --token or PHOTOLIB_TOKEN"))
         }
         if identity == .unauthenticated {
             // Connections without a credential are few at a time: a flood of them cannot hold
             // the slots of clients that have one.
             guard core.admitTokenless() else {
-                throw PhotoLibError(
+                return fail(PhotoLibError(
                     .resourceExhausted,
-                    "\(core.configuration.maxTokenlessConnections) connections without a token are open already; retry later")
+                    "\(core.configuration.maxTokenlessConnections) connections without a token are open already; retry later"))
             }
             holdsTokenlessSlot = true
         }
         let configuration = core.configuration
-        peerMaxFrameSize = try WireLimits.maxFrameSize(announced: hello.maxFrameSize)
-        initialSendStreamWindow = try WireLimits.window(announced: hello.initialStreamWindow, fallback: WireLimits.defaultStreamWindow, atLeast: peerMaxFrameSize, name: "Hello.initial_stream_window")
-        // The client's windows, of which the server uses at most its configured maxima
-        // (never less than one frame, or a largest message could never leave).
-        sendConnectionWindow = SendWindow(
-            initial: try WireLimits.window(announced: hello.initialConnectionWindow, fallback: WireLimits.defaultConnectionWindow, atLeast: peerMaxFrameSize, name: "Hello.initial_connection_window"),
-            maximum: max(configuration.maxResponseConnectionWindow, peerMaxFrameSize))
-        decoder.maxPayloadSize = configuration.maxFrameSize
-        session = ConnectionSession(
-            connectionID: id, identity: identity,
-            fetchResults: FetchResultRegistry(
-                lifetime: configuration.snapshotLifetime, capacity: configuration.maxSnapshotsPerConnection,
-                budget: core.snapshotBudget, connectionID: id),
-            maxResponseSize: peerMaxFrameSize)
-        phase = .open
-        releaseHandshakeSlot()
-        logger[metadataKey: "client.name"] = "\(hello.clientName)"
-        logger.info("client connected")
         // What this connection may do: the owner everything; a client its best decision;
         // nobody yet: not determined.
         let welcomeStatus: (status: Wire.AuthorizationStatus, level: Wire.AccessLevel)
@@ -277,66 +227,49 @@ final class ServerConnection: @unchecked Sendable {
                 welcomeStatus = (.authorized, .addOnly)
             }
         }
-        let welcome = Wire.Welcome(
-            protocolVersion: WireLimits.protocolVersion,
-            serverName: configuration.serverName, libraryIdentifier: core.libraryIdentifier,
-            maxFrameSize: UInt32(configuration.maxFrameSize), initialStreamWindow: UInt32(configuration.initialStreamWindow),
-            initialConnectionWindow: UInt32(configuration.initialConnectionWindow),
-            maxConcurrentStreams: UInt32(configuration.maxConcurrentStreams),
-            idleTimeoutMs: UInt32(clamping: Int(configuration.idleTimeout * 1000)),
-            authorizationStatus: welcomeStatus.status, accessLevel: welcomeStatus.level, isOwner: identity == .owner,
-            maxImageDimension: UInt32(configuration.maxImageDimension))
-        write(Frame(.welcome, payload: welcome.encoded()))
-        scheduleTimeoutCheck()
+        // The machine checks the HELLO's frame size and windows and fills in its own.
+        do throws(PhotoLibError) {
+            try machine.accept(Wire.Welcome(
+                serverName: configuration.serverName, libraryIdentifier: core.libraryIdentifier,
+                authorizationStatus: welcomeStatus.status, accessLevel: welcomeStatus.level, isOwner: identity == .owner,
+                maxImageDimension: UInt32(configuration.maxImageDimension)))
+        } catch {
+            logger.notice("closing connection: \(error.message)", metadata: ["status": "\(error.code)"])
+            return
+        }
+        peerMaxFrameSize = machine.peerMaxFrameSize
+        session = ConnectionSession(
+            connectionID: id, identity: identity,
+            fetchResults: FetchResultRegistry(
+                lifetime: configuration.snapshotLifetime, capacity: configuration.maxSnapshotsPerConnection,
+                budget: core.snapshotBudget, connectionID: id),
+            maxResponseSize: peerMaxFrameSize)
+        releaseHandshakeSlot()
+        logger[metadataKey: "client.name"] = "\(hello.clientName)"
+        logger.info("client connected")
     }
 
-    private func openCall(_ frame: Frame) throws(PhotoLibError) {
-        let streamID = frame.streamID
-        guard streamID > highestStreamID else {
-            throw violation("CALL on stream \(streamID) does not exceed the highest stream id used so far (\(highestStreamID))")
-        }
-        highestStreamID = streamID
-        guard phase == .open else {
-            writeStatus(streamID, Wire.Status(code: .unavailable, message: "the server is shutting down; reconnect later"))
-            return
-        }
-        guard streams.count < core.configuration.maxConcurrentStreams else {
-            writeStatus(streamID, Wire.Status(code: .resourceExhausted, message: "more than \(core.configuration.maxConcurrentStreams) concurrent calls on one connection"))
-            return
-        }
-        let start: Wire.CallStart
-        do {
-            start = try Wire.CallStart(decoding: frame.payload)
-        } catch {
-            writeStatus(streamID, Wire.Status(error))
-            return
-        }
+    /// A CALL the machine accepted: routed to its handler, or refused with STATUS alone.
+    private func openCall(_ streamID: UInt32, _ call: Wire.CallStart, endStream: Bool) {
         let route: RPCRoute
-        switch core.router.resolve(start.method) {
+        switch core.router.resolve(call.method) {
         case .failure(let error):
-            writeStatus(streamID, Wire.Status(error))
+            machine.finish(stream: streamID, status: Wire.Status(error))
             return
         case .success(let resolved):
             route = resolved
         }
-        guard let session else { return }
-        if let refusal = core.refusal(for: route.method, session: session) {
-            writeStatus(streamID, Wire.Status(refusal))
+        guard let session else {
+            machine.finish(stream: streamID, status: Wire.Status(code: .unavailable, message: "the connection has no session; reconnect"))
             return
         }
-        let method = route.method
-        let stream = ServerStream(
-            id: streamID, route: route, sendWindow: initialSendStreamWindow,
-            maxSendWindow: max(core.configuration.maxResponseStreamWindow, peerMaxFrameSize), receiveWindow: core.configuration.initialStreamWindow)
-        streams[streamID] = stream
-        if start.timeoutMs > 0 {
-            let item = DispatchWorkItem { [weak self] in
-                self?.finish(streamID, Wire.Status(code: .deadlineExceeded, message: "\(method.name) did not finish within its deadline of \(start.timeoutMs) ms"), abandon: true)
-            }
-            stream.deadline = item
-            queue.asyncAfter(deadline: .now() + .milliseconds(Int(min(start.timeoutMs, UInt64(Int32.max)))), execute: item)
+        if let refusal = core.refusal(for: route.method, session: session) {
+            machine.finish(stream: streamID, status: Wire.Status(refusal))
+            return
         }
-        if frame.flags.contains(.endStream) {
+        let stream = ServerStream(id: streamID, route: route, timeoutMs: call.timeoutMs)
+        streams[streamID] = stream
+        if endStream {
             stream.requestEnded = true
             startHandler(stream, requests: [])
         } else if route.inline == nil {
@@ -372,24 +305,27 @@ final class ServerConnection: @unchecked Sendable {
                 status = Wire.Status(code: .internal, message: "\(method.name) failed: \(error)")
             }
             guard let self else { return }
-            self.queue.async { self.finish(streamID, status, abandon: false) }
+            self.queue.async {
+                self.finish(streamID, status, abandon: false)
+                self.flush()
+            }
         }
     }
 
     /// Tries the fast path of `stream` with its complete request; returns `false` when the
     /// call must go to its handler instead.
-    private func answerInline(_ stream: ServerStream, request payload: [UInt8]) -> Bool {
+    private func answerInline(_ stream: ServerStream, request payload: [UInt8], now: UInt64) -> Bool {
         guard let inline = stream.route.inline, let session else { return false }
         let reply: InlineReply?
         do {
-            reply = try inline(payload, InlineCallContext(session: session, receivedAt: lastFrameAt.uptimeNanoseconds))
+            reply = try inline(payload, InlineCallContext(session: session, receivedAt: now))
         } catch {
-            grantConnection(payload.count)
+            machine.release(payload.count, stream: stream.id)
             finish(stream.id, Wire.Status(error), abandon: true)
             return true
         }
         guard let reply else { return false }
-        grantConnection(payload.count)
+        machine.release(payload.count, stream: stream.id)
         for message in reply.messages where message.count > peerMaxFrameSize {
             finish(stream.id, Wire.Status(code: .resourceExhausted, message: "a \(message.count)-byte response exceeds the client's maximum frame size of \(peerMaxFrameSize) bytes"), abandon: true)
             return true
@@ -400,64 +336,29 @@ final class ServerConnection: @unchecked Sendable {
         return true
     }
 
-    private func receiveMessage(_ frame: Frame) throws(PhotoLibError) {
-        guard frame.streamID != 0 else { throw violation("MESSAGE on stream 0") }
-        try receiveConnectionWindow.spend(frame.payload.count)
-        guard let stream = streams[frame.streamID] else {
-            guard frame.streamID <= highestStreamID else {
-                throw violation("MESSAGE on stream \(frame.streamID), which no CALL opened")
-            }
-            // A call that already ended: give the credit back and drop the message.
-            grantConnection(frame.payload.count)
+    /// A request MESSAGE the machine accepted (windows spent, END_STREAM rules checked).
+    private func receiveMessage(_ streamID: UInt32, _ payload: [UInt8], endStream ends: Bool, now: UInt64) {
+        guard let stream = streams[streamID] else {
+            machine.release(payload.count, stream: streamID)
             return
         }
-        guard !stream.requestEnded else {
-            throw violation("MESSAGE on stream \(frame.streamID) after END_STREAM")
-        }
-        try stream.receiveWindow.spend(frame.payload.count)
         stream.requestCount += 1
         if !stream.method.shape.clientStreams && stream.requestCount > 1 {
-            grantConnection(frame.payload.count)
+            machine.release(payload.count, stream: streamID)
             finish(stream.id, Wire.Status(code: .invalidArgument, message: "\(stream.method.name) takes exactly one request message"), abandon: true)
             return
         }
-        let ends = frame.flags.contains(.endStream)
         if ends { stream.requestEnded = true }
         if stream.awaitsInlineRequest {
-            if ends && answerInline(stream, request: frame.payload) { return }
-            stream.unconsumedRequestBytes += frame.payload.count
-            startHandler(stream, requests: [frame.payload])
+            if ends && answerInline(stream, request: payload, now: now) { return }
+            startHandler(stream, requests: [payload])
             return
         }
         if let inbound = stream.inbound {
-            stream.unconsumedRequestBytes += frame.payload.count
-            inbound.yield(frame.payload)
+            inbound.yield(payload)
             if ends { inbound.finish() }
         } else {
-            grantConnection(frame.payload.count)
-        }
-    }
-
-    private func cancelCall(_ frame: Frame) throws(PhotoLibError) {
-        _ = try Wire.Cancel(decoding: frame.payload)
-        guard let stream = streams.removeValue(forKey: frame.streamID) else { return }
-        returnUnconsumedCredit(of: stream)
-        logger.debug("call cancelled by client", metadata: ["stream.id": "\(frame.streamID)", "method": "\(stream.method.name)"])
-        stream.abandon(CancellationError())
-        blockedOnConnection.removeAll { $0 == stream.id }
-        closeIfDrained()
-    }
-
-    private func windowUpdate(_ frame: Frame) throws(PhotoLibError) {
-        let update = try Wire.WindowUpdate(decoding: frame.payload)
-        if frame.streamID == 0 {
-            try sendConnectionWindow.grant(Int(update.increment))
-            let blocked = blockedOnConnection
-            blockedOnConnection = []
-            for id in blocked { drain(id) }
-        } else if let stream = streams[frame.streamID] {
-            try stream.sendWindow.grant(Int(update.increment))
-            drain(stream.id)
+            machine.release(payload.count, stream: streamID)
         }
     }
 
@@ -472,12 +373,14 @@ final class ServerConnection: @unchecked Sendable {
     /// each still waits for its own flow-control credit. Resumes when the last is written.
     func send(_ payloads: [[UInt8]], stream id: UInt32) async throws {
         guard !payloads.isEmpty else { return }
+        // Set once by the handshake, before any handler runs.
+        let peerMaxFrameSize = self.peerMaxFrameSize
         for payload in payloads where payload.count > peerMaxFrameSize {
             throw PhotoLibError(.resourceExhausted, "a \(payload.count)-byte response exceeds the client's maximum frame size of \(peerMaxFrameSize) bytes")
         }
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             queue.async {
-                guard let stream = self.streams[id], self.phase != .closed else {
+                guard let stream = self.streams[id], !self.isClosed else {
                     continuation.resume(throwing: CancellationError())
                     return
                 }
@@ -485,6 +388,7 @@ final class ServerConnection: @unchecked Sendable {
                     stream.pending.append((payload, index == payloads.count - 1 ? continuation : nil))
                 }
                 self.drain(id)
+                self.flush()
             }
         }
     }
@@ -493,6 +397,7 @@ final class ServerConnection: @unchecked Sendable {
     func cancel(stream id: UInt32, message: String) {
         queue.async {
             self.finish(id, Wire.Status(code: .cancelled, message: message), abandon: true)
+            self.flush()
         }
     }
 
@@ -501,56 +406,26 @@ final class ServerConnection: @unchecked Sendable {
     func consumed(_ count: Int, stream id: UInt32) {
         guard count > 0 else { return }
         queue.async {
-            guard self.phase != .closed, let stream = self.streams[id] else { return }
-            let returned = min(count, stream.unconsumedRequestBytes)
-            stream.unconsumedRequestBytes -= returned
-            self.grantConnection(returned)
-            if !stream.requestEnded {
-                try? stream.receiveWindow.grant(count)
-                self.write(Frame(.windowUpdate, stream: id, payload: Wire.WindowUpdate(increment: UInt32(count)).encoded()))
-            }
+            guard !self.isClosed, self.streams[id] != nil else { return }
+            self.machine.consumed(count, stream: id)
+            self.flush()
         }
     }
 
-    /// A call ended (finished, failed or cancelled) with request bytes its handler never
-    /// consumed: they still count against the connection window, so they are credited back
-    /// now, or the connection's window would leak away with every refused request (9.4).
-    private func returnUnconsumedCredit(of stream: ServerStream) {
-        grantConnection(stream.unconsumedRequestBytes)
-        stream.unconsumedRequestBytes = 0
-    }
-
-    /// Returns connection credit to the client. While a batch of received frames is being
-    /// handled, the grants add up and go out as one WINDOW_UPDATE at its end.
-    private func grantConnection(_ count: Int) {
-        guard count > 0 else { return }
-        try? receiveConnectionWindow.grant(count)
-        ungrantedConnectionCredit += count
-        if !handlingReceivedBytes { flushConnectionCredit() }
-    }
-
-    private func flushConnectionCredit() {
-        guard ungrantedConnectionCredit > 0 else { return }
-        let increment = UInt32(clamping: ungrantedConnectionCredit)
-        ungrantedConnectionCredit -= Int(increment)
-        write(Frame(.windowUpdate, payload: Wire.WindowUpdate(increment: increment).encoded()))
-    }
-
+    /// Sends the queued responses of `id` while the machine's windows allow them.
     private func drain(_ id: UInt32) {
         guard let stream = streams[id] else { return }
         while let next = stream.pending.first {
-            let size = next.payload.count
-            guard stream.sendWindow.allows(size) else { return }
             // A full send queue (the client does not read) holds the message back like a
             // lack of connection credit: it goes when the queue drains (sendQueueDrained).
-            guard sendConnectionWindow.allows(size), !channel.isReadingPaused else {
-                if !blockedOnConnection.contains(id) { blockedOnConnection.append(id) }
+            if channel.isReadingPaused && machine.canSend(next.payload.count, stream: id) {
+                machine.waitForConnection(stream: id)
                 return
             }
-            try? stream.sendWindow.spend(size)
-            try? sendConnectionWindow.spend(size)
+            guard machine.send(next.payload, stream: id) == .sent else { return }
             stream.pending.removeFirst()
-            write(Frame(.message, stream: id, payload: next.payload))
+            // Straight to the socket's queue, whose high-water mark pauses the next one.
+            writeOut()
             next.continuation?.resume()
         }
         if let status = stream.pendingStatus {
@@ -560,9 +435,8 @@ final class ServerConnection: @unchecked Sendable {
 
     /// The socket's send queue drained below its low-water mark: streams held back go on.
     private func sendQueueDrained() {
-        let blocked = blockedOnConnection
-        blockedOnConnection = []
-        for id in blocked { drain(id) }
+        for id in machine.takeBlockedStreams() { drain(id) }
+        flush()
     }
 
     /// Ends a call with `status`: after its queued responses (OK), or at once (`abandon`, errors).
@@ -578,28 +452,33 @@ final class ServerConnection: @unchecked Sendable {
     }
 
     private func complete(_ stream: ServerStream, _ status: Wire.Status) {
-        stream.deadline?.cancel()
         streams[stream.id] = nil
-        returnUnconsumedCredit(of: stream)
-        blockedOnConnection.removeAll { $0 == stream.id }
         if status.code != .ok && status.code != .cancelled {
             logger.debug("call failed", metadata: ["method": "\(stream.method.name)", "status": "\(status.code)", "message": "\(status.message)"])
         }
-        writeStatus(stream.id, status)
-        closeIfDrained()
+        // Unconsumed request credit goes back, then STATUS; while draining, the last call closes.
+        machine.finish(stream: stream.id, status: status)
     }
 
-    private func writeStatus(_ streamID: UInt32, _ status: Wire.Status) {
-        let payload = status == .ok ? Self.okStatusPayload : status.encoded()
-        write(Frame(.status, stream: streamID, payload: payload))
+    /// Moves what the machine wrote to the socket (through TLS when it is on).
+    private func writeOut() {
+        guard machine.hasOutbound, !isClosed else { return }
+        if let tls {
+            tls.write { self.machine.writeOutbound(into: &$0) }
+        } else {
+            channel.write { self.machine.writeOutbound(into: &$0) }
+        }
     }
 
-    /// The encoded `OK` status, which ends most calls.
-    private static let okStatusPayload = Wire.Status.ok.encoded()
-
-    private func write(_ frame: Frame) {
-        guard phase != .closed else { return }
-        if let tls { tls.write { frame.encode(into: &$0) } } else { channel.write { frame.encode(into: &$0) } }
+    /// After every turn: writes what the machine wrote, closes the socket once the machine
+    /// has closed, else sets the timer to its next deadline.
+    private func flush() {
+        writeOut()
+        if machine.isClosed {
+            close()
+        } else {
+            scheduleTimer()
+        }
     }
 
     // MARK: Closing
@@ -607,74 +486,59 @@ final class ServerConnection: @unchecked Sendable {
     /// Sends GOAWAY and closes once running calls finish (graceful shutdown).
     func beginGracefulShutdown() {
         queue.async {
-            self.beginDraining(status: Wire.Status(code: .unavailable, message: "server shutting down"))
-        }
-    }
-
-    private func beginDraining(status: Wire.Status?) {
-        switch phase {
-        case .awaitingHello:
-            if let status { write(Frame(.goAway, payload: Wire.GoAway(lastStreamID: 0, status: status).encoded())) }
-            close()
-        case .open:
-            phase = .draining
-            if let status { write(Frame(.goAway, payload: Wire.GoAway(lastStreamID: highestStreamID, status: status).encoded())) }
-            closeIfDrained()
-        case .draining, .closed:
-            break
+            self.machine.goAway(Wire.Status(code: .unavailable, message: "server shutting down"))
+            self.flush()
         }
     }
 
     /// Closes at once, cancelling running calls. Call on ``queue``.
     func forceClose() {
-        guard phase != .closed else { return }
+        guard !isClosed else { return }
         logger.notice("closing connection with \(streams.count) running calls")
         close()
-    }
-
-    private func closeIfDrained() {
-        if phase == .draining && streams.isEmpty {
-            close()
-        }
     }
 
     /// When this connection is client `identifier`'s: ends every running call with
     /// `error`'s STATUS, sends GOAWAY with it and closes (the owner denied or revoked the
     /// client). Call on ``queue``.
     func closeIfClient(_ identifier: String, error: PhotoLibError) {
-        guard phase != .closed, session?.clientIdentifier == identifier else { return }
-        for id in streams.keys.sorted() { writeStatus(id, Wire.Status(error)) }
+        guard !isClosed, session?.clientIdentifier == identifier else { return }
+        machine.finishAll(status: Wire.Status(error))
         fail(error)
+        flush()
     }
 
-    /// Answers a connection-level error with GOAWAY and closes.
+    /// Answers a connection-level error with GOAWAY; the next ``flush()`` closes.
     private func fail(_ error: PhotoLibError) {
-        guard phase != .closed else { return }
+        guard !machine.isClosed else { return }
         logger.notice("closing connection: \(error.message)", metadata: ["status": "\(error.code)"])
-        write(Frame(.goAway, payload: Wire.GoAway(lastStreamID: highestStreamID, status: Wire.Status(error)).encoded()))
-        close()
+        machine.fail(error)
     }
 
     private func close() {
-        guard phase != .closed else { return }
-        phase = .closed
+        guard !isClosed else { return }
+        writeOut()
+        isClosed = true
+        machine.close()
+        abandonStreams()
+        tls?.close()
+        channel.closeAfterWriting()
+    }
+
+    private func abandonStreams() {
         let running = streams.values
         streams = [:]
         for stream in running { stream.abandon(CancellationError()) }
         timer?.cancel()
         timer = nil
-        tls?.close()
-        channel.closeAfterWriting()
+        timerDeadline = nil
     }
 
     private func channelClosed(_ error: SocketError?) {
-        if phase != .closed {
-            phase = .closed
-            let running = streams.values
-            streams = [:]
-            for stream in running { stream.abandon(CancellationError()) }
-            timer?.cancel()
-            timer = nil
+        if !isClosed {
+            isClosed = true
+            machine.close()
+            abandonStreams()
         }
         if let error { logger.debug("connection error: \(error)") }
         logger.debug("connection closed")
@@ -689,50 +553,25 @@ final class ServerConnection: @unchecked Sendable {
         callback?()
     }
 
-    private func checkTimeouts() {
-        let now = DispatchTime.now()
-        let configuration = core.configuration
-        switch phase {
-        case .awaitingHello:
-            if seconds(from: openedAt, to: now) > configuration.handshakeTimeout {
-                fail(PhotoLibError(.deadlineExceeded, "no HELLO within \(configuration.handshakeTimeout) s of connecting"))
-                return
-            }
-        case .open, .draining:
-            // Idle: no complete frame for the timeout and no call the server is working on.
-            // A call whose request side is still open waits for the client (an upload that
-            // stalled, a subscription): the client's frames or PINGs keep it alive, not the call.
-            if seconds(from: lastFrameAt, to: now) > configuration.idleTimeout && streams.values.allSatisfy({ !$0.requestEnded }) {
-                fail(PhotoLibError(.unavailable, "idle for more than \(configuration.idleTimeout) s"))
-                return
-            }
-        case .closed:
-            return
+    // MARK: Time
+
+    private func timerFired() {
+        timerDeadline = nil
+        guard !isClosed else { return }
+        let now = DispatchTime.now().uptimeNanoseconds
+        for event in machine.tick(now: now) {
+            handle(event, now: now)
+            writeOut()
         }
-        scheduleTimeoutCheck()
+        flush()
     }
 
-    /// Sets the timer to the next deadline: the handshake's, or the idle timeout counted from
-    /// the last complete frame.
-    private func scheduleTimeoutCheck() {
-        guard let timer else { return }
-        let configuration = core.configuration
-        let now = DispatchTime.now()
-        let deadline: DispatchTime
-        switch phase {
-        case .awaitingHello:
-            deadline = openedAt + configuration.handshakeTimeout
-        case .open, .draining:
-            let idleAt = lastFrameAt + configuration.idleTimeout
-            // A call in progress kept it alive: look again within a second of it ending.
-            deadline = idleAt > now ? idleAt : now + min(configuration.idleTimeout, 1)
-        case .closed:
-            return
-        }
-        timer.schedule(deadline: deadline + Self.timerSlack)
-    }
-
-    private func seconds(from start: DispatchTime, to end: DispatchTime) -> Double {
-        Double(end.uptimeNanoseconds &- start.uptimeNanoseconds) / 1e9
+    /// Sets the timer to the machine's next deadline when that is sooner than the one set
+    /// (a later one is found when the timer fires early and ticks the machine for nothing).
+    private func scheduleTimer() {
+        guard let timer, let next = machine.nextDeadline else { return }
+        if let set = timerDeadline, set <= next { return }
+        timerDeadline = next
+        timer.schedule(deadline: DispatchTime(uptimeNanoseconds: next) + Self.timerSlack)
     }
 }

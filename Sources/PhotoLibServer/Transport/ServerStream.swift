@@ -1,8 +1,8 @@
-import Dispatch
 import PhotoLibCore
 import PhotoLibWire
 
-/// The state of one call on a connection. Confined to the connection's queue.
+/// The application side of one call on a connection (its protocol state is the
+/// connection's `ConnectionStateMachine`'s). Confined to the connection's queue.
 final class ServerStream {
     let id: UInt32
     /// The method's handler and fast path.
@@ -12,10 +12,8 @@ final class ServerStream {
     /// The running handler; `nil` until it starts (a call with a fast path waits for its
     /// request first, and may finish without one).
     var task: Task<Void, Never>?
-    /// Credit for our response MESSAGE bytes.
-    var sendWindow: SendWindow
-    /// Credit the client has left for request MESSAGE bytes.
-    var receiveWindow: FlowWindow
+    /// `CallStart.timeoutMs` (0: no deadline); the connection's state machine keeps the deadline.
+    let timeoutMs: UInt64
     /// Responses waiting for credit, with the handler continuations to resume once sent.
     /// Only the last message of a batch carries a continuation.
     var pending: [(payload: [UInt8], continuation: CheckedContinuation<Void, any Error>?)] = []
@@ -23,18 +21,14 @@ final class ServerStream {
     var pendingStatus: Wire.Status?
     /// Feeds the handler's request messages; `nil` until the handler starts.
     var inbound: AsyncThrowingStream<[UInt8], any Error>.Continuation?
+    /// The client sent END_STREAM (the machine enforces what follows; this feeds the handler).
     var requestEnded = false
     var requestCount = 0
-    /// Request MESSAGE bytes handed to the handler and not yet consumed by it: their
-    /// connection credit goes back when it consumes them, or when the call ends first.
-    var unconsumedRequestBytes = 0
-    var deadline: DispatchWorkItem?
 
-    init(id: UInt32, route: RPCRoute, sendWindow: Int, maxSendWindow: Int, receiveWindow: Int) {
+    init(id: UInt32, route: RPCRoute, timeoutMs: UInt64) {
         self.id = id
         self.route = route
-        self.sendWindow = SendWindow(initial: sendWindow, maximum: maxSendWindow)
-        self.receiveWindow = FlowWindow(initial: receiveWindow)
+        self.timeoutMs = timeoutMs
     }
 
     /// Whether the call waits for its request to try the method's fast path.
@@ -45,8 +39,6 @@ final class ServerStream {
         let waiting = pending
         pending = []
         pendingStatus = nil
-        deadline?.cancel()
-        deadline = nil
         inbound?.finish(throwing: error)
         task?.cancel()
         for entry in waiting { entry.continuation?.resume(throwing: error) }

@@ -1,26 +1,25 @@
 import PhotoLibCore
-import PhotoLibWire
 
-/// One receive window of the client (a call's, or the connection's): what the server may
+/// One receive window of a client (a call's, or the connection's): what the server may
 /// still send, and the credit for consumed bytes that has not gone back yet
 /// (docs/PROTOCOL.md, 9.3).
 ///
 /// Consumed bytes go back in batches rather than one WINDOW_UPDATE per message. Credit is
 /// held back only while the window left still takes the largest message the server may send
-/// and less than a quarter of the initial window has gathered. The connection asks
+/// and less than a quarter of the initial window has gathered. The state machine asks
 /// ``take()`` after every read and every consumption, so once the server could be waiting
 /// for credit none is held back: a call never stalls on credit the client kept.
-struct ReceiveCredit {
+public struct ReceiveCredit: Sendable, Hashable {
     /// The window as the server will see it once every update sent has arrived.
-    private(set) var window: FlowWindow
+    public private(set) var window: FlowWindow
     /// Consumed bytes whose credit has not been given back.
-    private(set) var held = 0
+    public private(set) var held = 0
     private let largestMessage: Int
     private let batch: Int
 
     /// A window of `initial` bytes into which the server sends messages of at most
     /// `largestMessage` bytes.
-    init(initial: Int, largestMessage: Int) {
+    public init(initial: Int, largestMessage: Int) {
         window = FlowWindow(initial: initial)
         self.largestMessage = largestMessage
         batch = max(1, initial / 4)
@@ -28,18 +27,18 @@ struct ReceiveCredit {
 
     /// `count` bytes arrived; throws `resourceExhausted` (protocol violation) when the server
     /// sent more than the window allowed.
-    mutating func receive(_ count: Int) throws(PhotoLibError) {
+    public mutating func receive(_ count: Int) throws(PhotoLibError) {
         try window.spend(count)
     }
 
     /// `count` bytes were consumed: their credit may go back.
-    mutating func consume(_ count: Int) {
+    public mutating func consume(_ count: Int) {
         held += count
     }
 
     /// The increment to send in a WINDOW_UPDATE now, if the held credit must or may go back;
     /// the window then counts it as granted.
-    mutating func take() -> Int? {
+    public mutating func take() -> Int? {
         guard held > 0, held >= batch || window.available < largestMessage else { return nil }
         let increment = held
         held = 0

@@ -1,46 +1,4 @@
 import PhotoLibCore
-import PhotoLibWire
-
-/// The server's credit for sending MESSAGE bytes to a client, on one stream or the connection:
-/// what the client announced, clamped to the server's own maximum.
-///
-/// ``announced`` follows the client's accounting exactly (so a WINDOW_UPDATE that pushes the
-/// window past 2^31−1 is still the protocol violation section 9.3 says it is); ``usable`` is
-/// the credit the server spends, never above `maximum`. Credit beyond the maximum is
-/// forgotten (a sender may always send less than the window allows): a client announcing a
-/// 2^31−1 window gets at most `maximum` unacknowledged bytes, not its whole window, queued
-/// towards it. Owned by one connection's queue.
-struct SendWindow: Sendable {
-    /// The client's view of the window.
-    private(set) var announced: FlowWindow
-    /// The credit the server may spend now (≤ ``announced``'s and ≤ ``maximum``).
-    private(set) var usable: Int
-    /// The most credit the server holds at once.
-    let maximum: Int
-
-    /// A window of `initial` bytes as announced, of which at most `maximum` are used.
-    init(initial: Int, maximum: Int) {
-        announced = FlowWindow(initial: initial)
-        self.maximum = maximum
-        usable = min(initial, maximum)
-    }
-
-    /// Whether a payload of `count` bytes may be sent now.
-    func allows(_ count: Int) -> Bool { count <= usable }
-
-    /// Spends `count` bytes of credit (after ``allows(_:)``).
-    mutating func spend(_ count: Int) throws(PhotoLibError) {
-        try announced.spend(count)
-        usable -= count
-    }
-
-    /// The client's WINDOW_UPDATE: adds `increment`, keeping at most ``maximum`` usable.
-    /// Throws as `FlowWindow.grant(_:)` does for an increment of 0 or a window past 2^31−1.
-    mutating func grant(_ increment: Int) throws(PhotoLibError) {
-        try announced.grant(increment)
-        usable = min(usable + increment, maximum)
-    }
-}
 
 /// Answers to frames that ask for a reply without a call (PING), at most one per interval;
 /// beyond a threshold of unanswered ones within an interval the connection is closed.
@@ -51,9 +9,9 @@ struct SendWindow: Sendable {
 /// answered one per interval (a client's keepalive PING right after its own RTT probe still
 /// gets its ACK, ≤ one interval late); more are dropped unanswered. Owned by one
 /// connection's queue.
-struct ControlFrameGuard: Sendable {
+public struct ControlFrameGuard: Sendable {
     /// What to do with one control frame.
-    enum Verdict: Equatable {
+    public enum Verdict: Sendable, Equatable {
         /// Answer it now.
         case answer
         /// Answer it after this many nanoseconds (``answerDeferred(now:)`` then).
@@ -65,25 +23,25 @@ struct ControlFrameGuard: Sendable {
     }
 
     /// The shortest time between two answers (nanoseconds).
-    let interval: UInt64
+    public let interval: UInt64
     /// Frames not answered at once within one interval beyond which the connection is closed.
-    let threshold: Int
+    public let threshold: Int
     /// The most frames waiting for a later answer.
-    static let maxDeferred = 4
+    public static let maxDeferred = 4
     private var lastAnswer: UInt64?
     private var intervalStart: UInt64 = 0
     private var unanswered = 0
     /// Frames waiting for their answer.
-    private(set) var deferred = 0
+    public private(set) var deferred = 0
 
     /// A guard answering once per `interval` seconds and closing past `threshold` unanswered frames.
-    init(interval: Double, threshold: Int) {
+    public init(interval: Double, threshold: Int) {
         self.interval = UInt64(max(0, interval) * 1e9)
         self.threshold = threshold
     }
 
     /// The verdict on a control frame received at `now` (uptime nanoseconds).
-    mutating func admit(now: UInt64) -> Verdict {
+    public mutating func admit(now: UInt64) -> Verdict {
         if now &- intervalStart >= interval {
             intervalStart = now
             unanswered = 0
@@ -102,7 +60,7 @@ struct ControlFrameGuard: Sendable {
     }
 
     /// A deferred frame was answered at `now`.
-    mutating func answerDeferred(now: UInt64) {
+    public mutating func answerDeferred(now: UInt64) {
         deferred = max(0, deferred - 1)
         lastAnswer = now
     }

@@ -1,0 +1,560 @@
+import PhotoLibCore
+import XCTest
+
+@testable import PhotoLibWire
+
+/// The protocol state machine driven by bytes alone: every test feeds exact frames and checks
+/// the events and the exact bytes the machine writes back.
+final class ConnectionStateMachineTests: XCTestCase {
+    typealias Machine = ConnectionStateMachine
+    typealias Event = ConnectionStateMachine.Event
+
+    private let millisecond: UInt64 = 1_000_000
+    private let second: UInt64 = 1_000_000_000
+
+    // MARK: Helpers
+
+    private func bytes(_ frames: Frame...) -> [UInt8] {
+        var bytes: [UInt8] = []
+        for frame in frames { frame.encode(into: &bytes) }
+        return bytes
+    }
+
+    private func hello(_ hello: Wire.Hello = Wire.Hello(protocolVersion: 1, token: "t", clientName: "test")) -> Frame {
+        Frame(.hello, payload: hello.encoded())
+    }
+
+    private func call(_ stream: UInt32, _ method: String = "/photolib.v1.PhotoLibrary/Ping", timeoutMs: UInt64 = 0, endStream: Bool = false) -> Frame {
+        Frame(.call, stream: stream, flags: endStream ? .endStream : [], payload: Wire.CallStart(method: method, timeoutMs: timeoutMs).encoded())
+    }
+
+    private func message(_ stream: UInt32, _ payload: [UInt8], endStream: Bool = false) -> Frame {
+        Frame(.message, stream: stream, flags: endStream ? .endStream : [], payload: payload)
+    }
+
+    private func windowUpdate(_ stream: UInt32, _ increment: UInt32) -> Frame {
+        Frame(.windowUpdate, stream: stream, payload: Wire.WindowUpdate(increment: increment).encoded())
+    }
+
+    private func status(_ stream: UInt32, _ status: Wire.Status) -> Frame {
+        Frame(.status, stream: stream, payload: status.encoded())
+    }
+
+    private func ping(_ opaque: UInt64, ack: Bool = false) -> Frame {
+        Frame(.ping, flags: ack ? .ack : [], payload: Wire.Ping(opaque: opaque).encoded())
+    }
+
+    private func goAway(last: UInt32, _ code: Wire.StatusCode, _ message: String, violation: Bool = false) -> Frame {
+        let reason: Wire.ErrorReason = violation ? .init(ErrorReason.protocolViolation) : .init(rawValue: 0)
+        return Frame(.goAway, payload: Wire.GoAway(lastStreamID: last, status: Wire.Status(code: code, message: message, reason: reason)).encoded())
+    }
+
+    private func server(_ configure: (inout Machine.Configuration) -> Void = { _ in }) -> Machine {
+        var configuration = Machine.Configuration(role: .server)
+        configure(&configuration)
+        return Machine(configuration: configuration, now: 0)
+    }
+
+    /// Feeds `input` and pulls every event (answering none).
+    private func feed(_ machine: inout Machine, _ input: [UInt8], now: UInt64 = 0) -> [Event] {
+        machine.receive(input)
+        var events: [Event] = []
+        while let event = machine.nextEvent(now: now) { events.append(event) }
+        return events
+    }
+
+    /// The WELCOME a server with `configuration` writes for `Wire.Welcome(serverName: "s")`.
+    private func welcomeFrame(_ configuration: Machine.Configuration) -> Frame {
+        Frame(.welcome, payload: Wire.Welcome(
+            protocolVersion: 1, serverName: "s", maxFrameSize: UInt32(configuration.maxFrameSize),
+            initialStreamWindow: UInt32(configuration.initialStreamWindow), initialConnectionWindow: UInt32(configuration.initialConnectionWindow),
+            maxConcurrentStreams: UInt32(configuration.maxConcurrentStreams), idleTimeoutMs: UInt32(configuration.idleTimeout * 1000)).encoded())
+    }
+
+    /// A server past the handshake (its WELCOME taken).
+    private func openServer(hello helloMessage: Wire.Hello = Wire.Hello(protocolVersion: 1, token: "t"), _ configure: (inout Machine.Configuration) -> Void = { _ in }) throws -> Machine {
+        var machine = server(configure)
+        machine.receive(bytes(hello(helloMessage)))
+        XCTAssertEqual(machine.nextEvent(now: 0), .hello(helloMessage))
+        try machine.accept(Wire.Welcome(serverName: "s"))
+        XCTAssertNil(machine.nextEvent(now: 0))
+        XCTAssertEqual(machine.takeOutbound(), bytes(welcomeFrame(machine.configuration)))
+        return machine
+    }
+
+    /// Asserts that `input` makes an open server send GOAWAY `expected` and close.
+    private func assertViolation(
+        _ input: [UInt8], _ expected: Frame, before setup: [UInt8] = [], file: StaticString = #filePath, line: UInt = #line
+    ) throws {
+        var machine = try openServer()
+        _ = feed(&machine, setup)
+        _ = machine.takeOutbound()
+        let events = feed(&machine, input)
+        guard case .closed(let error?) = events.last else {
+            return XCTFail("no close: \(events)", file: file, line: line)
+        }
+        XCTAssertEqual(Wire.Status(error), try Wire.GoAway(decoding: expected.payload).status, file: file, line: line)
+        XCTAssertEqual(machine.takeOutbound(), expected.encoded, file: file, line: line)
+        XCTAssertTrue(machine.isClosed, file: file, line: line)
+        XCTAssertNil(machine.nextDeadline, file: file, line: line)
+    }
+
+    // MARK: Handshake
+
+    func testServerHandshakeAnswersHelloWithWelcome() throws {
+        var machine = server { $0.maxFrameSize = 256 << 10; $0.initialStreamWindow = 512 << 10; $0.idleTimeout = 30 }
+        XCTAssertEqual(machine.nextDeadline, 10 * second)
+        let helloMessage = Wire.Hello(protocolVersion: 1, token: "secret", clientName: "me")
+        machine.receive(bytes(hello(helloMessage)))
+        XCTAssertEqual(machine.nextEvent(now: 5), .hello(helloMessage))
+        // Nothing more is decoded until the HELLO is answered.
+        XCTAssertNil(machine.nextEvent(now: 5))
+        XCTAssertFalse(machine.hasOutbound)
+        try machine.accept(Wire.Welcome(serverName: "s", maxFrameSize: 1))
+        XCTAssertEqual(machine.takeOutbound(), bytes(welcomeFrame(machine.configuration)))
+        XCTAssertTrue(machine.isOpen)
+        XCTAssertEqual(machine.nextDeadline, 5 + 30 * second)
+    }
+
+    func testClientHandshakeSendsHelloAndTakesWelcome() throws {
+        var machine = Machine(configuration: .init(role: .client, maxFrameSize: 128 << 10, initialStreamWindow: 128 << 10, initialConnectionWindow: 192 << 10), now: 0)
+        machine.start(token: "tok", clientName: "cli")
+        XCTAssertEqual(machine.takeOutbound(), bytes(hello(Wire.Hello(
+            protocolVersion: 1, token: "tok", clientName: "cli", maxFrameSize: 128 << 10, initialStreamWindow: 128 << 10, initialConnectionWindow: 192 << 10))))
+        XCTAssertNil(machine.nextDeadline)
+        XCTAssertThrowsError(try machine.openStream(Wire.CallStart(method: "/m"), endStream: true, now: 0))
+        let welcome = Wire.Welcome(protocolVersion: 1, serverName: "s", idleTimeoutMs: 4000)
+        XCTAssertEqual(feed(&machine, bytes(Frame(.welcome, payload: welcome.encoded())), now: 7), [.welcome(welcome)])
+        XCTAssertEqual(machine.peerMaxFrameSize, 1 << 20)
+        // Keepalive looks every quarter of the idle timeout.
+        XCTAssertEqual(machine.nextDeadline, 7 + 1000 * millisecond)
+    }
+
+    func testHandshakeViolationsAreAnsweredWithGoAway() throws {
+        let cases: [([UInt8], Frame)] = [
+            (bytes(call(1)), goAway(last: 0, .invalidArgument, "the first frame must be HELLO on stream 0, got CALL on stream 1", violation: true)),
+            (bytes(Frame(.hello, stream: 3, payload: [])), goAway(last: 0, .invalidArgument, "the first frame must be HELLO on stream 0, got HELLO on stream 3", violation: true)),
+            (bytes(hello(Wire.Hello(protocolVersion: 2))), goAway(last: 0, .failedPrecondition, "protocol version 2 is not supported; this server speaks version 1")),
+            (bytes(Frame(.hello, payload: [UInt8](repeating: 0, count: 70_000))),
+             goAway(last: 0, .resourceExhausted, "HELLO frame of 70000 bytes exceeds the maximum frame size of 65536 bytes", violation: true)),
+        ]
+        for (input, expected) in cases {
+            var machine = server()
+            let events = feed(&machine, input)
+            XCTAssertEqual(events.count, 1)
+            XCTAssertEqual(machine.takeOutbound(), expected.encoded, "\(expected)")
+            XCTAssertTrue(machine.isClosed)
+        }
+    }
+
+    func testHelloWithWindowsBelowItsFrameSizeIsRefusedByAccept() {
+        var machine = server()
+        let helloMessage = Wire.Hello(protocolVersion: 1, maxFrameSize: 256 << 10, initialStreamWindow: 128 << 10)
+        XCTAssertEqual(feed(&machine, bytes(hello(helloMessage))), [.hello(helloMessage)])
+        XCTAssertThrowsError(try machine.accept(Wire.Welcome()))
+        XCTAssertEqual(machine.takeOutbound(), goAway(
+            last: 0, .invalidArgument,
+            "Hello.initial_stream_window 131072 must be at least the maximum frame size (262144) and at most 2^31−1 (0 means the default)",
+            violation: true).encoded)
+        XCTAssertTrue(machine.isClosed)
+    }
+
+    func testDriverRefusesHelloWithFail() {
+        var machine = server()
+        _ = feed(&machine, bytes(hello()))
+        machine.fail(PhotoLibError(.unauthenticated, "wrong token"))
+        XCTAssertEqual(machine.takeOutbound(), goAway(last: 0, .unauthenticated, "wrong token").encoded)
+        XCTAssertTrue(machine.isClosed)
+    }
+
+    func testHandshakeDeadline() {
+        var machine = server { $0.handshakeTimeout = 2 }
+        // Bytes of a HELLO that never completes do not help.
+        XCTAssertEqual(feed(&machine, Array(bytes(hello()).prefix(5)), now: second), [])
+        XCTAssertEqual(machine.tick(now: 2 * second), [])
+        let error = PhotoLibError(.deadlineExceeded, "no HELLO within 2.0 s of connecting")
+        XCTAssertEqual(machine.tick(now: 2 * second + 1), [.closed(error)])
+        XCTAssertEqual(machine.takeOutbound(), goAway(last: 0, .deadlineExceeded, "no HELLO within 2.0 s of connecting").encoded)
+        XCTAssertTrue(machine.isClosed)
+    }
+
+    // MARK: Calls
+
+    func testUnaryCall() throws {
+        var machine = try openServer()
+        let request: [UInt8] = [0x0A, 0x01, 0x41]
+        XCTAssertEqual(feed(&machine, bytes(call(1), message(1, request, endStream: true))), [
+            .callOpened(stream: 1, call: Wire.CallStart(method: "/photolib.v1.PhotoLibrary/Ping"), endStream: false),
+            .message(stream: 1, payload: request, endStream: true),
+        ])
+        XCTAssertFalse(machine.hasOutbound)
+        // The handler consumed the request: connection credit only (the request side ended).
+        machine.consumed(3, stream: 1)
+        XCTAssertEqual(machine.takeOutbound(), bytes(windowUpdate(0, 3)))
+        XCTAssertEqual(machine.send([1, 2], stream: 1), .sent)
+        XCTAssertTrue(machine.finish(stream: 1, status: .ok))
+        XCTAssertEqual(machine.takeOutbound(), bytes(message(1, [1, 2]), status(1, .ok)))
+        XCTAssertFalse(machine.finish(stream: 1, status: .ok))
+        XCTAssertEqual(machine.send([3], stream: 1), .notOpen)
+    }
+
+    func testUnconsumedRequestCreditReturnsWhenTheCallEnds() throws {
+        var machine = try openServer()
+        _ = feed(&machine, bytes(call(1), message(1, [1, 2, 3, 4])))
+        machine.finish(stream: 1, status: Wire.Status(code: .invalidArgument, message: "no"))
+        XCTAssertEqual(machine.takeOutbound(), bytes(windowUpdate(0, 4), status(1, Wire.Status(code: .invalidArgument, message: "no"))))
+        // A request crossing the STATUS: dropped, its credit returned in one update per read.
+        XCTAssertEqual(feed(&machine, bytes(message(1, [9, 9]), message(1, [9]))), [])
+        XCTAssertEqual(machine.takeOutbound(), bytes(windowUpdate(0, 3)))
+    }
+
+    func testStreamingRequestCreditGoesBackOnBothWindows() throws {
+        var machine = try openServer()
+        _ = feed(&machine, bytes(call(1), message(1, [1, 2, 3])))
+        machine.consumed(3, stream: 1)
+        XCTAssertEqual(machine.takeOutbound(), bytes(windowUpdate(0, 3), windowUpdate(1, 3)))
+        _ = feed(&machine, bytes(message(1, [1, 2]), message(1, [3])))
+        machine.release(2, stream: 1)
+        XCTAssertEqual(machine.takeOutbound(), bytes(windowUpdate(0, 2)))
+    }
+
+    /// docs/PROTOCOL.md 9.5, step by step.
+    func testServerStreamingStallsAndResumesWithWindowUpdates() throws {
+        var machine = try openServer(hello: Wire.Hello(protocolVersion: 1, maxFrameSize: 131_072, initialStreamWindow: 131_072, initialConnectionWindow: 196_608))
+        _ = feed(&machine, bytes(call(1, endStream: true), call(3, endStream: true)))
+        let start = [UInt8](repeating: 1, count: 25), chunk = [UInt8](repeating: 2, count: 65_544), big = [UInt8](repeating: 3, count: 65_548)
+        XCTAssertEqual(machine.send(start, stream: 1), .sent)
+        XCTAssertEqual(machine.send(chunk, stream: 1), .sent)
+        XCTAssertEqual(machine.send(start, stream: 3), .sent)
+        XCTAssertEqual(machine.send(chunk, stream: 3), .sent)
+        XCTAssertEqual(machine.takeOutbound(), bytes(message(1, start), message(1, chunk), message(3, start), message(3, chunk)))
+        // Step 5: both windows too small.
+        XCTAssertEqual(machine.send(big, stream: 1), .blockedOnStream)
+        XCTAssertFalse(machine.canSend(big.count, stream: 1))
+        // Step 6: the client consumed message 2.
+        XCTAssertEqual(feed(&machine, bytes(windowUpdate(1, 65_544))), [.windowOpened(stream: 1)])
+        XCTAssertEqual(machine.send(big, stream: 1), .blockedOnConnection)
+        XCTAssertEqual(feed(&machine, bytes(windowUpdate(0, 65_544))), [.windowOpened(stream: 1)])
+        XCTAssertEqual(machine.send(big, stream: 1), .sent)
+        // Step 8: stream 3 waits for both.
+        XCTAssertEqual(machine.send(big, stream: 3), .blockedOnStream)
+        _ = feed(&machine, bytes(windowUpdate(1, 25), windowUpdate(3, 25), windowUpdate(0, 50)))
+        XCTAssertEqual(machine.send(big, stream: 3), .blockedOnStream)
+        XCTAssertEqual(feed(&machine, bytes(windowUpdate(3, 65_544))), [.windowOpened(stream: 3)])
+        XCTAssertEqual(machine.send(big, stream: 3), .blockedOnConnection)
+        XCTAssertEqual(feed(&machine, bytes(windowUpdate(0, 65_544))), [.windowOpened(stream: 3)])
+        XCTAssertEqual(machine.send(big, stream: 3), .sent)
+        XCTAssertEqual(machine.takeOutbound(), bytes(message(1, big), message(3, big)))
+    }
+
+    func testServerUsesAtMostItsShareOfAHugeWindow() throws {
+        var machine = try openServer(hello: Wire.Hello(protocolVersion: 1, initialStreamWindow: UInt32(Int32.max))) {
+            $0.maxSendStreamWindow = 2 << 20
+        }
+        _ = feed(&machine, bytes(call(1, endStream: true)))
+        let megabyte = [UInt8](repeating: 0, count: 1 << 20)
+        XCTAssertEqual(machine.send(megabyte, stream: 1), .sent)
+        XCTAssertEqual(machine.send(megabyte, stream: 1), .sent)
+        XCTAssertEqual(machine.send([0], stream: 1), .blockedOnStream)
+        // The client's own accounting still decides what is a violation.
+        try assertViolation(
+            bytes(windowUpdate(1, 1)),
+            goAway(last: 1, .invalidArgument, "flow control: WINDOW_UPDATE of 1 is 0 or takes the window past 2^31−1", violation: true),
+            before: bytes(call(1, endStream: true), windowUpdate(1, UInt32(Int32.max) - (1 << 20))))
+    }
+
+    func testCancelEndsTheCallAndLateFramesAreIgnored() throws {
+        var machine = try openServer()
+        _ = feed(&machine, bytes(call(1), message(1, [1, 2, 3])))
+        XCTAssertEqual(feed(&machine, bytes(Frame(.cancel, stream: 1, payload: Wire.Cancel(reason: "scrolled").encoded()))), [
+            .cancelled(stream: 1, reason: "scrolled")
+        ])
+        // The cancelled call's unconsumed request bytes went back to the connection.
+        XCTAssertEqual(machine.takeOutbound(), bytes(windowUpdate(0, 3)))
+        XCTAssertEqual(machine.send([1], stream: 1), .notOpen)
+        // CANCEL and WINDOW_UPDATE for an ended call are races, not errors.
+        XCTAssertEqual(feed(&machine, bytes(Frame(.cancel, stream: 1), windowUpdate(1, 5))), [])
+        XCTAssertFalse(machine.hasOutbound)
+        XCTAssertFalse(machine.isClosed)
+    }
+
+    func testCallsBeyondTheConcurrencyLimitAndUndecodableCallsFailAlone() throws {
+        var machine = try openServer { $0.maxConcurrentStreams = 1 }
+        XCTAssertEqual(feed(&machine, bytes(call(1), call(3), Frame(.call, stream: 5, payload: [0xFF]))).count, 1)
+        let outbound = machine.takeOutbound()
+        XCTAssertEqual(Array(outbound.prefix(bytes(status(3, Wire.Status(code: .resourceExhausted, message: "more than 1 concurrent calls on one connection"))).count)),
+                       bytes(status(3, Wire.Status(code: .resourceExhausted, message: "more than 1 concurrent calls on one connection"))))
+        var decoder = FrameDecoder(maxPayloadSize: 1 << 20)
+        decoder.append(outbound)
+        _ = try decoder.next()
+        let refusal = try XCTUnwrap(decoder.next())
+        XCTAssertEqual(refusal.type, .status)
+        XCTAssertEqual(refusal.streamID, 5)
+        // The undecodable CALL fails alone with the decoding error.
+        XCTAssertNotEqual(try Wire.Status(decoding: refusal.payload).code, .ok)
+        XCTAssertFalse(machine.isClosed)
+    }
+
+    func testCallDeadline() throws {
+        var machine = try openServer()
+        _ = feed(&machine, bytes(call(1, timeoutMs: 250, endStream: true)), now: second)
+        XCTAssertEqual(machine.nextDeadline, second + 250 * millisecond)
+        XCTAssertEqual(machine.tick(now: second + 249 * millisecond), [])
+        XCTAssertEqual(machine.tick(now: second + 250 * millisecond), [.deadlineExceeded(stream: 1)])
+        // Reported once; the driver ends the call.
+        XCTAssertEqual(machine.tick(now: second + 300 * millisecond), [])
+        machine.finish(stream: 1, status: Wire.Status(code: .deadlineExceeded, message: "late"))
+        XCTAssertEqual(machine.takeOutbound(), bytes(status(1, Wire.Status(code: .deadlineExceeded, message: "late"))))
+    }
+
+    // MARK: Protocol violations
+
+    func testEveryViolationIsAnsweredWithGoAway() throws {
+        func invalid(_ message: String, last: UInt32 = 0) -> Frame { goAway(last: last, .invalidArgument, message, violation: true) }
+        var unknownType = bytes(ping(1))
+        unknownType[4] = 42
+        var reservedBit = bytes(windowUpdate(1, 1))
+        reservedBit[6] |= 0x80
+        try assertViolation(unknownType, invalid("unknown frame type 42 (known types are 1…9, see docs/PROTOCOL.md)"))
+        try assertViolation(reservedBit, invalid("stream id 2147483649 has the reserved top bit set"))
+        try assertViolation(
+            bytes(message(1, [UInt8](repeating: 0, count: (1 << 20) + 1))),
+            goAway(last: 0, .resourceExhausted, "MESSAGE frame of 1048577 bytes exceeds the maximum frame size of 1048576 bytes", violation: true))
+        try assertViolation(bytes(call(0)), invalid("CALL on stream 0 does not exceed the highest stream id used so far (0)"))
+        try assertViolation(bytes(call(3)), invalid("CALL on stream 3 does not exceed the highest stream id used so far (5)", last: 5), before: bytes(call(5)))
+        try assertViolation(bytes(message(0, [1])), invalid("MESSAGE on stream 0"))
+        try assertViolation(bytes(message(7, [1])), invalid("MESSAGE on stream 7, which no CALL opened", last: 1), before: bytes(call(1)))
+        try assertViolation(bytes(message(1, [2])), invalid("MESSAGE on stream 1 after END_STREAM", last: 1), before: bytes(call(1), message(1, [1], endStream: true)))
+        try assertViolation(bytes(message(1, [2])), invalid("MESSAGE on stream 1 after END_STREAM", last: 1), before: bytes(call(1, endStream: true)))
+        try assertViolation(bytes(hello()), invalid("a client may not send HELLO after the handshake"))
+        try assertViolation(bytes(status(1, .ok)), invalid("a client may not send STATUS after the handshake"))
+        try assertViolation(bytes(Frame(.ping, stream: 3, payload: [])), invalid("PING must be sent on stream 0"))
+        try assertViolation(bytes(Frame(.cancel, payload: [])), invalid("CANCEL on stream 0"))
+        try assertViolation(bytes(Frame(.goAway, stream: 5, payload: [])), invalid("GOAWAY must be sent on stream 0"))
+        try assertViolation(bytes(windowUpdate(0, 0)), invalid("flow control: WINDOW_UPDATE of 0 is 0 or takes the window past 2^31−1"))
+        try assertViolation(
+            bytes(windowUpdate(0, UInt32(Int32.max))),
+            invalid("flow control: WINDOW_UPDATE of 2147483647 is 0 or takes the window past 2^31−1"))
+        try assertViolation(bytes(windowUpdate(1, 0)), invalid("flow control: WINDOW_UPDATE of 0 is 0 or takes the window past 2^31−1", last: 1), before: bytes(call(1)))
+        try assertViolation(
+            bytes(message(1, [UInt8](repeating: 0, count: 1 << 20))),
+            goAway(last: 1, .resourceExhausted, "flow control: a 1048576-byte message exceeds the 1048575 bytes of credit left", violation: true),
+            before: bytes(call(1), message(1, [0])))
+        try assertViolation(bytes(Frame(.windowUpdate, payload: [0xFF])), Frame(.goAway, payload: Wire.GoAway(lastStreamID: 0, status: Wire.Status(try decodingError(of: [0xFF]))).encoded()))
+    }
+
+    private func decodingError(of payload: [UInt8]) throws -> PhotoLibError {
+        do {
+            _ = try Wire.WindowUpdate(decoding: payload)
+        } catch {
+            return error
+        }
+        throw XCTSkip("the payload decoded")
+    }
+
+    func testConnectionWindowOverrunIsAViolation() throws {
+        var machine = try openServer(hello: Wire.Hello(protocolVersion: 1)) {
+            $0.maxFrameSize = 128 << 10
+            $0.initialStreamWindow = 128 << 10
+            $0.initialConnectionWindow = 128 << 10
+        }
+        let chunk = [UInt8](repeating: 0, count: 100_000)
+        _ = feed(&machine, bytes(call(1), call(3), message(1, chunk)))
+        _ = machine.takeOutbound()
+        XCTAssertEqual(feed(&machine, bytes(message(3, chunk))).last, .closed(PhotoLibError(
+            .resourceExhausted, "flow control: a 100000-byte message exceeds the 31072 bytes of credit left", reason: .protocolViolation)))
+        XCTAssertEqual(machine.takeOutbound(), goAway(last: 3, .resourceExhausted, "flow control: a 100000-byte message exceeds the 31072 bytes of credit left", violation: true).encoded)
+    }
+
+    func testFramesSplitByteByByte() throws {
+        var machine = try openServer()
+        let input = bytes(call(1), message(1, [7, 8, 9], endStream: true), ping(42))
+        var events: [Event] = []
+        for (index, byte) in input.enumerated() {
+            machine.receive([byte])
+            while let event = machine.nextEvent(now: UInt64(index)) { events.append(event) }
+        }
+        XCTAssertEqual(events, [
+            .callOpened(stream: 1, call: Wire.CallStart(method: "/photolib.v1.PhotoLibrary/Ping"), endStream: false),
+            .message(stream: 1, payload: [7, 8, 9], endStream: true),
+        ])
+        XCTAssertEqual(machine.takeOutbound(), bytes(ping(42, ack: true)))
+    }
+
+    // MARK: PING
+
+    func testPingsAreAnsweredDeferredAndDropped() throws {
+        var machine = try openServer { $0.controlFrameInterval = 0.1 }
+        XCTAssertEqual(feed(&machine, bytes(ping(1)), now: second), [])
+        XCTAssertEqual(machine.takeOutbound(), bytes(ping(1, ack: true)))
+        // Too soon: the next waits one interval; four may wait, more are dropped.
+        _ = feed(&machine, bytes(ping(2), ping(3), ping(4), ping(5), ping(6)), now: second + 10 * millisecond)
+        XCTAssertFalse(machine.hasOutbound)
+        XCTAssertEqual(machine.nextDeadline, second + 100 * millisecond)
+        XCTAssertEqual(machine.tick(now: second + 100 * millisecond), [])
+        XCTAssertEqual(machine.takeOutbound(), bytes(ping(2, ack: true)))
+        XCTAssertEqual(machine.tick(now: second + 400 * millisecond), [])
+        XCTAssertEqual(machine.takeOutbound(), bytes(ping(3, ack: true), ping(4, ack: true), ping(5, ack: true)))
+        // An ACK is never answered.
+        XCTAssertEqual(feed(&machine, bytes(ping(9, ack: true)), now: 2 * second), [.pingAcknowledged(opaque: 9)])
+        XCTAssertFalse(machine.hasOutbound)
+    }
+
+    func testPingFloodClosesTheConnection() throws {
+        var machine = try openServer { $0.maxUnansweredControlFrames = 3 }
+        var flood: [UInt8] = []
+        for opaque in 0..<6 { ping(UInt64(opaque)).encode(into: &flood) }
+        let events = feed(&machine, flood, now: second)
+        let message = "more than 3 PINGs within 0.1 s: the server answers one PING per 0.1 s; send PINGs at most that often"
+        XCTAssertEqual(events, [.closed(PhotoLibError(.resourceExhausted, message, reason: .protocolViolation))])
+        XCTAssertEqual(machine.takeOutbound(), bytes(ping(0, ack: true), goAway(last: 0, .resourceExhausted, message, violation: true)))
+    }
+
+    // MARK: Idle and going away
+
+    func testIdleTimeoutClosesWithGoAway() throws {
+        var machine = try openServer { $0.idleTimeout = 1 }
+        _ = feed(&machine, bytes(ping(1)), now: 500 * millisecond)
+        _ = machine.takeOutbound()
+        XCTAssertEqual(machine.nextDeadline, 1500 * millisecond)
+        XCTAssertEqual(machine.tick(now: 1500 * millisecond), [])
+        let error = PhotoLibError(.unavailable, "idle for more than 1.0 s")
+        XCTAssertEqual(machine.tick(now: 1500 * millisecond + 1), [.closed(error)])
+        XCTAssertEqual(machine.takeOutbound(), goAway(last: 0, .unavailable, "idle for more than 1.0 s").encoded)
+    }
+
+    func testACallInProgressKeepsTheConnectionButAnOpenUploadDoesNot() throws {
+        var machine = try openServer { $0.idleTimeout = 1 }
+        _ = feed(&machine, bytes(call(1, endStream: true), call(3)), now: 0)
+        XCTAssertEqual(machine.tick(now: 2 * second), [])
+        XCTAssertFalse(machine.hasOutbound)
+        XCTAssertEqual(machine.nextDeadline, 3 * second)
+        machine.finish(stream: 1, status: .ok)
+        _ = machine.takeOutbound()
+        // Only stream 3 is left, whose client has not ended its requests.
+        XCTAssertEqual(machine.tick(now: 3 * second).count, 1)
+        XCTAssertEqual(machine.takeOutbound(), goAway(last: 3, .unavailable, "idle for more than 1.0 s").encoded)
+    }
+
+    func testGracefulGoAwayDrainsRunningCalls() throws {
+        var machine = try openServer()
+        _ = feed(&machine, bytes(call(1, endStream: true)))
+        machine.goAway(Wire.Status(code: .unavailable, message: "server shutting down"))
+        XCTAssertEqual(machine.takeOutbound(), goAway(last: 1, .unavailable, "server shutting down").encoded)
+        XCTAssertTrue(machine.isDraining)
+        // A CALL that crossed the GOAWAY is refused alone.
+        XCTAssertEqual(feed(&machine, bytes(call(3, endStream: true))), [])
+        XCTAssertEqual(machine.takeOutbound(), bytes(status(3, Wire.Status(code: .unavailable, message: "the server is shutting down; reconnect later"))))
+        XCTAssertEqual(machine.send([1], stream: 1), .sent)
+        machine.finish(stream: 1, status: .ok)
+        XCTAssertEqual(machine.takeOutbound(), bytes(message(1, [1]), status(1, .ok)))
+        XCTAssertTrue(machine.isClosed)
+    }
+
+    func testClientGoAwayClosesOnceCallsEnd() throws {
+        var machine = try openServer()
+        _ = feed(&machine, bytes(call(1, endStream: true)))
+        let bye = Wire.GoAway(status: Wire.Status(code: .ok, message: "client closing"))
+        XCTAssertEqual(feed(&machine, bytes(Frame(.goAway, payload: bye.encoded()))), [.goAway(bye, abandoned: [])])
+        XCTAssertFalse(machine.isClosed)
+        machine.finish(stream: 1, status: .ok)
+        XCTAssertTrue(machine.isClosed)
+        XCTAssertEqual(machine.takeOutbound(), bytes(status(1, .ok)))
+    }
+
+    func testRefusalIsAGoAwayOnStreamZero() {
+        XCTAssertEqual(
+            Machine.refusal(PhotoLibError(.resourceExhausted, "too many")),
+            goAway(last: 0, .resourceExhausted, "too many").encoded)
+    }
+
+    // MARK: Client role
+
+    private func openClient() throws -> Machine {
+        var machine = Machine(configuration: .init(role: .client, initialStreamWindow: 1 << 20, initialConnectionWindow: 2 << 20), now: 0)
+        machine.start(token: "", clientName: "c")
+        _ = machine.takeOutbound()
+        _ = feed(&machine, bytes(Frame(.welcome, payload: Wire.Welcome(protocolVersion: 1, idleTimeoutMs: 4000).encoded())))
+        return machine
+    }
+
+    func testClientCallWithResponsesStatusAndCredit() throws {
+        var machine = try openClient()
+        let id = try machine.openStream(Wire.CallStart(method: "/m"), endStream: false, now: 0)
+        XCTAssertEqual(id, 1)
+        XCTAssertEqual(machine.send([5], stream: id, endStream: true), .sent)
+        XCTAssertEqual(machine.takeOutbound(), bytes(Frame(.call, stream: 1, payload: Wire.CallStart(method: "/m").encoded()), message(1, [5], endStream: true)))
+        XCTAssertEqual(feed(&machine, bytes(message(1, [1, 2]), status(1, .ok))), [
+            .message(stream: 1, payload: [1, 2], endStream: false), .status(stream: 1, .ok),
+        ])
+        // The call ended with two bytes unconsumed: they count as consumed for the connection,
+        // whose credit is held back while its window still takes the largest message.
+        XCTAssertFalse(machine.hasOutbound)
+        XCTAssertEqual(try machine.openStream(Wire.CallStart(method: "/m"), endStream: true, now: 0), 3)
+    }
+
+    func testClientReturnsCreditInQuarterWindowBatchesAndOnCancel() throws {
+        var machine = Machine(configuration: .init(role: .client, maxFrameSize: 128 << 10, initialStreamWindow: 1 << 20, initialConnectionWindow: 2 << 20), now: 0)
+        machine.start(token: "", clientName: "c")
+        _ = feed(&machine, bytes(Frame(.welcome, payload: Wire.Welcome(protocolVersion: 1).encoded())))
+        let id = try machine.openStream(Wire.CallStart(method: "/m"), endStream: true, now: 0)
+        _ = machine.takeOutbound()
+        let chunk = [UInt8](repeating: 1, count: 100_000)
+        _ = feed(&machine, bytes(message(id, [1, 2, 3]), message(id, chunk), message(id, chunk), message(id, chunk), message(id, [4])))
+        machine.consumed(3, stream: id)
+        machine.consumed(100_000, stream: id)
+        machine.consumed(100_000, stream: id)
+        XCTAssertFalse(machine.hasOutbound)
+        // A quarter of the stream window (256 KiB) gathered: it goes back; the connection's
+        // quarter (512 KiB) has not.
+        machine.consumed(100_000, stream: id)
+        XCTAssertEqual(machine.takeOutbound(), bytes(windowUpdate(1, 300_003)))
+        XCTAssertTrue(machine.cancel(stream: id, reason: "bye"))
+        XCTAssertEqual(machine.takeOutbound(), bytes(Frame(.cancel, stream: 1, payload: Wire.Cancel(reason: "bye").encoded())))
+        // Responses in flight after CANCEL are dropped (their credit counts as consumed); with
+        // 300 KB more the connection's quarter is reached, at the end of the read.
+        XCTAssertEqual(feed(&machine, bytes(message(id, chunk), message(id, chunk), message(id, chunk), status(id, .ok))), [])
+        XCTAssertEqual(machine.takeOutbound(), bytes(windowUpdate(0, 600_004)))
+    }
+
+    func testClientAnswersPingsAndRejectsServerOnlyViolations() throws {
+        var machine = try openClient()
+        XCTAssertEqual(feed(&machine, bytes(ping(77))), [])
+        XCTAssertEqual(machine.takeOutbound(), bytes(ping(77, ack: true)))
+        XCTAssertEqual(feed(&machine, bytes(call(1))).count, 1)
+        XCTAssertEqual(machine.takeOutbound(), goAway(last: 0, .invalidArgument, "the server sent CALL, which only clients send", violation: true).encoded)
+    }
+
+    func testClientGoAwayFromServerAbandonsLaterCalls() throws {
+        var machine = try openClient()
+        _ = try machine.openStream(Wire.CallStart(method: "/m"), endStream: true, now: 0)
+        _ = try machine.openStream(Wire.CallStart(method: "/m"), endStream: true, now: 0)
+        _ = machine.takeOutbound()
+        let away = Wire.GoAway(lastStreamID: 1, status: Wire.Status(code: .unavailable, message: "server shutting down"))
+        XCTAssertEqual(feed(&machine, bytes(Frame(.goAway, payload: away.encoded()))), [.goAway(away, abandoned: [3])])
+        XCTAssertThrowsError(try machine.openStream(Wire.CallStart(method: "/m"), endStream: true, now: 0))
+        XCTAssertEqual(feed(&machine, bytes(status(1, .ok))), [.status(stream: 1, .ok)])
+        XCTAssertTrue(machine.isClosed)
+    }
+
+    func testClientKeepaliveAfterTwoSilentLooks() throws {
+        var machine = try openClient()
+        XCTAssertEqual(machine.nextDeadline, 1000 * millisecond)
+        // The HELLO was written since the last look: the first look is not silent.
+        _ = machine.tick(now: 1000 * millisecond)
+        _ = machine.tick(now: 2000 * millisecond)
+        XCTAssertFalse(machine.hasOutbound)
+        _ = machine.tick(now: 3000 * millisecond)
+        XCTAssertEqual(machine.takeOutbound(), bytes(ping(3000 * millisecond)))
+        XCTAssertEqual(machine.nextDeadline, 4000 * millisecond)
+    }
+
+    func testClientGoAwayDuringHandshakeClosesWithItsError() {
+        var machine = Machine(configuration: .init(role: .client), now: 0)
+        machine.start(token: "x", clientName: "c")
+        _ = machine.takeOutbound()
+        XCTAssertEqual(feed(&machine, goAway(last: 0, .unauthenticated, "wrong token").encoded), [.closed(PhotoLibError(.unauthenticated, "wrong token"))])
+        XCTAssertTrue(machine.isClosed)
+        XCTAssertFalse(machine.hasOutbound)
+    }
+}
