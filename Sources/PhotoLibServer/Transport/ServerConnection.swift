@@ -90,9 +90,10 @@ final class ServerConnection: @unchecked Sendable {
     /// Newer connections took this one's place among those waiting for their handshake:
     /// GOAWAY with `error` and close, unless the HELLO came meanwhile. Call on ``queue``.
     func closeBeforeHandshake(_ error: PhotoLibError) {
-        guard phase == .awaitingHello else { return }
+        guard machine.isAwaitingHandshake else { return }
         holdsHandshakeSlot = false
         fail(error)
+        flush()
     }
 
     /// Starts reading and the timer. Call on ``queue``.

@@ -220,6 +220,9 @@ public struct ConnectionStateMachine: Sendable {
     /// Whether the connection is over: nothing more is read or written.
     public var isClosed: Bool { phase == .closed }
 
+    /// Whether the handshake has not begun: a server has no HELLO yet, a client no WELCOME.
+    public var isAwaitingHandshake: Bool { phase == .handshaking }
+
     /// Whether the handshake is done (WELCOME sent or received) and the connection not closed.
     public var isOpen: Bool { phase == .open || phase == .draining }
 
