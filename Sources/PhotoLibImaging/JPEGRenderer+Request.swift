@@ -193,7 +193,9 @@ extension JPEGRenderer {
                 image: try finish(thumbnail, plan: plan, request: request, quality: quality, limits: limits, control: control, neverUpscale: true),
                 source: .exifThumbnail)
         }
-        guard plan.isProgressive || plan.dctScale > 1 else { return nil }
+        // At 1/8 the final render is itself this decode (a progressive file's skipping the
+        // scans 1/8 never reads): a degraded image would cost as much and say less.
+        guard plan.dctScale > 1 else { return nil }
         let crop = scaledCrop(plan.storedCrop, storedWidth: plan.storedWidth, storedHeight: plan.storedHeight, scale: 1)
         let decoded = try LibJPEG.decode(
             data, scale: 1, crop: crop, skipUnneededScans: plan.isProgressive, limits: limits, control: control)

@@ -176,9 +176,11 @@ struct ProgressiveScanSkippingTests {
         #expect(same && fast.skipped > 0, "YCCK: skipped \(fast.skipped)")
     }
 
-    @Test("the degraded image of a progressive file comes from the skipped-scan decode")
+    @Test("the degraded image of a progressive file comes from the skipped-scan decode; none when the final is that decode")
     func degraded() throws {
-        let request = RenderRequest(targetSize: PixelSize(width: 256, height: 256))
+        let small = RenderRequest(targetSize: PixelSize(width: 256, height: 256))
+        #expect(try JPEGRenderer.renderDegraded(Photos.landscape, request: small) == nil, "at 1/8 the final render is as cheap")
+        let request = RenderRequest(targetSize: PixelSize(width: 1024, height: 1024))
         let degraded = try #require(try JPEGRenderer.renderDegraded(Photos.landscape, request: request))
         #expect(degraded.source == .progressiveEarlyScan)
         let plan = try JPEGRenderer.plan(Photos.landscape, request: request)
