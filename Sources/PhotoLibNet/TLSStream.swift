@@ -80,3 +80,15 @@ public final class TLSStream {
 
 @available(*, unavailable)
 extension TLSStream: Sendable {}
+
+extension SocketChannel {
+    /// Writes the bytes `encode` appends: through `tls`, encrypted, when the connection runs
+    /// TLS, else straight to the socket. Call on ``queue``.
+    public func write(through tls: TLSStream?, encoding encode: (inout [UInt8]) -> Void) {
+        if let tls {
+            tls.write(encoding: encode)
+        } else {
+            write(encoding: encode)
+        }
+    }
+}

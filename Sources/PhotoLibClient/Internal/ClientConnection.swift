@@ -483,11 +483,7 @@ final class ClientConnection: @unchecked Sendable {
     /// sends what a turn of the queue wrote in one `send` at the end of the turn.
     private func writeOut(force: Bool = false) {
         guard machine.hasOutbound, force || !isClosed else { return }
-        if let tls {
-            tls.write { self.machine.writeOutbound(into: &$0) }
-        } else {
-            channel.write { self.machine.writeOutbound(into: &$0) }
-        }
+        channel.write(through: tls) { self.machine.writeOutbound(into: &$0) }
     }
 
     /// After every turn: writes what the machine wrote; closes the socket once the machine

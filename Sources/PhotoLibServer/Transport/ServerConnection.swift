@@ -464,11 +464,7 @@ final class ServerConnection: @unchecked Sendable {
     /// Moves what the machine wrote to the socket (through TLS when it is on).
     private func writeOut() {
         guard machine.hasOutbound, !isClosed else { return }
-        if let tls {
-            tls.write { self.machine.writeOutbound(into: &$0) }
-        } else {
-            channel.write { self.machine.writeOutbound(into: &$0) }
-        }
+        channel.write(through: tls) { self.machine.writeOutbound(into: &$0) }
     }
 
     /// After every turn: writes what the machine wrote, closes the socket once the machine
