@@ -99,7 +99,9 @@ struct  Photolib__V1__UploadHeader
    */
   uint64_t size;
   /*
-   * "public.jpeg".
+   * Empty, or the file's type: "public.jpeg", "public.heic", "public.png",
+   * "org.webmproject.webp", "com.apple.quicktime-movie", "public.mpeg-4" or
+   * "com.apple.m4v-video". The server reads the type from the bytes either way.
    */
   char *uniform_type_identifier;
 };
@@ -155,6 +157,12 @@ struct  Photolib__V1__UploadResult
     , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string, 0 }
 
 
+/*
+ * A photo upload makes an image asset, a movie upload a video asset. A still and a movie whose
+ * Apple content identifiers match, or two create_asset requests of one batch whose uploads'
+ * original_filenames share a base name (IMG_0001.HEIC, IMG_0001.MOV), make one Live Photo:
+ * both placeholders name it (docs/PROTOCOL.md 15a.1).
+ */
 struct  Photolib__V1__CreateAssetRequest
 {
   ProtobufCMessage base;

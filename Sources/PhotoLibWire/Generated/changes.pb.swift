@@ -43,7 +43,9 @@ extension Wire {
         public var originalFilename: String
         /// Exact total size in bytes; at most the server's upload limit.
         public var size: UInt64
-        /// "public.jpeg".
+        /// Empty, or the file's type: "public.jpeg", "public.heic", "public.png",
+        /// "org.webmproject.webp", "com.apple.quicktime-movie", "public.mpeg-4" or
+        /// "com.apple.m4v-video". The server reads the type from the bytes either way.
         public var uniformTypeIdentifier: String
 
         /// A message with the given fields (every field defaults to its proto3 default).
@@ -96,7 +98,10 @@ extension Wire {
         }
     }
 
-    /// `photolib.v1.CreateAssetRequest`.
+    /// A photo upload makes an image asset, a movie upload a video asset. A still and a movie whose
+    /// Apple content identifiers match, or two create_asset requests of one batch whose uploads'
+    /// original_filenames share a base name (IMG_0001.HEIC, IMG_0001.MOV), make one Live Photo:
+    /// both placeholders name it (docs/PROTOCOL.md 15a.1).
     public struct CreateAssetRequest: Hashable, Sendable {
         /// `upload_id` (field 1).
         public var uploadID: String
