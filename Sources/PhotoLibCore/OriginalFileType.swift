@@ -1,3 +1,5 @@
+import Foundation
+
 /// The kinds of original file a library stores: what an asset's `photo`, `video` or
 /// `pairedVideo` resource may be. Originals are kept as they came (never transcoded); the
 /// type names their file extension, their uniform type identifier, and the signature their
@@ -52,6 +54,34 @@ public enum OriginalFileType: String, Sendable, Hashable, CaseIterable {
         case .quickTimeMovie, .mpeg4Movie, .m4vMovie: return true
         case .jpeg, .heic, .png, .webp: return false
         }
+    }
+
+    /// The file name extensions (lower-case) a file of this type has on a disk or a phone:
+    /// what importers and uploaders pick from a folder.
+    public var fileExtensions: Set<String> {
+        switch self {
+        case .jpeg: return ["jpg", "jpeg", "jpe"]
+        case .heic: return ["heic", "heif"]
+        case .png: return ["png"]
+        case .webp: return ["webp"]
+        case .quickTimeMovie: return ["mov", "qt"]
+        case .mpeg4Movie: return ["mp4"]
+        case .m4vMovie: return ["m4v"]
+        }
+    }
+
+    /// The type a file named `path` has by its extension (case ignored), if it is an original.
+    public init?(path: String) {
+        let fileExtension = (path as NSString).pathExtension.lowercased()
+        guard let type = Self.allCases.first(where: { $0.fileExtensions.contains(fileExtension) }) else { return nil }
+        self = type
+    }
+
+    /// What the two files of a Live Photo share when their content identifiers are missing:
+    /// the path (or file name) without its extension, case-folded — `DCIM/IMG_0001.HEIC` and
+    /// `DCIM/IMG_0001.MOV` share `dcim/img_0001`.
+    public static func livePhotoKey(_ path: String) -> String {
+        (path as NSString).deletingPathExtension.lowercased()
     }
 
     /// The type whose uniform type identifier is `identifier`.

@@ -26,15 +26,6 @@ struct NewOriginal {
     var path: String {
         FileStore.originalPath(uuid: String(identifier.prefix(while: { $0 != "/" })), fileExtension: metadata.fileType.fileExtension)
     }
-
-    /// The name two halves of a Live Photo share when their content identifiers are missing:
-    /// the original filename without its extension, case-folded (`IMG_0001.HEIC` and
-    /// `IMG_0001.MOV` share `img_0001`).
-    static func baseName(of filename: String) -> String {
-        let name = filename.lowercased()
-        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return name }
-        return String(name[..<dot])
-    }
 }
 
 /// What ``ChangeBatch/placeOriginal(_:partner:restoreTrashed:placeFile:)`` did.
@@ -152,14 +143,11 @@ extension ChangeBatch {
         let select = "SELECT a.id, a.local_identifier, r.content_identifier FROM asset a JOIN asset_resource r ON r.asset_id = a.id"
         let decode = { (row: Statement) throws(PhotoLibError) in (id: row.int64(0), identifier: row.text(1), content: row.optionalText(2)) }
         if let partner, let found = try database.prepare("\(select) WHERE a.local_identifier = ? AND \(free)\(scope.and("a.local_identifier"))")
-            .firstRow([.text(partner)] + scope.values, decode)
+            .firstRow([.text(partner)] + scope.values, decode),
+            // Same base name but two different content identifiers: two different moments.
+            metadata.contentIdentifier == nil || found.content == nil || metadata.contentIdentifier == found.content
         {
-            // Same base name, but two different content identifiers: two different moments.
-            if let mine = metadata.contentIdentifier, let theirs = found.content, mine != theirs {
-                // fall through to the content identifier
-            } else {
-                return (found.id, found.identifier)
-            }
+            return (found.id, found.identifier)
         }
         guard let content = metadata.contentIdentifier else { return nil }
         return try database.prepare("\(select) WHERE r.content_identifier = ? AND \(free)\(scope.and("a.local_identifier")) ORDER BY a.id LIMIT 1")

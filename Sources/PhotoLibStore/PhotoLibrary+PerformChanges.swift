@@ -227,7 +227,7 @@ final class ChangeBatch {
             creationDate: creationOverride ?? Microseconds.from(metadata.creationDate), location: locationOverride ?? metadata.location,
             isFavorite: create.isFavorite, isHidden: create.isHidden)
         // The two halves of a Live Photo uploaded in one batch pair by base name too.
-        let baseName = NewOriginal.baseName(of: metadata.originalFilename)
+        let baseName = OriginalFileType.livePhotoKey(metadata.originalFilename)
         let partner = createdByBaseName[baseName].flatMap { $0.isVideo != metadata.fileType.isVideo ? $0.identifier : nil }
         let placement = try placeOriginal(original, partner: partner, restoreTrashed: true) { (relativePath) throws(PhotoLibError) in
             try self.files.link(upload.filePath, to: relativePath)

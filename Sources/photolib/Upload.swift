@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PhotoLibClient
+import PhotoLibCore
 
 extension PhotoLibCommand {
     /// `photolib upload PATH… [--album ID]`.
@@ -76,25 +77,21 @@ extension PhotoLibCommand {
 
 /// Expands files and folders into the photo and video files to send.
 enum PhotoFiles {
-    static let stillExtensions: Set<String> = ["jpg", "jpeg", "jpe", "heic", "heif", "png", "webp"]
-    static let movieExtensions: Set<String> = ["mov", "mp4", "m4v", "qt"]
-    static let extensions = stillExtensions.union(movieExtensions)
-
     /// `files` in groups sent together: a still and a movie with the same base name in one
     /// folder (the two halves of a Live Photo: still first), every other file alone; in the
     /// order the files came.
     static func livePhotoGroups(_ files: [String]) -> [[String]] {
-        func key(_ file: String) -> String { (file as NSString).deletingPathExtension.lowercased() }
-        func isMovie(_ file: String) -> Bool { movieExtensions.contains((file as NSString).pathExtension.lowercased()) }
+        func isMovie(_ file: String) -> Bool { OriginalFileType(path: file)?.isVideo ?? false }
         var stills: [String: String] = [:], movies: [String: String] = [:]
         for file in files {
-            if isMovie(file) { movies[key(file)] = movies[key(file)] ?? file } else { stills[key(file)] = stills[key(file)] ?? file }
+            let key = OriginalFileType.livePhotoKey(file)
+            if isMovie(file) { movies[key] = movies[key] ?? file } else { stills[key] = stills[key] ?? file }
         }
         var groups: [[String]] = []
         var done = Set<String>()
         for file in files where !done.contains(file) {
-            let name = key(file)
-            if let still = stills[name], let movie = movies[name], still != movie {
+            let key = OriginalFileType.livePhotoKey(file)
+            if let still = stills[key], let movie = movies[key], still != movie {
                 groups.append([still, movie])
                 done.formUnion([still, movie])
             } else {
@@ -120,7 +117,7 @@ enum PhotoFiles {
             var found: [String] = []
             while let relative = walker?.nextObject() as? String {
                 let name = (relative as NSString).lastPathComponent
-                guard !name.hasPrefix("."), extensions.contains((name as NSString).pathExtension.lowercased()) else { continue }
+                guard !name.hasPrefix("."), OriginalFileType(path: name) != nil else { continue }
                 found.append((path as NSString).appendingPathComponent(relative))
             }
             files += found.sorted()

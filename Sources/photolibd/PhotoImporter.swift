@@ -14,8 +14,6 @@ struct PhotoImporter {
         var refused = 0
     }
 
-    static let photoExtensions: Set<String> = ["jpg", "jpeg", "jpe", "heic", "heif", "png", "webp"]
-    static let videoExtensions: Set<String> = ["mov", "mp4", "m4v", "qt"]
     /// The asset of each still imported from a folder, by folder and lower-cased base name.
     private var stillsByBaseName: [String: String] = [:]
     let intake: PhotoIntake
@@ -46,8 +44,7 @@ struct PhotoImporter {
             var nested: ObjCBool = false
             guard FileManager.default.fileExists(atPath: full, isDirectory: &nested), !nested.boolValue else { continue }
             let name = (relative as NSString).lastPathComponent
-            let fileExtension = (name as NSString).pathExtension.lowercased()
-            guard !name.hasPrefix("."), Self.photoExtensions.contains(fileExtension) || Self.videoExtensions.contains(fileExtension) else { continue }
+            guard !name.hasPrefix("."), OriginalFileType(path: name) != nil else { continue }
             files.append(full)
         }
         // Folder by folder, stills before movies, then by name.
@@ -62,13 +59,9 @@ struct PhotoImporter {
     }
 
     private static func isMovie(_ path: String) -> Bool {
-        videoExtensions.contains((path as NSString).pathExtension.lowercased())
+        OriginalFileType(path: path)?.isVideo ?? false
     }
 
-    /// Folder and lower-cased base name: what the two files of a Live Photo share.
-    private static func pairingKey(_ path: String) -> String {
-        ((path as NSString).deletingPathExtension).lowercased()
-    }
 
     private mutating func importFile(_ path: String) {
         let attributes = try? FileManager.default.attributesOfItem(atPath: path)
@@ -84,7 +77,7 @@ struct PhotoImporter {
         let bytes = [UInt8](data)
         let modified = (attributes?[.modificationDate] as? Date) ?? Date()
         do {
-            let key = Self.pairingKey(path)
+            let key = OriginalFileType.livePhotoKey(path)
             let partner = Self.isMovie(path) ? stillsByBaseName[key] : nil
             let outcome = try intake.add(bytes, filename: (path as NSString).lastPathComponent, fallbackDate: modified, pairingWith: partner)
             if !Self.isMovie(path) { stillsByBaseName[key] = outcome.asset.localIdentifier }
