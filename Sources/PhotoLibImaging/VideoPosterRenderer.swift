@@ -1,3 +1,5 @@
+import PhotoLibCore
+
 /// Renders a video's poster frame as an upright JPEG at a requested size.
 ///
 /// The poster is the first keyframe at or after
@@ -40,10 +42,32 @@ public enum VideoPosterRenderer {
         try renderPoster(.bytes(data), request: request, limits: limits, control: control).image
     }
 
-    /// The rendered poster and the presentation time of the frame it shows (seconds).
+    /// Checks a video the way an import does, in one pass over the file: inspects it and
+    /// decodes its poster frame (at `request`'s size, small by default); returns what the
+    /// inspection found. Throws what ``VideoInspector/inspect(path:limits:control:)`` and
+    /// ``render(path:request:limits:control:)`` throw.
+    public static func validate(
+        path: String, request: RenderRequest = validationRequest, limits: ImagingLimits = .default, control: RenderControl? = nil
+    ) throws(ImagingError) -> VideoInfo {
+        try renderPoster(.path(path), request: request, limits: limits, control: control).info
+    }
+
+    /// ``validate(path:request:limits:control:)`` for a video held in memory.
+    public static func validate(
+        _ data: [UInt8], request: RenderRequest = validationRequest, limits: ImagingLimits = .default, control: RenderControl? = nil
+    ) throws(ImagingError) -> VideoInfo {
+        try renderPoster(.bytes(data), request: request, limits: limits, control: control).info
+    }
+
+    /// The poster ``validate(path:request:limits:control:)`` decodes by default: 64 px, enough
+    /// to prove a keyframe decodes.
+    public static let validationRequest = RenderRequest(targetSize: PixelSize(width: 64, height: 64))
+
+    /// The rendered poster, the presentation time of the frame it shows (seconds), and the
+    /// video's inspection, from one session.
     static func renderPoster(
         _ source: LibVideo.Source, request: RenderRequest, limits: ImagingLimits, control: RenderControl?
-    ) throws(ImagingError) -> (image: RenderedImage, time: Double) {
+    ) throws(ImagingError) -> (image: RenderedImage, time: Double, info: VideoInfo) {
         try JPEGRenderer.checkRequest(request)
         return try LibVideo.withSession(source, limits: limits, control: control) { session throws(ImagingError) in
             let info = VideoInspector.info(session)
@@ -68,7 +92,7 @@ public enum VideoPosterRenderer {
             }
             let image = try JPEGRenderer.finish(
                 pixels, plan: plan, request: request, quality: request.quality, limits: limits, control: control)
-            return (image, poster.time)
+            return (image, poster.time, info)
         }
     }
 }

@@ -81,23 +81,16 @@ public struct PhotoIntake: Sendable {
         case path(String)
     }
 
-    /// The poster frame a video's validation decodes (small: it proves a keyframe decodes).
-    static let validationPoster = RenderRequest(targetSize: PixelSize(width: 64, height: 64))
-
-    /// Inspects a movie and decodes its poster frame; the subtypes come from its frame rate
-    /// and Apple's capture metadata.
+    /// Inspects a movie and decodes its poster frame (one pass over the file); the subtypes
+    /// come from its frame rate and Apple's capture metadata.
     static func videoMetadata(
         _ source: VideoSource, type: OriginalFileType, filename: String, fallbackDate: Date, control: RenderControl?
     ) throws(PhotoLibError) -> ImportMetadata {
         let info: VideoInfo
         do {
             switch source {
-            case .bytes(let bytes):
-                info = try VideoInspector.inspect(bytes, control: control)
-                _ = try VideoPosterRenderer.render(bytes, request: validationPoster, control: control)
-            case .path(let path):
-                info = try VideoInspector.inspect(path: path, control: control)
-                _ = try VideoPosterRenderer.render(path: path, request: validationPoster, control: control)
+            case .bytes(let bytes): info = try VideoPosterRenderer.validate(bytes, control: control)
+            case .path(let path): info = try VideoPosterRenderer.validate(path: path, control: control)
             }
         } catch {
             throw intakeError(error)

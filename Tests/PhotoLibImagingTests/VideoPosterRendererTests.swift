@@ -1,4 +1,6 @@
+import Foundation
 import PhotoLibCore
+import PhotoLibTestSupport
 import Testing
 
 @testable import PhotoLibImaging
@@ -23,6 +25,15 @@ struct VideoPosterRendererTests {
         #expect(VideoFixtures.name(VideoFixtures.colour(pixels, 0.75, 0.75)) == "green")
         let mean = pixels.bytes.reduce(0) { $0 + Int($1) } / pixels.bytes.count
         #expect(mean > 60, "mean sample \(mean): the poster looks black")
+    }
+
+    @Test("validate inspects and decodes the poster in one pass: the inspection's answer, or the poster's refusal", arguments: VideoFixtures.all)
+    func validate(path: String) throws {
+        let bytes = try Fixtures.bytes(at: path)
+        #expect(try VideoPosterRenderer.validate(path: path) == VideoInspector.inspect(path: path))
+        #expect(try VideoPosterRenderer.validate(bytes) == VideoInspector.inspect(bytes))
+        let noKeyframe = path.replacingOccurrences(of: (path as NSString).lastPathComponent, with: "video-damaged-no-keyframe.mov")
+        #expect(throws: ImagingError.self) { try VideoPosterRenderer.validate(path: noKeyframe) }
     }
 
     @Test("an unrotated video keeps the stored layout; every fixture renders", arguments: VideoFixtures.all)
