@@ -173,7 +173,9 @@ struct  Photolib__V1__FetchResultChangeDetails
   ProtobufCMessage base;
   char *fetch_result_id;
   /*
-   * The snapshot after the change; it replaces fetch_result_id in this subscription.
+   * The snapshot after the change; it replaces fetch_result_id in this subscription. Every
+   * subscription observing the same fetch gets the same id (releasing it releases it for the
+   * connection's other subscriptions of that fetch too).
    */
   char *fetch_result_after_id;
   /*

@@ -117,7 +117,9 @@ extension Wire {
     public struct FetchResultChangeDetails: Hashable, Sendable {
         /// `fetch_result_id` (field 1).
         public var fetchResultID: String
-        /// The snapshot after the change; it replaces fetch_result_id in this subscription.
+        /// The snapshot after the change; it replaces fetch_result_id in this subscription. Every
+        /// subscription observing the same fetch gets the same id (releasing it releases it for the
+        /// connection's other subscriptions of that fetch too).
         public var fetchResultAfterID: String
         /// False: the client must refetch (a resync: history no longer reaches back, or the
         /// subscriber fell behind); the index lists are empty. A limited selection changing is
