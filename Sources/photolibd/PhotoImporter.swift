@@ -15,7 +15,10 @@ struct PhotoImporter {
     }
 
     /// The asset of each still imported from a folder, by folder and lower-cased base name.
+    /// Only the current folder's: a file pairs with a file of its own folder, and the map
+    /// stays the size of one folder however many are imported.
     private var stillsByBaseName: [String: String] = [:]
+    private var stillsFolder: String?
     let intake: PhotoIntake
     private(set) var summary = Summary()
 
@@ -78,6 +81,11 @@ struct PhotoImporter {
         let modified = (attributes?[.modificationDate] as? Date) ?? Date()
         do {
             let key = OriginalFileType.livePhotoKey(path)
+            let folder = (path as NSString).deletingLastPathComponent
+            if folder != stillsFolder {
+                stillsByBaseName.removeAll()
+                stillsFolder = folder
+            }
             let partner = Self.isMovie(path) ? stillsByBaseName[key] : nil
             let outcome = try intake.add(bytes, filename: (path as NSString).lastPathComponent, fallbackDate: modified, pairingWith: partner)
             if !Self.isMovie(path) { stillsByBaseName[key] = outcome.asset.localIdentifier }
