@@ -379,6 +379,21 @@ public struct ConnectionStateMachine: Sendable {
         }
     }
 
+    /// Takes the limits the peer announced in its HELLO or WELCOME (`message`): its largest
+    /// frame and its windows, of which this side uses at most its configured maxima (never
+    /// less than one frame, or a largest message could never leave). Throws what section 4.3
+    /// refuses.
+    private mutating func adoptPeerLimits(maxFrameSize: UInt32, streamWindow: UInt32, connectionWindow: UInt32, message: String) throws(PhotoLibError) {
+        peerMaxFrameSize = try WireLimits.maxFrameSize(announced: maxFrameSize)
+        initialSendStreamWindow = try WireLimits.window(
+            announced: streamWindow, fallback: WireLimits.defaultStreamWindow, atLeast: peerMaxFrameSize, name: "\(message).initial_stream_window")
+        sendConnectionWindow = SendWindow(
+            initial: try WireLimits.window(
+                announced: connectionWindow, fallback: WireLimits.defaultConnectionWindow, atLeast: peerMaxFrameSize,
+                name: "\(message).initial_connection_window"),
+            maximum: max(configuration.maxSendConnectionWindow, peerMaxFrameSize))
+    }
+
     /// Server: accepts the HELLO of the ``Event/hello(_:)`` event and writes `welcome`, whose
     /// protocol version, frame size, windows, concurrency and idle timeout the machine fills
     /// in from its configuration. Throws (having written GOAWAY and closed) when the HELLO's
@@ -388,16 +403,9 @@ public struct ConnectionStateMachine: Sendable {
             throw PhotoLibError(.failedPrecondition, "accept(_:) answers a HELLO event; there is none to answer", reason: .protocolViolation)
         }
         do throws(PhotoLibError) {
-            peerMaxFrameSize = try WireLimits.maxFrameSize(announced: hello.maxFrameSize)
-            initialSendStreamWindow = try WireLimits.window(
-                announced: hello.initialStreamWindow, fallback: WireLimits.defaultStreamWindow, atLeast: peerMaxFrameSize, name: "Hello.initial_stream_window")
-            // The client's windows, of which the server uses at most its configured maxima
-            // (never less than one frame, or a largest message could never leave).
-            sendConnectionWindow = SendWindow(
-                initial: try WireLimits.window(
-                    announced: hello.initialConnectionWindow, fallback: WireLimits.defaultConnectionWindow, atLeast: peerMaxFrameSize,
-                    name: "Hello.initial_connection_window"),
-                maximum: max(configuration.maxSendConnectionWindow, peerMaxFrameSize))
+            try adoptPeerLimits(
+                maxFrameSize: hello.maxFrameSize, streamWindow: hello.initialStreamWindow,
+                connectionWindow: hello.initialConnectionWindow, message: "Hello")
         } catch {
             fail(error)
             throw error
@@ -520,14 +528,9 @@ public struct ConnectionStateMachine: Sendable {
                 .failedPrecondition, "the server speaks protocol version \(welcome.protocolVersion), this client \(WireLimits.protocolVersion)",
                 reason: .protocolViolation)
         }
-        peerMaxFrameSize = try WireLimits.maxFrameSize(announced: welcome.maxFrameSize)
-        initialSendStreamWindow = try WireLimits.window(
-            announced: welcome.initialStreamWindow, fallback: WireLimits.defaultStreamWindow, atLeast: peerMaxFrameSize, name: "Welcome.initial_stream_window")
-        sendConnectionWindow = SendWindow(
-            initial: try WireLimits.window(
-                announced: welcome.initialConnectionWindow, fallback: WireLimits.defaultConnectionWindow, atLeast: peerMaxFrameSize,
-                name: "Welcome.initial_connection_window"),
-            maximum: max(configuration.maxSendConnectionWindow, peerMaxFrameSize))
+        try adoptPeerLimits(
+            maxFrameSize: welcome.maxFrameSize, streamWindow: welcome.initialStreamWindow,
+            connectionWindow: welcome.initialConnectionWindow, message: "Welcome")
         idleTimeoutNanoseconds = UInt64(welcome.idleTimeoutMs) * 1_000_000
         if idleTimeoutNanoseconds > 0 { keepaliveAt = lastFrameAt &+ max(1, idleTimeoutNanoseconds / 4) }
         phase = .open
