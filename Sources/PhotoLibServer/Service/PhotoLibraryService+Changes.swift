@@ -48,10 +48,7 @@ extension PhotoLibraryService {
         }
         let control = RenderControl()
         let metadata = try await validator.run(control: control) { () throws -> ImportMetadata in
-            guard spool.receivedSize == spool.expectedSize else {
-                throw PhotoLibError(.invalidArgument, "the upload is incomplete")
-            }
-            return try PhotoIntake.metadata(forFileAt: spool.absolutePath, filename: filename, fallbackDate: Date(), control: control)
+            try PhotoIntake.metadata(forFileAt: spool.absolutePath, filename: filename, fallbackDate: Date(), control: control)
         }
         var staged = try await libraryIO.run { () throws(PhotoLibError) in try library.stageUpload(spool, metadata: metadata) }
         // A client that may not read does not learn which assets exist; a limited one only
