@@ -71,7 +71,8 @@ public struct AssetResourceManager: Sendable {
     /// when complete, the whole file's SHA-256 is checked against the server's and the file
     /// is renamed to `path`. A `.partial` file that does not match (longer than the
     /// resource, or a wrong digest at the end) is discarded with a `dataLoss` error, so the
-    /// next call starts over. `progress` gets (bytes on disk, total).
+    /// next call starts over. `progress` gets (bytes on disk, total). `type` `nil` writes the
+    /// asset's original, whichever it has: a photo's `photo`, a video's `video`.
     ///
     /// The digest is computed as the file is written (the bytes a `.partial` already holds
     /// are read once, first), so the finished file is not read again. Each chunk is written
@@ -82,12 +83,14 @@ public struct AssetResourceManager: Sendable {
     /// Returns the resource written.
     @discardableResult
     public func writeData(
-        for identifier: String, type: AssetResourceType = .photo, toFile path: String,
+        for identifier: String, type: AssetResourceType? = .photo, toFile path: String,
         progress: (@Sendable (Int, Int) -> Void)? = nil
     ) async throws -> AssetResource {
         let resources = try await assetResources(for: identifier)
-        guard let resource = resources.first(where: { $0.type == type }) else {
-            throw PhotoLibError(.notFound, "asset \(identifier) has no \(type.name) resource (it has: \(resources.map(\.type.name).joined(separator: ", ")))")
+        // `nil`: the original, whichever the asset has (a photo's `photo`, a video's `video`).
+        let wanted: Set<AssetResourceType> = type.map { [$0] } ?? [.photo, .video]
+        guard let resource = resources.first(where: { wanted.contains($0.type) }) else {
+            throw PhotoLibError(.notFound, "asset \(identifier) has no \(type?.name ?? "original") resource (it has: \(resources.map(\.type.name).joined(separator: ", ")))")
         }
         let partial = path + ".partial"
         let manager = FileManager.default
@@ -97,7 +100,7 @@ public struct AssetResourceManager: Sendable {
         let digest = BackgroundDigest(existing)
         progress?(start, resource.size)
         if start < resource.size {
-            let request = Wire.ResourceDataRequest(assetIdentifier: identifier, type: .init(type), offset: UInt64(start), length: 0)
+            let request = Wire.ResourceDataRequest(assetIdentifier: identifier, type: .init(resource.type), offset: UInt64(start), length: 0)
             let (id, payloads) = try await connection.startCall(
                 PhotoLibraryMethods.requestResourceData.info, requests: [request.encoded()], endStream: true, timeout: nil)
             var written = start
@@ -129,7 +132,7 @@ public struct AssetResourceManager: Sendable {
         let hex = await digest.finalize()
         guard hex == resource.sha256 else {
             try? manager.removeItem(atPath: partial)
-            throw PhotoLibError(.dataLoss, "\(partial) does not match the server's SHA-256 of the \(type.name) resource (a stale or damaged partial file); it was removed: run again")
+            throw PhotoLibError(.dataLoss, "\(partial) does not match the server's SHA-256 of the \(resource.type.name) resource (a stale or damaged partial file); it was removed: run again")
         }
         if manager.fileExists(atPath: path) { try manager.removeItem(atPath: path) }
         try manager.moveItem(atPath: partial, toPath: path)

@@ -32,19 +32,15 @@ extension PhotoLibCommand {
         func run() async throws {
             let bar = Output.stderrIsTerminal && !connection.json ? ProgressBar(label: "exporting") : nil
             let resumedFrom = ((try? FileManager.default.attributesOfItem(atPath: output + ".partial")[.size]) as? Int) ?? 0
-            let (written, type) = try await connection.withLibrary(bulk: true) { library in
-                let manager = AssetResourceManager(library: library)
+            let written = try await connection.withLibrary(bulk: true) { library in
                 // No --resource: the original, the photo of an image (or Live Photo), the video of a video.
-                var type = AssetResourceType.photo
-                if let resource, let named = AssetResourceType(name: resource) {
-                    type = named
-                } else if let original = try await manager.assetResources(for: identifier).map(\.type).first(where: { $0 == .photo || $0 == .video }) {
-                    type = original
-                }
-                return (try await manager.writeData(for: identifier, type: type, toFile: output) { done, total in
+                try await AssetResourceManager(library: library).writeData(
+                    for: identifier, type: resource.flatMap(AssetResourceType.init(name:)), toFile: output
+                ) { done, total in
                     bar?.update(done, of: total)
-                }, type)
+                }
             }
+            let type = written.type
             bar?.finish()
             if connection.json {
                 struct ExportJSON: Encodable {
