@@ -94,74 +94,59 @@ public struct PhotoLibraryChange: Sendable {
 }
 
 /// A live subscription to the library's changes (`Subscribe`): register fetch results and
-/// objects, then iterate ``changes``. The subscription follows each registered fetch
-/// result: after a change, ``FetchResultChanges/fetchResultAfterChanges`` is what later
-/// changes are relative to.
+/// objects, then iterate ``changes`` — or, opened with a change handler
+/// (``PhotoLibrary/subscribe(since:changeHandler:)``), have each change handed to it. The
+/// subscription follows each registered fetch result: after a change,
+/// ``FetchResultChanges/fetchResultAfterChanges`` is what later changes are relative to.
 public final class ChangeSubscription: Sendable {
     /// The changes, in token order. Iterating slowly slows the server's sending down
     /// (flow control); a subscriber far behind receives a resync instead of a backlog.
+    /// A subscription with a change handler delivers there instead: this sequence is empty.
     public let changes: AsyncThrowingStream<PhotoLibraryChange, any Error>
 
     private let connection: ClientConnection
-    private let call: BidirectionalCall<Wire.SubscriptionRequest, Wire.SubscriptionEvent>
-    private var streamID: UInt32 { call.id }
-    /// What ``state`` guards.
-    private struct State {
-        /// Requests waiting for their acknowledgement, oldest first.
-        var pending: [CheckedContinuation<Wire.SubscriptionEvent.Event, any Error>] = []
-        /// The latest snapshot of each followed fetch result, by its id.
-        var current: [String: FetchResult<Asset>] = [:]
-        /// The task reading the call's events.
-        var pump: Task<Void, Never>?
+    /// The call; its id is set once it is open (before ``open(on:)`` returns).
+    private let stream: ClientStream
+    private var streamID: UInt32 { stream.id }
+    /// Takes the call's events on the connection's queue.
+    private let events: SubscriptionEvents
+
+    private init(connection: ClientConnection, stream: ClientStream, events: SubscriptionEvents, changes: AsyncThrowingStream<PhotoLibraryChange, any Error>) {
+        self.connection = connection
+        self.stream = stream
+        self.events = events
+        self.changes = changes
     }
 
-    /// Guards ``State``. A leaf lock: continuations are resumed after it is released.
-    private let state = Mutex(State())
-    /// Ends ``changes`` when the subscription is cancelled.
-    private let backlogContinuation: AsyncThrowingStream<(PhotoLibraryChange, Int), any Error>.Continuation
-
-    init(connection: ClientConnection, call: BidirectionalCall<Wire.SubscriptionRequest, Wire.SubscriptionEvent>) {
-        self.connection = connection
-        self.call = call
-        let streamID = call.id, events = call.payloads
-        // Notifications wait here (with their credit not yet returned) until the application
-        // takes them from ``changes``, so a slow reader slows the server through flow
-        // control — while acknowledgements behind them are still answered at once (a resumed
-        // subscription receives its catch-up before the answers to its first requests).
-        let (backlog, backlogContinuation) = AsyncThrowingStream<(PhotoLibraryChange, Int), any Error>.makeStream()
-        self.backlogContinuation = backlogContinuation
-        let reader = ChangeBacklogReader(backlog.makeAsyncIterator(), connection: connection, streamID: streamID)
-        self.changes = AsyncThrowingStream { try await reader.next() }
-        let pump = Task { [weak self] in
-            do {
-                for try await payload in events {
-                    guard let self else { return }
-                    guard let event = try call.response(payload).event else {
-                        throw PhotoLibError(.internalError, "a SubscriptionEvent carries no event", reason: .protocolViolation)
-                    }
-                    switch event {
-                    case .registeredAtToken, .registeredFetchResult:
-                        self.connection.consumed(payload.count, stream: streamID)
-                        let waiter = self.state.withLock { $0.pending.isEmpty ? nil : $0.pending.removeFirst() }
-                        waiter?.resume(returning: event)
-                    case .change(let notification):
-                        backlogContinuation.yield((try self.change(from: notification), payload.count))
-                    }
-                }
-                backlogContinuation.finish()
-                self?.failPending(PhotoLibError(.cancelled, "the subscription ended"))
-            } catch {
-                backlogContinuation.finish(throwing: error)
-                self?.failPending(error as? PhotoLibError ?? PhotoLibError(.cancelled, "the subscription ended: \(error)"))
-            }
+    /// Opens a `Subscribe` call on `connection`, whose subscriptions share `shared`; changes
+    /// go to `handler` if given, else to ``changes``.
+    static func open(
+        on connection: ClientConnection, sharing shared: SharedChangeDecoding,
+        handler: (@Sendable (Result<PhotoLibraryChange, any Error>) -> Void)? = nil
+    ) async throws -> ChangeSubscription {
+        let stream = ClientStream(method: PhotoLibraryMethods.subscribe.info)
+        if let handler {
+            let events = SubscriptionEvents(connection: connection, stream: stream, shared: shared, delivery: .handler(handler))
+            try await connection.openBidirectional(stream, consumer: events)
+            return ChangeSubscription(connection: connection, stream: stream, events: events, changes: AsyncThrowingStream { nil })
         }
-        state.withLock { $0.pump = pump }
-        reader.subscription = self
+        // Notifications wait in the backlog (with their credit not yet returned) until the
+        // application takes them from ``changes``, so a slow reader slows the server through
+        // flow control — while acknowledgements behind them are still answered at once (a
+        // resumed subscription receives its catch-up before the answers to its first requests).
+        let (backlog, backlogContinuation) = AsyncThrowingStream<(PhotoLibraryChange, Int), any Error>.makeStream()
+        let events = SubscriptionEvents(connection: connection, stream: stream, shared: shared, delivery: .backlog(backlogContinuation))
+        try await connection.openBidirectional(stream, consumer: events)
+        let reader = ChangeBacklogReader(backlog.makeAsyncIterator(), connection: connection, streamID: stream.id)
+        let subscription = ChangeSubscription(
+            connection: connection, stream: stream, events: events, changes: AsyncThrowingStream { try await reader.next() })
+        reader.subscription = subscription
+        return subscription
     }
 
     /// Registers a fetch result obtained on this library connection.
     public func register(_ fetchResult: FetchResult<Asset>) async throws {
-        state.withLock { $0.current[fetchResult.fetchResultID] = fetchResult }
+        events.follow(fetchResult)
         _ = try await request(.registerFetchResult(Wire.RegisterFetchResult(fetchResultID: fetchResult.fetchResultID)))
     }
 
@@ -173,7 +158,7 @@ public final class ChangeSubscription: Sendable {
             throw PhotoLibError(.internalError, "the server acknowledged registerFetch without a snapshot", reason: .protocolViolation)
         }
         let result = try FetchResult<Asset>(snapshot: snapshot, connection: connection)
-        state.withLock { $0.current[result.fetchResultID] = result }
+        events.follow(result)
         return result
     }
 
@@ -195,8 +180,7 @@ public final class ChangeSubscription: Sendable {
     /// Ends the subscription.
     public func cancel() {
         connection.cancel(streamID)
-        state.withLock { $0.pump }?.cancel()
-        backlogContinuation.finish()
+        events.endBacklog()
     }
 
     func resume(since token: String) async throws {
@@ -204,20 +188,117 @@ public final class ChangeSubscription: Sendable {
     }
 
     private func request(_ request: Wire.SubscriptionRequest.Request) async throws -> Wire.SubscriptionEvent.Event {
-        try await withCheckedThrowingContinuation { continuation in
-            state.withLock { $0.pending.append(continuation) }
+        let payload = Wire.SubscriptionRequest(request: request).encoded()
+        let connection = self.connection, streamID = self.streamID, events = self.events
+        return try await withCheckedThrowingContinuation { continuation in
+            // Waiting before the request leaves: its acknowledgement cannot come first.
+            events.awaitAcknowledgement(continuation)
             Task {
                 do {
-                    try await call.send(Wire.SubscriptionRequest(request: request))
+                    try await connection.send(payload, stream: streamID, endStream: false)
                 } catch {
-                    let waiter: CheckedContinuation<Wire.SubscriptionEvent.Event, any Error>? = state.withLock { state in
-                        guard let index = state.pending.firstIndex(where: { _ in true }) else { return nil }
-                        return state.pending.remove(at: index)
-                    }
-                    waiter?.resume(throwing: error)
+                    events.failOldestPending(error)
                 }
             }
         }
+    }
+}
+
+/// The events of one subscription, taken on the connection's queue as they arrive (no task
+/// per event): acknowledgements resume the request waiting for them, notifications become
+/// ``PhotoLibraryChange`` values in the backlog that ``ChangeSubscription/changes`` reads, or
+/// go to the subscription's change handler.
+/// A change the server fans out to several subscriptions of one connection arrives as the
+/// same bytes on each and is decoded and built once (``SharedChangeDecoding``).
+///
+/// `@unchecked Sendable`: `receive`/`finish` run on the connection's queue; what requests
+/// touch too is in ``state``, behind its `Mutex`.
+private final class SubscriptionEvents: ResponseConsumer, @unchecked Sendable {
+    /// What ``state`` guards.
+    private struct State {
+        /// Requests waiting for their acknowledgement, oldest first.
+        var pending: [CheckedContinuation<Wire.SubscriptionEvent.Event, any Error>] = []
+        /// The latest snapshot of each followed fetch result, by its id.
+        var current: [String: FetchResult<Asset>] = [:]
+    }
+
+    /// Guards ``State``. A leaf lock: continuations are resumed after it is released.
+    private let state = Mutex(State())
+    private let connection: ClientConnection
+    private let stream: ClientStream
+    /// Where changes go.
+    enum Delivery {
+        /// To the backlog ``ChangeSubscription/changes`` reads, with each message's size (its
+        /// credit goes back when the application takes it, ``ChangeBacklogReader``).
+        case backlog(AsyncThrowingStream<(PhotoLibraryChange, Int), any Error>.Continuation)
+        /// To a handler on the connection's queue (credit goes back as it returns).
+        case handler(@Sendable (Result<PhotoLibraryChange, any Error>) -> Void)
+    }
+
+    private let delivery: Delivery
+    /// Shared with the connection's other subscriptions.
+    private let shared: SharedChangeDecoding
+
+    init(connection: ClientConnection, stream: ClientStream, shared: SharedChangeDecoding, delivery: Delivery) {
+        self.connection = connection
+        self.shared = shared
+        self.stream = stream
+        self.delivery = delivery
+    }
+
+    /// A backlog keeps each notification's credit until the application takes it; a
+    /// handler's credit goes back as it returns (the connection's queue waits for it).
+    var returnsCreditOnArrival: Bool {
+        if case .handler = delivery { return true } else { return false }
+    }
+
+    func receive(_ payload: [UInt8]) throws(PhotoLibError) {
+        guard let event = try shared.event(payload).event else {
+            throw PhotoLibError(.internalError, "a SubscriptionEvent carries no event", reason: .protocolViolation)
+        }
+        switch event {
+        case .registeredAtToken, .registeredFetchResult:
+            if !returnsCreditOnArrival { connection.consumed(payload.count, stream: stream.id) }
+            let waiter = state.withLock { $0.pending.isEmpty ? nil : $0.pending.removeFirst() }
+            waiter?.resume(returning: event)
+        case .change(let notification):
+            let change = try sharedOrNewChange(from: notification)
+            switch delivery {
+            case .backlog(let backlog): backlog.yield((change, payload.count))
+            case .handler(let handler): handler(.success(change))
+            }
+        }
+    }
+
+    func finish(_ error: PhotoLibError?) {
+        switch delivery {
+        case .backlog(let backlog):
+            if let error { backlog.finish(throwing: error) } else { backlog.finish() }
+        case .handler(let handler):
+            if let error { handler(.failure(error)) }
+        }
+        failPending(error ?? PhotoLibError(.cancelled, "the subscription ended"))
+    }
+
+    /// Follows `fetchResult`: changes to it are relative to it.
+    func follow(_ fetchResult: FetchResult<Asset>) {
+        state.withLock { $0.current[fetchResult.fetchResultID] = fetchResult }
+    }
+
+    /// `continuation` gets the acknowledgement of the next request sent.
+    func awaitAcknowledgement(_ continuation: CheckedContinuation<Wire.SubscriptionEvent.Event, any Error>) {
+        state.withLock { $0.pending.append(continuation) }
+    }
+
+    /// A request could not be sent: the oldest waiting request fails with `error`.
+    func failOldestPending(_ error: any Error) {
+        let waiter = state.withLock { $0.pending.isEmpty ? nil : $0.pending.removeFirst() }
+        waiter?.resume(throwing: error)
+    }
+
+    /// Ends ``ChangeSubscription/changes`` (the subscription was cancelled).
+    func endBacklog() {
+        if case .backlog(let backlog) = delivery { backlog.finish() }
     }
 
     private func failPending(_ error: PhotoLibError) {
@@ -228,7 +309,30 @@ public final class ChangeSubscription: Sendable {
         for waiter in waiting { waiter.resume(throwing: error) }
     }
 
-    private func change(from notification: Wire.ChangeNotification) throws -> PhotoLibraryChange {
+    /// The change `notification` (the shared decoder's current event) makes for this
+    /// subscription: the one another subscription of the connection built from the same
+    /// bytes against the same snapshots, or a new one (then offered to the next).
+    private func sharedOrNewChange(from notification: Wire.ChangeNotification) throws(PhotoLibError) -> PhotoLibraryChange {
+        let reused: PhotoLibraryChange? = state.withLock { state in
+            guard let (change, after) = shared.sharedChange(current: { state.current[$0] }) else { return nil }
+            for message in notification.fetchResultChanges {
+                state.current[message.fetchResultID] = nil
+                state.current[message.fetchResultAfterID] = after[message.fetchResultAfterID]
+            }
+            return change
+        }
+        if let reused { return reused }
+        let before = state.withLock { state in
+            Dictionary(notification.fetchResultChanges.map { ($0.fetchResultID, state.current[$0.fetchResultID]) }, uniquingKeysWith: { first, _ in first })
+        }
+        let change = try change(from: notification)
+        var after: [String: FetchResult<Asset>] = [:]
+        for details in change.changedFetchResults { after[details.fetchResultAfterChanges.fetchResultID] = details.fetchResultAfterChanges }
+        shared.remember(change, before: before, after: after)
+        return change
+    }
+
+    private func change(from notification: Wire.ChangeNotification) throws(PhotoLibError) -> PhotoLibraryChange {
         var results: [String: FetchResultChanges] = [:]
         for message in notification.fetchResultChanges {
             let details = message.details
@@ -286,8 +390,26 @@ extension PhotoLibrary {
     /// Starts a change subscription; with `since`, it first delivers every change after that
     /// token (from history), then live ones, with no gap and no duplicate.
     public func subscribe(since token: String? = nil) async throws -> ChangeSubscription {
-        let call = try await connection.bidirectional(PhotoLibraryMethods.subscribe)
-        let subscription = ChangeSubscription(connection: connection, call: call)
+        let subscription = try await ChangeSubscription.open(on: connection, sharing: sharedChangeDecoding)
+        if let token { try await subscription.resume(since: token) }
+        return subscription
+    }
+
+    /// PhotoKit's `register(_:)` of a `PHPhotoLibraryChangeObserver`: a subscription whose
+    /// changes go to `changeHandler` as they arrive (``ChangeSubscription/changes`` stays
+    /// empty), or, once, the error that ended it (`cancelled` after
+    /// ``ChangeSubscription/cancel()``, a lost connection, the server's status). With `since`,
+    /// as in ``subscribe(since:)``.
+    ///
+    /// As in PhotoKit, the handler runs on a serial queue: this connection's, so it should
+    /// return quickly (hand longer work to a queue or task of your own): while it runs, the
+    /// connection's other calls wait, and its flow-control credit goes back only as it
+    /// returns. No task is involved, which makes this the cheapest way to follow many
+    /// subscriptions.
+    public func subscribe(
+        since token: String? = nil, changeHandler: @escaping @Sendable (Result<PhotoLibraryChange, any Error>) -> Void
+    ) async throws -> ChangeSubscription {
+        let subscription = try await ChangeSubscription.open(on: connection, sharing: sharedChangeDecoding, handler: changeHandler)
         if let token { try await subscription.resume(since: token) }
         return subscription
     }

@@ -31,19 +31,26 @@ public final class FetchResult<Object: FetchableObject>: Sendable {
     /// result after a change that moved nothing shares its `cache` with the result before it
     /// (copy-on-write) and copies only the small overlay, so following a live result costs
     /// per notification what changed, not every object cached. The overlay is folded into
-    /// the cache when it reaches ``maxOverlay`` objects.
+    /// the cache when it reaches ``maxOverlay`` objects. Objects are kept boxed (``Stored``),
+    /// so copying a map copies one reference per object, not every field of each.
     private struct Loaded {
-        var cache: [Int: Object] = [:]
+        var cache: [Int: Stored] = [:]
         /// Objects newer than ``cache``'s at their index.
-        var overlay: [Int: Object] = [:]
+        var overlay: [Int: Stored] = [:]
         /// Indexes the server answered without an object (deleted since the fetch).
         var missing: Set<Int> = []
 
         /// The object known at `index`.
-        subscript(index: Int) -> Object? { overlay[index] ?? cache[index] }
+        subscript(index: Int) -> Object? { (overlay[index] ?? cache[index])?.object }
 
         /// Every known object by index (the overlay wins).
-        var all: [Int: Object] { overlay.isEmpty ? cache : cache.merging(overlay) { _, new in new } }
+        var all: [Int: Stored] { overlay.isEmpty ? cache : cache.merging(overlay) { _, new in new } }
+    }
+
+    /// One cached object, shared by the results that know it (immutable).
+    private final class Stored: Sendable {
+        let object: Object
+        init(_ object: Object) { self.object = object }
     }
 
     /// The most objects kept in ``Loaded/overlay`` before it is folded into the cache.
@@ -57,8 +64,8 @@ public final class FetchResult<Object: FetchableObject>: Sendable {
         self.fetchResultID = snapshot.fetchResultID
         self.connection = connection
         let first = try Self.objects(snapshot.assets, snapshot.assetCollections, snapshot.collectionLists)
-        var cache: [Int: Object] = [:]
-        for (index, object) in first.enumerated() { cache[index] = object }
+        var cache: [Int: Stored] = [:]
+        for (index, object) in first.enumerated() { cache[index] = Stored(object) }
         self.loaded = Mutex(Loaded(cache: cache))
     }
 
@@ -77,12 +84,12 @@ public final class FetchResult<Object: FetchableObject>: Sendable {
         self.count = count
         self.fetchResultID = id
         self.connection = connection
-        var cache: [Int: Object] = [:]
+        var cache: [Int: Stored] = [:]
         if let before, removed.isEmpty, inserted.isEmpty, moves.isEmpty, count == before.count {
             // Only changes (a favourite toggled, an edit): every object keeps its index. The
             // cache is shared with `before`, the changed objects go to the overlay.
             var seeded = before.loaded.withLock { Loaded(cache: $0.cache, overlay: $0.overlay) }
-            for (index, object) in changed where index < count { seeded.overlay[index] = object }
+            for (index, object) in changed where index < count { seeded.overlay[index] = Stored(object) }
             if seeded.overlay.count >= Self.maxOverlay {
                 seeded.cache = seeded.all
                 seeded.overlay = [:]
@@ -106,7 +113,7 @@ public final class FetchResult<Object: FetchableObject>: Sendable {
                 if let object = cached[move.from], move.to < count { cache[move.to] = object }
             }
         }
-        for (index, object) in inserted + changed where index < count { cache[index] = object }
+        for (index, object) in inserted + changed where index < count { cache[index] = Stored(object) }
         self.loaded = Mutex(Loaded(cache: cache))
     }
 
@@ -172,7 +179,7 @@ public final class FetchResult<Object: FetchableObject>: Sendable {
 
     /// `index(of:)`: the object's index, or `nil` when not in the snapshot.
     public func index(of localIdentifier: String) async throws -> Int? {
-        if let hit = loaded.withLock({ $0.all.first { $0.value.localIdentifier == localIdentifier }?.key }) { return hit }
+        if let hit = loaded.withLock({ $0.all.first { $0.value.object.localIdentifier == localIdentifier }?.key }) { return hit }
         let response = try await connection.unary(
             PhotoLibraryMethods.fetchResultIndex, Wire.FetchResultIndexRequest(fetchResultID: fetchResultID, localIdentifier: localIdentifier))
         return response.found ? Int(clamping: response.index) : nil
@@ -207,7 +214,7 @@ public final class FetchResult<Object: FetchableObject>: Sendable {
                 for (offset, identifier) in identifiers.enumerated() {
                     let index = first + offset
                     loaded.overlay[index] = nil
-                    if let object = byIdentifier[identifier] { loaded.cache[index] = object } else { loaded.missing.insert(index) }
+                    if let object = byIdentifier[identifier] { loaded.cache[index] = Stored(object) } else { loaded.missing.insert(index) }
                 }
             }
             start += response.localIdentifiers.count

@@ -23,6 +23,8 @@ public final class PhotoLibrary: Sendable {
     public var imageManager: ImageManager { ImageManager(connection: connection) }
 
     let connection: ClientConnection
+    /// What this connection's change subscriptions share (``SharedChangeDecoding``).
+    let sharedChangeDecoding = SharedChangeDecoding()
 
     private init(connection: ClientConnection, welcome: Wire.Welcome) {
         self.connection = connection

@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import Histogram
 import PhotoLibClient
+import Synchronization
 
 extension PhotoLibCommand {
     /// `photolib bench changes`: commit-to-notification latency of the live change feed.
@@ -42,11 +43,25 @@ extension PhotoLibCommand {
         @Option(name: .long, help: "Also report the server's VmRSS: its pid (on the same machine).")
         var serverPid: Int32?
 
+        @Option(name: .long, help: "How subscribers take changes: 'async' (a task iterating ChangeSubscription.changes each) or 'handler' (subscribe(changeHandler:), on the connection's queue).")
+        var api: API = .async
+
+        /// The client API the subscribers use.
+        enum API: String, ExpressibleByArgument {
+            case async, handler
+        }
+
         func validate() throws {
             guard (1...10_000).contains(subscribers) else { throw ValidationError("--subscribers must be within 1…10000") }
             if let connections, !(1...256).contains(connections) { throw ValidationError("--connections must be within 1…256") }
             guard (1...100_000).contains(toggles) else { throw ValidationError("--toggles must be within 1…100000") }
             guard interval >= 0, interval <= 10_000 else { throw ValidationError("--interval must be within 0…10000 ms") }
+        }
+
+        /// The fetch result a handler subscriber follows: set once registered (by the task
+        /// that registers), then by its handler (on its connection's queue).
+        final class Watched: Sendable {
+            let result = Mutex<FetchResult<Asset>?>(nil)
         }
 
         /// Arrivals per token, shared by the subscriber tasks.
@@ -109,6 +124,23 @@ extension PhotoLibCommand {
             var subscriptions: [ChangeSubscription] = []
             var readers: [Task<Void, Never>] = []
             for i in 0..<subscribers {
+                if api == .handler {
+                    let watched = Watched()
+                    let subscription = try await libraries[i % connectionCount].subscribe { result in
+                        guard case .success(let change) = result else { return }
+                        let now = DispatchTime.now().uptimeNanoseconds
+                        let details: FetchResultChanges? = watched.result.withLock { result in
+                            guard let details = result.flatMap(change.changeDetails(for:)) else { return nil }
+                            result = details.fetchResultAfterChanges
+                            return details
+                        }
+                        if let value = Int64(change.changeToken) { arrivals.record(token: value, at: now, resync: details.map { !$0.hasIncrementalChanges } ?? false) }
+                    }
+                    let registered = try await subscription.registerFetch(with: options)
+                    watched.result.withLock { $0 = $0 ?? registered }
+                    subscriptions.append(subscription)
+                    continue
+                }
                 let subscription = try await libraries[i % connectionCount].subscribe()
                 var watched = try await subscription.registerFetch(with: options)
                 subscriptions.append(subscription)
@@ -171,6 +203,7 @@ extension PhotoLibCommand {
             }
             func ms(_ nanoseconds: UInt64) -> Double { (Double(nanoseconds) / 1e6 * 1000).rounded() / 1000 }
             let report = Report(
+                api: api.rawValue,
                 subscribers: subscribers, connections: connectionCount, libraryAssets: totalAssets, transactions: commits.count,
                 notificationsDelivered: delivered, notificationsExpected: commits.count * subscribers, transactionsNotFullyDelivered: missing,
                 resyncs: arrivals.resyncs, seconds: seconds, registerSeconds: registerSeconds,
@@ -188,7 +221,7 @@ extension PhotoLibCommand {
                 try Output.jsonLine(report)
             } else {
                 let l = report.latencyMs
-                print(String(format: "changes: %d subscribers on %d connections, %d assets: %d transactions in %.2f s (subscribed in %.2f s)", subscribers, connectionCount, totalAssets, commits.count, seconds, registerSeconds))
+                print(String(format: "changes: %d subscribers (" + api.rawValue + " API) on %d connections, %d assets: %d transactions in %.2f s (subscribed in %.2f s)", subscribers, connectionCount, totalAssets, commits.count, seconds, registerSeconds))
                 print(String(format: "commit-to-notification ms: p50 %.3f  p90 %.3f  p99 %.3f  max %.3f   (performChanges round trip p50 %.3f p99 %.3f)", l["p50"]!, l["p90"]!, l["p99"]!, l["max"]!, report.commitMs["p50"]!, report.commitMs["p99"]!))
                 print("delivered \(delivered)/\(report.notificationsExpected) notifications, \(missing) transactions not delivered to all within 10 s, \(arrivals.resyncs) resyncs")
                 if let rssSubscribed, let rssAfter {
@@ -198,6 +231,7 @@ extension PhotoLibCommand {
         }
 
         struct Report: Encodable {
+            var api: String
             var subscribers: Int
             var connections: Int
             var libraryAssets: Int

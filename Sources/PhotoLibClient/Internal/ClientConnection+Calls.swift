@@ -54,38 +54,6 @@ extension ClientConnection {
     }
 }
 
-/// An open bidirectional call: send requests with ``send(_:endStream:)``; read the response
-/// payloads from ``payloads`` and decode each with ``response(_:)``. The reader returns each
-/// payload's credit (``ClientConnection/consumed(_:stream:)``) when it is done with it, so it
-/// can hold some back (a subscription holds notifications until the application takes them).
-struct BidirectionalCall<Request: WireMessage, Response: WireMessage>: Sendable {
-    /// The call's stream id.
-    let id: UInt32
-    let connection: ClientConnection
-    /// The response messages, undecoded.
-    let payloads: AsyncThrowingStream<[UInt8], any Error>
-
-    /// Sends one request message, waiting for credit.
-    func send(_ request: Request, endStream: Bool = false) async throws {
-        try await connection.send(request.encoded(), stream: id, endStream: endStream)
-    }
-
-    /// Decodes a response payload.
-    func response(_ payload: [UInt8]) throws(PhotoLibError) -> Response {
-        try Response(decoding: payload)
-    }
-}
-
-extension ClientConnection {
-    /// A bidirectional call, open and ready for its first request.
-    func bidirectional<Request, Response>(
-        _ method: MethodDescriptor<Request, Response, CallKinds.Bidirectional>
-    ) async throws -> BidirectionalCall<Request, Response> {
-        let (id, payloads) = try await startCall(method.info, requests: [], endStream: false, timeout: nil)
-        return BidirectionalCall(id: id, connection: self, payloads: payloads)
-    }
-}
-
 /// The responses of a server-streaming call, decoded as the caller
 /// iterates: no intermediate buffer and no polling. Each message's flow-control credit goes
 /// back to the server when the caller takes it, so a slow reader still slows the server down

@@ -3,6 +3,7 @@ import Foundation
 import PhotoLibCore
 import PhotoLibNet
 import PhotoLibWire
+import Synchronization
 
 /// The client end of one protocol connection: the I/O around its protocol state machine
 /// (docs/PROTOCOL.md).
@@ -31,6 +32,10 @@ final class ClientConnection: @unchecked Sendable {
     private var machine: ConnectionStateMachine
     /// The application side of each open call, by stream id.
     private var streams: [UInt32: ClientStream] = [:]
+    /// Bytes consumed per stream whose credit has not reached the machine yet, and whether a
+    /// turn of ``queue`` that hands them over is queued (``consumed(_:stream:)``). Its own
+    /// lock because consumers report from any task; a leaf lock.
+    private let unreturnedCredit = Mutex((bytes: [UInt32: Int](), scheduled: false))
     /// The server's maximum frame size (its WELCOME), the largest request it takes.
     private var serverMaxFrameSize = WireLimits.defaultMaxFrameSize
     /// Whether the connection is closed (``phase`` is `.closed`; kept apart because testing a
@@ -186,6 +191,17 @@ final class ClientConnection: @unchecked Sendable {
         return stream
     }
 
+    /// Opens `stream`, a bidirectional call whose responses `consumer` takes on the queue, and
+    /// waits until it is open (`stream.id` is set then); its requests follow with
+    /// ``send(_:stream:endStream:)``.
+    func openBidirectional(_ stream: ClientStream, consumer: any ResponseConsumer) async throws {
+        try await withCheckedThrowingContinuation { (opened: CheckedContinuation<Void, any Error>) in
+            opening(fromTask: true) {
+                self.open(stream, .queue(consumer), requests: EmptyCollection<[UInt8]>(), endStream: false, timeout: nil, opened: opened)
+            }
+        }
+    }
+
     /// Opens a call with one request whose responses `consumer` takes on the queue, without
     /// waiting for anything: a failure to open is the consumer's to report. Returns the call,
     /// for ``cancel(_:)-(ClientStream)``.
@@ -305,11 +321,25 @@ final class ClientConnection: @unchecked Sendable {
     ///
     /// A call that already ended gave back the credit of everything it had not consumed, so
     /// nothing goes back twice.
+    ///
+    /// Consumptions reported before the queue gets to them are handed over together, in one
+    /// turn of the queue (many subscriptions taking the same change at once wake it once).
     func consumed(_ count: Int, stream id: UInt32) {
         guard count > 0 else { return }
+        let schedule = unreturnedCredit.withLock { credit in
+            credit.bytes[id, default: 0] += count
+            defer { credit.scheduled = true }
+            return !credit.scheduled
+        }
+        guard schedule else { return }
         queue.async {
-            guard !self.isClosed, self.streams[id] != nil else { return }
-            self.machine.consumed(count, stream: id)
+            let bytes = self.unreturnedCredit.withLock { credit in
+                credit.scheduled = false
+                defer { credit.bytes.removeAll(keepingCapacity: true) }
+                return credit.bytes
+            }
+            guard !self.isClosed else { return }
+            for (id, count) in bytes where self.streams[id] != nil { self.machine.consumed(count, stream: id) }
             self.flush()
         }
     }
@@ -420,7 +450,7 @@ final class ClientConnection: @unchecked Sendable {
             case .task(let responses):
                 responses.yield(payload)
             case .queue(let consumer):
-                machine.consumed(payload.count, stream: id)
+                if consumer.returnsCreditOnArrival { machine.consumed(payload.count, stream: id) }
                 do {
                     try consumer.receive(payload)
                 } catch {

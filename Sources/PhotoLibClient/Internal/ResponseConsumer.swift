@@ -14,4 +14,15 @@ protocol ResponseConsumer: AnyObject, Sendable {
     /// The call is over: `nil` after STATUS OK, otherwise why it failed (the server's status,
     /// a lost connection, a deadline, a cancellation). Called exactly once.
     func finish(_ error: PhotoLibError?)
+
+    /// Whether the connection returns each message's flow-control credit as it arrives
+    /// (`true`, the default), or the consumer returns it later with
+    /// ``ClientConnection/consumed(_:stream:)`` — a subscription does when the application
+    /// takes a notification, so that a slow reader slows the server down.
+    var returnsCreditOnArrival: Bool { get }
+}
+
+extension ResponseConsumer {
+    /// Credit goes back as messages arrive.
+    var returnsCreditOnArrival: Bool { true }
 }

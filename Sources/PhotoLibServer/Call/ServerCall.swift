@@ -74,6 +74,14 @@ final class UntypedServerCall: Sendable {
     func send(_ message: some WireMessage) async throws {
         try await connection.send(message.encoded(), stream: streamID)
     }
+
+    /// From now on the connection also sends what `source` holds, pulling it as credit
+    /// allows; returns the function that tells the connection that `source` has messages
+    /// (wakes from many calls of one connection coalesce into one turn of its queue).
+    func pull(from source: any ResponseSource) -> @Sendable () -> Void {
+        connection.attach(source, stream: streamID)
+        return { [weak connection, streamID] in connection?.sourceReady(stream: streamID) }
+    }
 }
 
 /// One running call as a handler sees it: its typed requests, its typed responses, its
@@ -121,5 +129,11 @@ public struct ServerCall<Request: WireMessage, Response: WireMessage>: Sendable 
     /// Ends the call from the server side with `CANCELLED` (e.g. `CancelImageRequest`).
     public func cancelByServer(_ message: String) {
         call.cancelByServer(message)
+    }
+
+    /// Lets the connection pull responses (each an encoded `Response`) from `source`; returns
+    /// the function that tells it some wait (``UntypedServerCall/pull(from:)``).
+    func pull(from source: any ResponseSource) -> @Sendable () -> Void {
+        call.pull(from: source)
     }
 }

@@ -396,28 +396,40 @@ final class ChangeHub: @unchecked Sendable {
         // messages is encoded once for all the subscribers it is the same for (in steady state:
         // every subscriber of the result). Only per-subscriber state differs: its registry, its
         // token, its queue and credit.
-        var fetchMessageCache: [String: Wire.FetchResultChangeDetails] = [:]
-        var encodedCache: [String: [UInt8]] = [:]
+        var fetchMessageCache: [MessageKey: Wire.FetchResultChangeDetails] = [:]
+        var outgoingCache: [GroupKey: Subscriber.Outgoing] = [:]
+        // Snapshot registrations already refreshed or released on a connection this round:
+        // the connection's other subscribers of the same result need not touch its registry.
+        var refreshed = Set<SnapshotKey>()
+        var released = Set<SnapshotKey>()
         for subscriber in subscribers.values where subscriber.started && (client == nil || subscriber.limitedTo == client) {
-            var fetchMessages: [(order: String, message: Wire.FetchResultChangeDetails)] = []
+            var fetchMessages: [(key: MessageKey, message: Wire.FetchResultChangeDetails)] = []
+            let connection = subscriber.session.connectionID
             for (key, registration) in subscriber.results {
                 guard let (details, listing, objects) = results[ObjectIdentifier(registration.entry)] else { continue }
-                let (afterID, _) = subscriber.session.fetchResults.add(.assets(listing), id: registration.entry.snapshotID(version: listing.version))
-                let cacheKey = "\(registration.entry.serial) \(registration.snapshotID)"
-                let message = fetchMessageCache[cacheKey] ?? fetchMessage(
+                let afterID = registration.entry.snapshotID(version: listing.version)
+                if refreshed.insert(SnapshotKey(connection: connection, id: afterID)).inserted {
+                    subscriber.session.fetchResults.add(.assets(listing), id: afterID)
+                }
+                let messageKey = MessageKey(serial: registration.entry.serial, before: registration.snapshotID)
+                let message = fetchMessageCache[messageKey] ?? fetchMessage(
                     beforeID: registration.snapshotID, afterID: afterID, details: details, objects: objects, contentChanged: contentChanged)
-                fetchMessageCache[cacheKey] = message
-                fetchMessages.append((cacheKey, message))
-                if registration.snapshotID != key, registration.snapshotID != afterID, !registration.pinned.contains(registration.snapshotID) {
+                fetchMessageCache[messageKey] = message
+                fetchMessages.append((messageKey, message))
+                if registration.snapshotID != key, registration.snapshotID != afterID, !registration.pinned.contains(registration.snapshotID),
+                    released.insert(SnapshotKey(connection: connection, id: registration.snapshotID)).inserted {
                     subscriber.session.fetchResults.release(registration.snapshotID)
                 }
                 subscriber.results[key] = Subscriber.Registration(entry: registration.entry, snapshotID: afterID, count: listing.count, pinned: registration.pinned)
             }
             // One order for everyone: the same registrations give the same bytes.
-            fetchMessages.sort { $0.order < $1.order }
-            var seen = Set<String>()
-            var objectMessages = changedObjects.filter { subscriber.objects.contains($0) && seen.insert($0).inserted }.compactMap { objectDetails[$0] }
-            if let limited = subscriber.limitedTo {
+            if fetchMessages.count > 1 { fetchMessages.sort { $0.key < $1.key } }
+            var objectMessages: [Wire.ObjectChangeDetails] = []
+            if !subscriber.objects.isEmpty {
+                var seen = Set<String>()
+                objectMessages = changedObjects.filter { subscriber.objects.contains($0) && seen.insert($0).inserted }.compactMap { objectDetails[$0] }
+            }
+            if let limited = subscriber.limitedTo, !objectMessages.isEmpty {
                 let visible = visibleAssets[limited] ?? []
                 objectMessages = objectMessages.compactMap { message in
                     guard message.objectType == .asset else { return message }
@@ -428,16 +440,26 @@ final class ChangeHub: @unchecked Sendable {
                 }
             }
             guard !fetchMessages.isEmpty || !objectMessages.isEmpty else { continue }
-            let notification = Wire.ChangeNotification(
-                changeToken: String(token), fetchResultChanges: fetchMessages.map(\.message), objectChanges: objectMessages,
-                sinceToken: String(subscriber.token))
-            var encoded: [UInt8]?
-            if objectMessages.isEmpty {
-                let groupKey = "\(subscriber.token)|" + fetchMessages.map(\.order).joined(separator: "|")
-                encoded = encodedCache[groupKey] ?? Wire.SubscriptionEvent(event: .change(notification)).encoded()
-                encodedCache[groupKey] = encoded
+            let makeOutgoing = {
+                Subscriber.Outgoing(event: .change(Wire.ChangeNotification(
+                    changeToken: String(token), fetchResultChanges: fetchMessages.map(\.message), objectChanges: objectMessages,
+                    sinceToken: String(subscriber.token))))
             }
-            subscriber.enqueue(.change(notification), encoded: encoded) { replaced in self.resync(subscriber, replacing: replaced) }
+            let outgoing: Subscriber.Outgoing
+            if objectMessages.isEmpty {
+                // The same notification for everyone at this token with these messages:
+                // built and encoded once, and the one object queued for each of them.
+                let groupKey = GroupKey(since: subscriber.token, messages: fetchMessages.map(\.key))
+                if let made = outgoingCache[groupKey] {
+                    outgoing = made
+                } else {
+                    outgoing = makeOutgoing()
+                    outgoingCache[groupKey] = outgoing
+                }
+            } else {
+                outgoing = makeOutgoing()
+            }
+            subscriber.enqueue(outgoing) { replaced in self.resync(subscriber, replacing: replaced) }
             subscriber.token = token
         }
         if client == nil { lastToken = token }
@@ -572,6 +594,30 @@ final class ChangeHub: @unchecked Sendable {
         subscriber.enqueue(resync(subscriber, replacing: [empty])) { replaced in self.resync(subscriber, replacing: replaced) }
         subscriber.token = token
     }
+}
+
+/// One fetch-result message of a round: a live result (its serial) and the snapshot the
+/// details are relative to. Ordered, so that every subscriber lists its messages alike.
+private struct MessageKey: Hashable, Comparable {
+    var serial: UInt64
+    var before: String
+
+    static func < (lhs: MessageKey, rhs: MessageKey) -> Bool {
+        (lhs.serial, lhs.before) < (rhs.serial, rhs.before)
+    }
+}
+
+/// A notification of a round made only of fetch-result messages: the same for every
+/// subscriber at the same since-token with the same messages.
+private struct GroupKey: Hashable {
+    var since: Int64
+    var messages: [MessageKey]
+}
+
+/// A snapshot id in one connection's registry.
+private struct SnapshotKey: Hashable {
+    var connection: UInt64
+    var id: String
 }
 
 /// Bounds on what subscriptions may make the change feed hold.

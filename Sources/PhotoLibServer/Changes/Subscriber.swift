@@ -4,7 +4,9 @@ import PhotoLibWire
 import Synchronization
 
 /// One `Subscribe` call: what it observes, and a bounded queue of events waiting for the
-/// client's flow-control credit.
+/// client's flow-control credit, which the connection pulls from (``ResponseSource``): no
+/// task runs per subscriber, and a change reaching many subscribers of one connection is
+/// written in one turn of its queue.
 ///
 /// The hub never waits for a subscriber: it enqueues and moves on. When a subscriber falls
 /// more than ``maxQueued`` notifications behind, its queued notifications are replaced by a
@@ -13,7 +15,7 @@ import Synchronization
 ///
 /// `@unchecked Sendable`: the registrations (``results``, ``objects``, ``token``,
 /// ``started``) are read and written only on the hub's queue (`photolibd.changes`); the
-/// event queue shared with the sending task is in ``outbox``, behind its `Mutex`.
+/// event queue shared with the connection is in ``outbox``, behind its `Mutex`.
 final class Subscriber: @unchecked Sendable {
     /// A registered fetch result: the shared entry and the client's current snapshot of it.
     struct Registration {
@@ -43,29 +45,36 @@ final class Subscriber: @unchecked Sendable {
     /// Whether the first request has been handled (resume must come first).
     var started = false
 
-    /// An event waiting to be sent, with its encoded `SubscriptionEvent` when the hub made it
-    /// once for several subscribers (the same bytes go to each).
-    struct Outgoing: Sendable {
-        /// The event.
-        var event: Wire.SubscriptionEvent.Event
-        /// `Wire.SubscriptionEvent(event: event).encoded()`, if known.
-        var encoded: [UInt8]?
+    /// An event waiting to be sent, encoded. Immutable, and shared: the hub builds and
+    /// encodes a notification once for all the subscribers it is the same for, and queues
+    /// the one object for each (the same bytes go to each).
+    final class Outgoing: Sendable {
+        /// The event (the resync reads the notifications still waiting).
+        let event: Wire.SubscriptionEvent.Event
+        /// `Wire.SubscriptionEvent(event: event).encoded()`.
+        let bytes: [UInt8]
 
-        /// The bytes to send.
-        var bytes: [UInt8] { encoded ?? Wire.SubscriptionEvent(event: event).encoded() }
+        init(event: Wire.SubscriptionEvent.Event) {
+            self.event = event
+            self.bytes = Wire.SubscriptionEvent(event: event).encoded()
+        }
     }
 
-    /// What ``outbox`` guards: events waiting for the sender, and the sender waiting for one.
+    /// What ``outbox`` guards: events waiting for the connection to take them, and the
+    /// handler waiting for the subscription to end.
     private struct Outbox {
         var queue: [Outgoing] = []
-        var waiter: CheckedContinuation<Outgoing?, Never>?
+        /// Told when ``queue`` stops being empty (the connection pulls in its next turn).
+        var wake: (@Sendable () -> Void)?
+        /// The subscription's handler, waiting in ``untilFinished()``.
+        var finishWaiter: CheckedContinuation<Void, Never>?
         var finished = false
         /// Notifications replaced by resyncs (for tests and logs).
         var resyncCount = 0
     }
 
     /// Guards ``Outbox``. The hub's `resync` closure runs under it (it takes the session's
-    /// `FetchResultRegistry` lock); a continuation is resumed only after it is released.
+    /// `FetchResultRegistry` lock); the wake and the continuation are called after it is released.
     private let outbox = Mutex(Outbox())
 
     /// Notifications replaced by resyncs (for tests and logs).
@@ -78,23 +87,27 @@ final class Subscriber: @unchecked Sendable {
         self.maxQueued = maxQueued
     }
 
-    /// Queues an event. When a notification finds ``maxQueued`` notifications still waiting,
-    /// or is itself too large for one frame to the client, those and it are replaced by the
-    /// one notification `resync` builds from them (oldest first; every registered result
-    /// non-incremental), so the client's token chain stays contiguous and the subscription
-    /// goes on. Called on the hub's queue. `encoded` is the event already encoded (shared by
-    /// the subscribers that get the same notification).
+    /// Queues an event (see ``enqueue(_:resync:)-(Outgoing,_)``).
     func enqueue(
-        _ event: Wire.SubscriptionEvent.Event, encoded: [UInt8]? = nil,
-        resync: ([Wire.ChangeNotification]) -> Wire.SubscriptionEvent.Event? = { _ in nil }
+        _ event: Wire.SubscriptionEvent.Event, resync: ([Wire.ChangeNotification]) -> Wire.SubscriptionEvent.Event? = { _ in nil }
     ) {
-        guard case .change(let notification) = event else {
-            push(Outgoing(event: event, encoded: encoded))
+        enqueue(Outgoing(event: event), resync: resync)
+    }
+
+    /// Queues an encoded event, possibly shared with other subscribers. When a notification
+    /// finds ``maxQueued`` notifications still waiting, or is itself too large for one frame
+    /// to the client, those and it are replaced by the one notification `resync` builds from
+    /// them (oldest first; every registered result non-incremental), so the client's token
+    /// chain stays contiguous and the subscription goes on. Called on the hub's queue.
+    func enqueue(_ outgoing: Outgoing, resync: ([Wire.ChangeNotification]) -> Wire.SubscriptionEvent.Event? = { _ in nil }) {
+        guard case .change(let notification) = outgoing.event else {
+            push(outgoing)
             return
         }
         let maxQueued = self.maxQueued
-        let oversized = encoded.map { $0.count > session.maxResponseSize } ?? Self.exceedsFrame(notification, maxResponseSize: session.maxResponseSize)
+        let oversized = outgoing.bytes.count > session.maxResponseSize
         let replacement: Wire.SubscriptionEvent.Event? = outbox.withLock { outbox in
+            guard outbox.queue.count >= maxQueued || oversized else { return nil }
             let waiting = outbox.queue.compactMap { item -> Wire.ChangeNotification? in
                 if case .change(let change) = item.event { return change } else { return nil }
             }
@@ -104,10 +117,10 @@ final class Subscriber: @unchecked Sendable {
             return replacement
         }
         if replacement == nil, !oversized {
-            push(Outgoing(event: event, encoded: encoded))
+            push(outgoing)
             return
         }
-        let final = replacement ?? event
+        let final = replacement ?? outgoing.event
         guard case .change(let change) = final, Self.exceedsFrame(change, maxResponseSize: session.maxResponseSize) else {
             push(Outgoing(event: final))
             return
@@ -152,42 +165,63 @@ final class Subscriber: @unchecked Sendable {
     }
 
     private func push(_ event: Outgoing) {
-        let waiting: CheckedContinuation<Outgoing?, Never>? = outbox.withLock { outbox in
+        let wake: (@Sendable () -> Void)? = outbox.withLock { outbox in
             guard !outbox.finished else { return nil }
-            if let waiter = outbox.waiter {
-                outbox.waiter = nil
-                return waiter
-            }
             outbox.queue.append(event)
-            return nil
+            // Only the first event wakes the connection: while events wait, either a pull is
+            // scheduled already or the stream waits for credit, and takes the rest then.
+            return outbox.queue.count == 1 ? outbox.wake : nil
         }
-        waiting?.resume(returning: event)
+        wake?()
     }
 
-    /// Events queued and not yet sent.
+    /// Events queued and not yet taken by the connection.
     var queuedCount: Int { outbox.withLock { $0.queue.count } }
 
-    /// The next event to send, waiting for one; `nil` once finished.
-    func next() async -> Outgoing? {
-        await withCheckedContinuation { continuation in
-            let ready: Outgoing?? = outbox.withLock { outbox in
-                if outbox.finished { return .some(nil) }
-                if !outbox.queue.isEmpty { return .some(outbox.queue.removeFirst()) }
-                outbox.waiter = continuation
-                return nil
+    /// Sends the events through the connection from now on: `wake` tells it that events
+    /// wait (it then calls ``nextResponse()`` in its next turn, as credit allows).
+    func attach(wake: @escaping @Sendable () -> Void) {
+        let waiting = outbox.withLock { outbox in
+            outbox.wake = wake
+            return !outbox.queue.isEmpty
+        }
+        if waiting { wake() }
+    }
+
+    /// Returns when the subscription has ended (``finish()``: the subscriber was removed, or
+    /// the server is stopping). A cancelled task finishes the subscription.
+    func untilFinished() async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let ended = outbox.withLock { outbox in
+                    if outbox.finished { return true }
+                    outbox.finishWaiter = continuation
+                    return false
+                }
+                if ended { continuation.resume() }
             }
-            if let ready { continuation.resume(returning: ready) }
+        } onCancel: {
+            finish()
         }
     }
 
-    /// Ends the subscription: the sender stops.
+    /// Ends the subscription: nothing more is sent, and ``untilFinished()`` returns.
     func finish() {
-        let waiting: CheckedContinuation<Outgoing?, Never>? = outbox.withLock { outbox in
+        let waiting: CheckedContinuation<Void, Never>? = outbox.withLock { outbox in
             outbox.finished = true
             outbox.queue.removeAll()
-            defer { outbox.waiter = nil }
-            return outbox.waiter
+            outbox.wake = nil
+            defer { outbox.finishWaiter = nil }
+            return outbox.finishWaiter
         }
-        waiting?.resume(returning: nil)
+        waiting?.resume()
+    }
+}
+
+extension Subscriber: ResponseSource {
+    /// The oldest waiting event's bytes, taken by the connection (on its queue) when the
+    /// stream's credit allows one more message.
+    func nextResponse() -> [UInt8]? {
+        outbox.withLock { outbox in outbox.queue.isEmpty ? nil : outbox.queue.removeFirst().bytes }
     }
 }

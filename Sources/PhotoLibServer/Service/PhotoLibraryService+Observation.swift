@@ -17,9 +17,10 @@ extension PhotoLibraryService {
         enum Side { case sender, requests }
         try await withThrowingTaskGroup(of: Side.self) { group in
             group.addTask {
-                while let item = await subscriber.next() {
-                    try await call.send(encoded: [item.bytes])
-                }
+                // The connection pulls the subscriber's events as credit allows: no task
+                // runs per event. This one waits for the subscription to end.
+                subscriber.attach(wake: call.pull(from: subscriber))
+                await subscriber.untilFinished()
                 return .sender
             }
             group.addTask { [hub] in

@@ -4,6 +4,7 @@ import Logging
 import PhotoLibCore
 import PhotoLibNet
 import PhotoLibWire
+import Synchronization
 
 /// One client connection: the I/O around its protocol state machine (docs/PROTOCOL.md).
 ///
@@ -46,6 +47,10 @@ final class ServerConnection: @unchecked Sendable {
     private var peerMaxFrameSize = WireLimits.defaultMaxFrameSize
     /// Called once on close.
     var onClose: (() -> Void)?
+    /// Streams whose ``ResponseSource`` said it has messages, pulled in one turn of ``queue``
+    /// (`scheduled`: that turn is queued). Taken from any thread (the change hub's queue),
+    /// hence its own lock; a leaf lock. At most one entry per open stream.
+    private let readySources = Mutex((streams: Set<UInt32>(), scheduled: false))
 
     init(id: UInt64, fd: Int32, peer: Endpoint?, core: ServerCore) {
         self.id = id
@@ -394,6 +399,37 @@ final class ServerConnection: @unchecked Sendable {
         }
     }
 
+    /// Stream `id`'s responses also come from `source` from now on (pulled as credit allows).
+    func attach(_ source: any ResponseSource, stream id: UInt32) {
+        queue.async {
+            guard let stream = self.streams[id], !self.isClosed else { return }
+            stream.source = source
+            self.drain(id)
+            self.flush()
+        }
+    }
+
+    /// The source of stream `id` has messages: they are pulled in the next turn of ``queue``,
+    /// together with those of every other stream that says so before it runs.
+    func sourceReady(stream id: UInt32) {
+        let schedule = readySources.withLock { ready in
+            ready.streams.insert(id)
+            defer { ready.scheduled = true }
+            return !ready.scheduled
+        }
+        guard schedule else { return }
+        queue.async {
+            let ids = self.readySources.withLock { ready in
+                ready.scheduled = false
+                defer { ready.streams.removeAll(keepingCapacity: true) }
+                return ready.streams
+            }
+            guard !self.isClosed else { return }
+            for id in ids { self.drain(id) }
+            self.flush()
+        }
+    }
+
     /// Ends a call with `CANCELLED` on the server's initiative.
     func cancel(stream id: UInt32, message: String) {
         queue.async {
@@ -413,10 +449,19 @@ final class ServerConnection: @unchecked Sendable {
         }
     }
 
-    /// Sends the queued responses of `id` while the machine's windows allow them.
+    /// Sends the queued responses of `id` (then those its source holds) while the machine's
+    /// windows allow them.
     private func drain(_ id: UInt32) {
         guard let stream = streams[id] else { return }
-        while let next = stream.pending.first {
+        while true {
+            if stream.pending.isEmpty, let source = stream.source, let payload = source.nextResponse() {
+                guard payload.count <= peerMaxFrameSize else {
+                    finish(id, Wire.Status(code: .resourceExhausted, message: "a \(payload.count)-byte response exceeds the client's maximum frame size of \(peerMaxFrameSize) bytes"), abandon: true)
+                    return
+                }
+                stream.pending.append((payload, nil))
+            }
+            guard let next = stream.pending.first else { break }
             // A full send queue (the client does not read) holds the message back like a
             // lack of connection credit: it goes when the queue drains (sendQueueDrained).
             if channel.isReadingPaused && machine.canSend(next.payload.count, stream: id) {

@@ -17,6 +17,9 @@ final class ServerStream {
     /// Responses waiting for credit, with the handler continuations to resume once sent.
     /// Only the last message of a batch carries a continuation.
     var pending: [(payload: [UInt8], continuation: CheckedContinuation<Void, any Error>?)] = []
+    /// Where responses come from besides `pending`: pulled when `pending` is empty and
+    /// credit allows (``ResponseSource``).
+    var source: (any ResponseSource)?
     /// A status waiting behind `pending`.
     var pendingStatus: Wire.Status?
     /// Feeds the handler's request messages; `nil` until the handler starts.
@@ -39,6 +42,7 @@ final class ServerStream {
         let waiting = pending
         pending = []
         pendingStatus = nil
+        source = nil
         inbound?.finish(throwing: error)
         task?.cancel()
         for entry in waiting { entry.continuation?.resume(throwing: error) }
