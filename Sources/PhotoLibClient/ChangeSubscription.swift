@@ -253,7 +253,8 @@ private final class SubscriptionEvents: ResponseConsumer, @unchecked Sendable {
     }
 
     func receive(_ payload: [UInt8]) throws(PhotoLibError) {
-        guard let event = try shared.event(payload).event else {
+        let entry = try shared.entry(payload)
+        guard let event = entry.event.event else {
             throw PhotoLibError(.internalError, "a SubscriptionEvent carries no event", reason: .protocolViolation)
         }
         switch event {
@@ -262,7 +263,7 @@ private final class SubscriptionEvents: ResponseConsumer, @unchecked Sendable {
             let waiter = state.withLock { $0.pending.isEmpty ? nil : $0.pending.removeFirst() }
             waiter?.resume(returning: event)
         case .change(let notification):
-            let change = try sharedOrNewChange(from: notification)
+            let change = try sharedOrNewChange(from: notification, entry: entry)
             switch delivery {
             case .backlog(let backlog): backlog.yield((change, payload.count))
             case .handler(let handler): handler(.success(change))
@@ -309,12 +310,12 @@ private final class SubscriptionEvents: ResponseConsumer, @unchecked Sendable {
         for waiter in waiting { waiter.resume(throwing: error) }
     }
 
-    /// The change `notification` (the shared decoder's current event) makes for this
-    /// subscription: the one another subscription of the connection built from the same
-    /// bytes against the same snapshots, or a new one (then offered to the next).
-    private func sharedOrNewChange(from notification: Wire.ChangeNotification) throws(PhotoLibError) -> PhotoLibraryChange {
+    /// The change `notification` (the event of `entry`) makes for this subscription: the one
+    /// another subscription of the connection built from the same bytes, or a new one (then
+    /// offered to the next).
+    private func sharedOrNewChange(from notification: Wire.ChangeNotification, entry: SharedChangeDecoding.Entry) throws(PhotoLibError) -> PhotoLibraryChange {
         let reused: PhotoLibraryChange? = state.withLock { state in
-            guard let (change, after) = shared.sharedChange(current: { state.current[$0] }) else { return nil }
+            guard let (change, after) = entry.sharedChange(current: { state.current[$0] }) else { return nil }
             for message in notification.fetchResultChanges {
                 state.current[message.fetchResultID] = nil
                 state.current[message.fetchResultAfterID] = after[message.fetchResultAfterID]
@@ -328,7 +329,7 @@ private final class SubscriptionEvents: ResponseConsumer, @unchecked Sendable {
         let change = try change(from: notification)
         var after: [String: FetchResult<Asset>] = [:]
         for details in change.changedFetchResults { after[details.fetchResultAfterChanges.fetchResultID] = details.fetchResultAfterChanges }
-        shared.remember(change, before: before, after: after)
+        entry.change = (change, before, after)
         return change
     }
 

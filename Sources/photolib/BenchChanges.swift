@@ -73,10 +73,39 @@ extension PhotoLibCommand {
             /// Resyncs seen so far.
             var resyncs: Int { lock.withLock { resyncCount } }
 
+            /// The measuring task, waiting until `count` arrivals of `token` are in.
+            private var waiter: (token: Int64, count: Int, continuation: CheckedContinuation<Void, Never>)?
+
             func record(token: Int64, at time: UInt64, resync: Bool) {
-                lock.withLock {
+                let done: CheckedContinuation<Void, Never>? = lock.withLock {
                     times[token, default: []].append(time)
                     if resync { resyncCount += 1 }
+                    guard let waiting = waiter, waiting.token == token, times[token]!.count >= waiting.count else { return nil }
+                    waiter = nil
+                    return waiting.continuation
+                }
+                done?.resume()
+            }
+
+            /// Returns once `count` arrivals of `token` are in, or after `timeout` seconds
+            /// (woken by the last arrival: the measuring task does not poll, which would take
+            /// CPU from the subscribers it measures).
+            func wait(for token: Int64, count: Int, timeout: Double) async {
+                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                    let ready = lock.withLock {
+                        if (times[token]?.count ?? 0) >= count { return true }
+                        waiter = (token, count, continuation)
+                        return false
+                    }
+                    if ready { return continuation.resume() }
+                    DispatchQueue.global().asyncAfter(deadline: .now() + timeout) {
+                        let expired: CheckedContinuation<Void, Never>? = self.lock.withLock {
+                            guard let waiting = self.waiter, waiting.token == token else { return nil }
+                            self.waiter = nil
+                            return waiting.continuation
+                        }
+                        expired?.resume()
+                    }
                 }
             }
 
@@ -174,10 +203,7 @@ extension PhotoLibCommand {
                 _ = commitHistogram.record(max(1_000, after - before))
                 guard let committed = Int64(result.changeToken) else { continue }
                 commits[committed] = before
-                let deadline = DispatchTime.now() + 10
-                while arrivals.count(through: committed) < subscribers, DispatchTime.now() < deadline {
-                    try await Task.sleep(nanoseconds: 200_000)
-                }
+                await arrivals.wait(for: committed, count: subscribers, timeout: 10)
                 if arrivals.count(through: committed) < subscribers { missing += 1 }
                 if interval > 0 { try await Task.sleep(nanoseconds: UInt64(interval * 1e6)) }
             }
