@@ -244,13 +244,12 @@ private final class SubscriptionEvents: ResponseConsumer, @unchecked Sendable {
         self.shared = shared
         self.stream = stream
         self.delivery = delivery
+        if case .handler = delivery { returnsCreditOnArrival = true } else { returnsCreditOnArrival = false }
     }
 
     /// A backlog keeps each notification's credit until the application takes it; a
     /// handler's credit goes back as it returns (the connection's queue waits for it).
-    var returnsCreditOnArrival: Bool {
-        if case .handler = delivery { return true } else { return false }
-    }
+    let returnsCreditOnArrival: Bool
 
     func receive(_ payload: [UInt8]) throws(PhotoLibError) {
         let entry = try shared.entry(payload)
