@@ -193,6 +193,7 @@ extension PhotoLibCommand {
             var generator = SystemRandomNumberGenerator()
             let ids = Array(favorite.keys).sorted()
             let started = DispatchTime.now()
+            let cpuBefore = (server: serverPid.flatMap(Self.cpuSeconds), client: Self.cpuSeconds(getpid()))
             for _ in 0..<toggles {
                 let id = ids.randomElement(using: &generator)!
                 let now = !(favorite[id] ?? false)
@@ -209,6 +210,7 @@ extension PhotoLibCommand {
             }
             let seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
             let rssAfter = serverPid.flatMap(Self.residentKiB)
+            let cpuAfter = (server: serverPid.flatMap(Self.cpuSeconds), client: Self.cpuSeconds(getpid()))
             for subscription in subscriptions { subscription.cancel() }
             for reader in readers { reader.cancel() }
 
@@ -235,7 +237,9 @@ extension PhotoLibCommand {
                 resyncs: arrivals.resyncs, seconds: seconds, registerSeconds: registerSeconds,
                 latencyMs: ["p50": ms(histogram.valueAtPercentile(50)), "p90": ms(histogram.valueAtPercentile(90)), "p99": ms(histogram.valueAtPercentile(99)), "max": ms(histogram.max)],
                 commitMs: ["p50": ms(commitHistogram.valueAtPercentile(50)), "p99": ms(commitHistogram.valueAtPercentile(99))],
-                serverRSSMiBSubscribed: rssSubscribed.map { Double($0) / 1024 }, serverRSSMiBAfter: rssAfter.map { Double($0) / 1024 })
+                serverRSSMiBSubscribed: rssSubscribed.map { Double($0) / 1024 }, serverRSSMiBAfter: rssAfter.map { Double($0) / 1024 },
+                serverCPUMicrosecondsPerNotification: Self.perNotification(cpuBefore.server, cpuAfter.server, delivered),
+                clientCPUMicrosecondsPerNotification: Self.perNotification(cpuBefore.client, cpuAfter.client, delivered))
             if let chart {
                 try LatencyChart(
                     title: "photolib bench changes: commit to notification",
@@ -250,6 +254,9 @@ extension PhotoLibCommand {
                 print(String(format: "changes: %d subscribers (" + api.rawValue + " API) on %d connections, %d assets: %d transactions in %.2f s (subscribed in %.2f s)", subscribers, connectionCount, totalAssets, commits.count, seconds, registerSeconds))
                 print(String(format: "commit-to-notification ms: p50 %.3f  p90 %.3f  p99 %.3f  max %.3f   (performChanges round trip p50 %.3f p99 %.3f)", l["p50"]!, l["p90"]!, l["p99"]!, l["max"]!, report.commitMs["p50"]!, report.commitMs["p99"]!))
                 print("delivered \(delivered)/\(report.notificationsExpected) notifications, \(missing) transactions not delivered to all within 10 s, \(arrivals.resyncs) resyncs")
+                if let server = report.serverCPUMicrosecondsPerNotification, let client = report.clientCPUMicrosecondsPerNotification {
+                    print(String(format: "CPU per notification delivered while toggling: server %.1f µs, this client %.1f µs", server, client))
+                }
                 if let rssSubscribed, let rssAfter {
                     print(String(format: "server VmRSS: %.1f MiB subscribed, %.1f MiB after the run", Double(rssSubscribed) / 1024, Double(rssAfter) / 1024))
                 }
@@ -272,6 +279,24 @@ extension PhotoLibCommand {
             var commitMs: [String: Double]
             var serverRSSMiBSubscribed: Double?
             var serverRSSMiBAfter: Double?
+            var serverCPUMicrosecondsPerNotification: Double?
+            var clientCPUMicrosecondsPerNotification: Double?
+        }
+
+        /// User + system CPU time of process `pid` so far, from `/proc/PID/stat` (clock ticks).
+        static func cpuSeconds(_ pid: Int32) -> Double? {
+            guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                let close = text.lastIndex(of: ")") else { return nil }
+            // After the command's closing parenthesis: state is field 3; utime and stime are 14 and 15.
+            let fields = text[text.index(after: close)...].split(separator: " ")
+            guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+            return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+        }
+
+        /// Microseconds of CPU per notification between two readings.
+        static func perNotification(_ before: Double?, _ after: Double?, _ count: Int) -> Double? {
+            guard let before, let after, count > 0 else { return nil }
+            return (after - before) * 1e6 / Double(count)
         }
 
         static func residentKiB(_ pid: Int32) -> Int? {
