@@ -30,6 +30,11 @@ final class ChangeHub: @unchecked Sendable {
     /// Live results by query, with how many registrations hold each (dropped at zero).
     private var entries: [AssetQuery: (entry: LiveEntry, references: Int)] = [:]
     private var subscribers: [UInt64: Subscriber] = [:]
+    /// ``subscribers`` grouped by connection, in the order a round visits them: a connection's
+    /// subscribers one after the other, so its state is touched once per round while warm,
+    /// and its queue can write their notifications while the round goes on with the next
+    /// connection. `nil` when a subscriber came or went since it was last made.
+    private var deliveryOrder: [Subscriber]?
     private var nextSubscriberID: UInt64 = 1
 
     init(library: PhotoLibrary, logger: Logger, pollInterval: Double, maxQueuedPerSubscriber: Int, limits: ObservationLimits = ObservationLimits()) {
@@ -55,6 +60,7 @@ final class ChangeHub: @unchecked Sendable {
             timer = nil
             for subscriber in subscribers.values { subscriber.finish() }
             subscribers = [:]
+            deliveryOrder = nil
         }
     }
 
@@ -75,6 +81,7 @@ final class ChangeHub: @unchecked Sendable {
                 self.nextSubscriberID += 1
                 subscriber.token = self.lastToken
                 self.subscribers[subscriber.id] = subscriber
+                self.deliveryOrder = nil
                 continuation.resume(returning: subscriber)
             }
         }
@@ -84,6 +91,7 @@ final class ChangeHub: @unchecked Sendable {
         queue.async {
             subscriber.finish()
             self.subscribers[subscriber.id] = nil
+            self.deliveryOrder = nil
             for registration in subscriber.results.values { self.release(registration.entry) }
             subscriber.results = [:]
         }
@@ -402,7 +410,9 @@ final class ChangeHub: @unchecked Sendable {
         // the connection's other subscribers of the same result need not touch its registry.
         var refreshed = Set<SnapshotKey>()
         var released = Set<SnapshotKey>()
-        for subscriber in subscribers.values where subscriber.started && (client == nil || subscriber.limitedTo == client) {
+        let order = deliveryOrder ?? subscribers.values.sorted { ($0.session.connectionID, $0.id) < ($1.session.connectionID, $1.id) }
+        deliveryOrder = order
+        for subscriber in order where subscriber.started && (client == nil || subscriber.limitedTo == client) {
             var fetchMessages: [(key: MessageKey, message: Wire.FetchResultChangeDetails)] = []
             let connection = subscriber.session.connectionID
             for (key, registration) in subscriber.results {

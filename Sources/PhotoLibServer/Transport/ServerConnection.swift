@@ -450,29 +450,38 @@ final class ServerConnection: @unchecked Sendable {
     }
 
     /// Sends the queued responses of `id` (then those its source holds) while the machine's
-    /// windows allow them.
+    /// windows allow them. A message pulled from the source waits in `pending` only when it
+    /// cannot go at once.
     private func drain(_ id: UInt32) {
         guard let stream = streams[id] else { return }
         while true {
-            if stream.pending.isEmpty, let source = stream.source, let payload = source.nextResponse() {
-                guard payload.count <= peerMaxFrameSize else {
-                    finish(id, Wire.Status(code: .resourceExhausted, message: "a \(payload.count)-byte response exceeds the client's maximum frame size of \(peerMaxFrameSize) bytes"), abandon: true)
+            let payload: [UInt8], continuation: CheckedContinuation<Void, any Error>?, queued: Bool
+            if let next = stream.pending.first {
+                (payload, continuation, queued) = (next.payload, next.continuation, true)
+            } else if let source = stream.source, let pulled = source.nextResponse() {
+                guard pulled.count <= peerMaxFrameSize else {
+                    finish(id, Wire.Status(code: .resourceExhausted, message: "a \(pulled.count)-byte response exceeds the client's maximum frame size of \(peerMaxFrameSize) bytes"), abandon: true)
                     return
                 }
-                stream.pending.append((payload, nil))
+                (payload, continuation, queued) = (pulled, nil, false)
+            } else {
+                break
             }
-            guard let next = stream.pending.first else { break }
             // A full send queue (the client does not read) holds the message back like a
             // lack of connection credit: it goes when the queue drains (sendQueueDrained).
-            if channel.isReadingPaused && machine.canSend(next.payload.count, stream: id) {
+            if channel.isReadingPaused && machine.canSend(payload.count, stream: id) {
+                if !queued { stream.pending.append((payload, nil)) }
                 machine.waitForConnection(stream: id)
                 return
             }
-            guard machine.send(next.payload, stream: id) == .sent else { return }
-            stream.pending.removeFirst()
+            guard machine.send(payload, stream: id) == .sent else {
+                if !queued { stream.pending.append((payload, nil)) }
+                return
+            }
+            if queued { stream.pending.removeFirst() }
             // Straight to the socket's queue, whose high-water mark pauses the next one.
             writeOut()
-            next.continuation?.resume()
+            continuation?.resume()
         }
         if let status = stream.pendingStatus {
             complete(stream, status)
