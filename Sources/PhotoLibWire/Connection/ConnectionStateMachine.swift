@@ -277,7 +277,14 @@ public struct ConnectionStateMachine: Sendable {
     }
 
     /// Appends the bytes to write to `buffer` (a channel's outbound buffer, say) and forgets them.
+    /// An empty `buffer` takes the machine's bytes as they are (the two buffers are swapped)
+    /// instead of a copy of them: a 64 KiB chunk message is not copied twice on its way out.
     public mutating func writeOutbound(into buffer: inout [UInt8]) {
+        if buffer.isEmpty {
+            swap(&buffer, &outbound)
+            outbound.removeAll(keepingCapacity: true)
+            return
+        }
         buffer.append(contentsOf: outbound)
         outbound.removeAll(keepingCapacity: outbound.capacity <= 1 << 20)
     }
