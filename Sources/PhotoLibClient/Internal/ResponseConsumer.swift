@@ -14,4 +14,21 @@ protocol ResponseConsumer: AnyObject, Sendable {
     /// The call is over: `nil` after STATUS OK, otherwise why it failed (the server's status,
     /// a lost connection, a deadline, a cancellation). Called exactly once.
     func finish(_ error: PhotoLibError?)
+
+    /// Whether each message's flow-control credit goes back as soon as ``receive(_:)``
+    /// returns (`true`, the default), or only when the consumer says it is done with the
+    /// bytes (`false`: it hands them on to another queue and calls
+    /// ``ClientConnection/consumed(_:stream:)`` itself, so that a consumer slower than the
+    /// network holds at most the call's receive window).
+    var returnsCreditOnReceipt: Bool { get }
+
+    /// The call is open as stream `id` (before its first message): what a consumer that
+    /// returns its own credit names in ``ClientConnection/consumed(_:stream:)``.
+    func opened(stream id: UInt32)
+}
+
+extension ResponseConsumer {
+    var returnsCreditOnReceipt: Bool { true }
+
+    func opened(stream id: UInt32) {}
 }
