@@ -1,12 +1,14 @@
 import Foundation
 import PhotoLibClient
+import PhotoLibNet
 import PhotoLibServer
 import PhotoLibServerTestSupport
 import PhotoLibTestSupport
 import XCTest
 
-/// `writeData` against the real server: byte for byte whether the server reads 1 MiB batches
-/// (its read-ahead budget allows) or 64 KiB chunks (budget spent: `resourceReadAheadBytes` 0),
+/// `writeData` against the real server: byte for byte whether the server sends the file's
+/// bytes with `sendfile` (plain sockets) or reads them, through TLS, in 1 MiB batches (its
+/// read-ahead budget allows) or 64 KiB chunks (budget spent: `resourceReadAheadBytes` 0),
 /// resumed from a `.partial` file, a damaged `.partial` refused by the digest, a transfer cut
 /// short and resumed, and what `verify` adds: a library file damaged on the server is caught.
 final class ResourceExportTests: XCTestCase {
@@ -15,12 +17,17 @@ final class ResourceExportTests: XCTestCase {
     func testExportIsExactWithAndWithoutReadAheadAndResumes() async throws {
         let original = try Fixtures.bytes(at: Fixtures.path(Self.photo))
         XCTAssertGreaterThan(original.count, 1 << 20, "the photo spans more than one 1 MiB batch")
-        for readAhead in [32 << 20, 0] {
+        for (tls, readAhead) in [(false, 32 << 20), (true, 32 << 20), (true, 0)] {
             var configuration = ServerConfiguration()
             configuration.resourceReadAheadBytes = readAhead
+            var client = ClientConfiguration.bulkTransfer
+            if tls {
+                configuration.tls = try TLSContext.server(identity: TLSConnectionTests.identity)
+                client.tls = .pinned(TLSConnectionTests.identity.fingerprint)
+            }
             let server = try InProcessServer(photos: [Fixtures.path(Self.photo)], configuration: configuration)
             addTeardownBlock { await server.tearDown() }
-            let library = try await PhotoLibrary.connect(connectedSocket: try server.connectedSocket(), token: server.token, configuration: .bulkTransfer)
+            let library = try await PhotoLibrary.connect(connectedSocket: try server.connectedSocket(), token: server.token, configuration: client)
             defer { library.close() }
             let manager = AssetResourceManager(library: library), asset = try XCTUnwrap(server.assets.first)
             let directory = try TestDirectory()
@@ -29,13 +36,13 @@ final class ResourceExportTests: XCTestCase {
             let whole = directory.path + "/whole.jpg"
             let written = try await manager.writeData(for: asset, toFile: whole)
             XCTAssertEqual(written.size, original.count)
-            XCTAssertEqual(try Fixtures.bytes(at: whole), original, "read-ahead \(readAhead)")
+            XCTAssertEqual(try Fixtures.bytes(at: whole), original, "TLS \(tls), read-ahead \(readAhead)")
 
             // Resumed from an odd offset inside the second batch.
             let resumed = directory.path + "/resumed.jpg"
             try Data(original.prefix(1_234_567)).write(to: URL(fileURLWithPath: resumed + ".partial"))
             try await manager.writeData(for: asset, toFile: resumed)
-            XCTAssertEqual(try Fixtures.bytes(at: resumed), original, "resumed, read-ahead \(readAhead)")
+            XCTAssertEqual(try Fixtures.bytes(at: resumed), original, "resumed, TLS \(tls), read-ahead \(readAhead)")
             XCTAssertFalse(FileManager.default.fileExists(atPath: resumed + ".partial"))
 
             // A damaged partial file: the digest (computed as it is written) refuses it.
@@ -55,7 +62,7 @@ final class ResourceExportTests: XCTestCase {
             // Checked on request: a fresh transfer of the intact file passes.
             let verified = directory.path + "/verified.jpg"
             try await manager.writeData(for: asset, toFile: verified, verify: true)
-            XCTAssertEqual(try Fixtures.bytes(at: verified), original, "verified, read-ahead \(readAhead)")
+            XCTAssertEqual(try Fixtures.bytes(at: verified), original, "verified, TLS \(tls), read-ahead \(readAhead)")
         }
     }
 

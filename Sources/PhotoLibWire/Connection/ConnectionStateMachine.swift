@@ -670,6 +670,29 @@ public struct ConnectionStateMachine: Sendable {
         return .sent
     }
 
+    /// Server: sends one response message whose payload is `prefix` followed by `bodyCount`
+    /// bytes that the driver writes itself (a file's bytes, sent with `sendfile`), if both
+    /// windows allow the whole payload. The windows are charged for all of it and the frame
+    /// header announces all of it, but only the header and `prefix` are written here: the
+    /// driver MUST write exactly `bodyCount` bytes right after what ``writeOutbound(into:)``
+    /// gives next, before anything else (or close the connection).
+    public mutating func send(prefix: [UInt8], bodyCount: Int, stream id: UInt32) -> SendOutcome {
+        guard configuration.role == .server, bodyCount >= 0, phase != .closed, var stream = streams[id] else { return .notOpen }
+        let size = prefix.count + bodyCount
+        guard stream.sendWindow.allows(size) else { return .blockedOnStream }
+        guard sendConnectionWindow.allows(size) else {
+            waitForConnection(stream: id)
+            return .blockedOnConnection
+        }
+        try? stream.sendWindow.spend(size)
+        try? sendConnectionWindow.spend(size)
+        streams[id] = stream
+        Frame.encodeHeader(.message, stream: id, flags: [], length: size, reserving: prefix.count, into: &outbound)
+        outbound.append(contentsOf: prefix)
+        wroteSinceKeepalive = true
+        return .sent
+    }
+
     /// Whether a message of `size` bytes on `stream` would go out now.
     public func canSend(_ size: Int, stream id: UInt32) -> Bool {
         guard phase != .closed, let stream = streams[id] else { return false }
