@@ -12,7 +12,8 @@ import Synchronization
 ///
 /// The path of a chunk: the connection's queue checks it continues the transfer (offset,
 /// size, total) with its data left in place in the message (``Wire/ResourceDataChunk/fields(of:)``)
-/// and hands the message to this queue, which writes the data with `write(2)` straight from
+/// and hands the messages to this queue a few at a time (``Chunks/handOverBytes``: one wake-up
+/// of this queue per few chunks, not per chunk), which writes the data with `write(2)` straight from
 /// the message, hashes it while it is hot in the cache (when the transfer is checked), starts
 /// the writeback of every 8 MiB (``PartialFile/startWriteback()``), and only then returns the
 /// chunk's flow-control credit (in batches of ``creditBatch``, or at once when nothing more
@@ -119,17 +120,23 @@ final class ResourceFileWriter: @unchecked Sendable {
 
     // MARK: On the queue
 
-    /// Writes the data of the chunk `payload` (at `data`), hashes it, starts writeback when
-    /// due, and returns credit (see ``creditBatch``).
-    private func write(_ payload: [UInt8], _ data: Range<Int>, stream id: UInt32) {
-        defer {
-            uncredited += payload.count
-            let left = queued.subtract(payload.count, ordering: .relaxed).newValue
-            if uncredited >= Self.creditBatch || left == 0 {
-                connection.consumed(uncredited, stream: id)
-                uncredited = 0
-            }
+    /// Writes the chunks in order (see ``write(_:_:)``), then returns credit (see ``creditBatch``).
+    private func write(_ chunks: [(payload: [UInt8], data: Range<Int>)], stream id: UInt32) {
+        var bytes = 0
+        for chunk in chunks {
+            write(chunk.payload, chunk.data, stream: id)
+            bytes += chunk.payload.count
         }
+        uncredited += bytes
+        let left = queued.subtract(bytes, ordering: .relaxed).newValue
+        if uncredited >= Self.creditBatch || left == 0 {
+            connection.consumed(uncredited, stream: id)
+            uncredited = 0
+        }
+    }
+
+    /// Writes the data of the chunk `payload` (at `data`), hashes it and starts writeback when due.
+    private func write(_ payload: [UInt8], _ data: Range<Int>, stream id: UInt32) {
         guard failure == nil, let file else { return }
         let failed = payload.withUnsafeBytes { bytes -> PhotoLibError? in
             let chunk = UnsafeRawBufferPointer(rebasing: bytes[data])
@@ -164,6 +171,8 @@ final class ResourceFileWriter: @unchecked Sendable {
 
     /// The transfer's responses, on the connection's queue: each chunk must continue the
     /// transfer where the one before ended, within the chunk size and the resource's size.
+    /// Chunks go to the writer's queue once ``handOverBytes`` of them gathered, with the last
+    /// chunk of the resource, or when the call ends.
     ///
     /// `@unchecked Sendable`: confined to the connection's queue (see ``ResponseConsumer``).
     private final class Chunks: ResponseConsumer, @unchecked Sendable {
@@ -171,11 +180,20 @@ final class ResourceFileWriter: @unchecked Sendable {
         private let continuation: CheckedContinuation<Void, any Error>
         private var expected: Int
         private var stream: UInt32 = 0
+        /// Chunks not handed to the writer yet, and their message bytes.
+        private var gathered: [(payload: [UInt8], data: Range<Int>)] = []
+        private var gatheredBytes = 0
+        /// Message bytes gathered before they go to the writer: 256 KiB, or a quarter of the
+        /// smaller receive window when that is less, so the server always has credit for
+        /// more (what is gathered waits for the next chunk, whose arrival needs credit).
+        let handOverBytes: Int
 
         init(writer: ResourceFileWriter, from offset: Int, continuation: CheckedContinuation<Void, any Error>) {
             self.writer = writer
             self.expected = offset
             self.continuation = continuation
+            let configuration = writer.connection.configuration
+            handOverBytes = min(256 << 10, configuration.initialStreamWindow / 4, configuration.initialConnectionWindow / 4)
         }
 
         /// Credit goes back once a chunk is written (``ResourceFileWriter/write(_:_:stream:)``).
@@ -195,13 +213,24 @@ final class ResourceFileWriter: @unchecked Sendable {
                     reason: .protocolViolation)
             }
             expected += count
-            writer.queued.add(payload.count, ordering: .relaxed)
-            let (writer, id) = (writer, stream)
-            writer.queue.async { writer.write(payload, chunk.data, stream: id) }
+            gathered.append((payload, chunk.data))
+            gatheredBytes += payload.count
+            if gatheredBytes >= handOverBytes || expected == size { handOver() }
         }
 
         func finish(_ error: PhotoLibError?) {
+            handOver()
             writer.finish(error, continuation)
+        }
+
+        /// Hands the gathered chunks to the writer's queue.
+        private func handOver() {
+            guard !gathered.isEmpty else { return }
+            let (writer, id, chunks) = (writer, stream, gathered)
+            writer.queued.add(gatheredBytes, ordering: .relaxed)
+            gathered = []
+            gatheredBytes = 0
+            writer.queue.async { writer.write(chunks, stream: id) }
         }
     }
 }
