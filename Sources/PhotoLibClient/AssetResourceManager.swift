@@ -74,7 +74,7 @@ public struct AssetResourceManager: Sendable {
     /// resource's total), the call ends with the server's OK, and the file ends up exactly
     /// the resource's size (a transfer cut short is `dataLoss`, resumed by the next call).
     /// The whole file's SHA-256 is checked against the digest the library recorded
-    /// (``AssetResource/sha256``) when `verify` is set, and always when the call resumed a
+    /// (`AssetResource.sha256`) when `verify` is set, and always when the call resumed a
     /// `.partial` file (its first bytes came from an earlier run). A mismatch discards the
     /// file with a `dataLoss` error, so the next call starts over. Without `verify`, a fresh
     /// transfer trusts the transport (TCP's checksums; TLS's authenticated encryption) and
@@ -82,7 +82,7 @@ public struct AssetResourceManager: Sendable {
     /// also catches a library file damaged on the server, at the cost of hashing (about
     /// 0.15 s of CPU per 230 MB, beside the writes).
     ///
-    /// The file work runs on a queue of its own (``ResourceFileWriter``): each chunk is
+    /// The file work runs on a queue of its own (`photolib.client.export`, one per call): each chunk is
     /// written straight from the message that carried it, hashed while hot when checked, and
     /// its flow-control credit goes back once it is written: at most the connection's stream
     /// window of the resource is held in memory (``ClientConfiguration/bulkTransfer`` suits
