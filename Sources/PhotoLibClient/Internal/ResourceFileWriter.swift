@@ -120,7 +120,7 @@ final class ResourceFileWriter: @unchecked Sendable {
 
     // MARK: On the queue
 
-    /// Writes the chunks in order (see ``write(_:_:)``), then returns credit (see ``creditBatch``).
+    /// Writes the chunks in order (see ``write(_:_:stream:)``), then returns credit (see ``creditBatch``).
     private func write(_ chunks: [(payload: [UInt8], data: Range<Int>)], stream id: UInt32) {
         var bytes = 0
         for chunk in chunks {
