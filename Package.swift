@@ -91,8 +91,9 @@ let package = Package(
             name: "PhotoLibClient",
             // Imaging: filter recipes render on the client with the server's code. Crypto: the
             // SHA-256 of exported files (writeData), computed as they are written.
+            // CPhotoLibSystem: early writeback of exported files (sync_file_range).
             dependencies: [
-                "PhotoLibCore", "PhotoLibWire", "PhotoLibNet", "PhotoLibImaging",
+                "PhotoLibCore", "PhotoLibWire", "PhotoLibNet", "PhotoLibImaging", "CPhotoLibSystem",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]),
         .executableTarget(

@@ -244,12 +244,12 @@ private final class SubscriptionEvents: ResponseConsumer, @unchecked Sendable {
         self.shared = shared
         self.stream = stream
         self.delivery = delivery
-        if case .handler = delivery { returnsCreditOnArrival = true } else { returnsCreditOnArrival = false }
+        if case .handler = delivery { returnsCreditOnReceipt = true } else { returnsCreditOnReceipt = false }
     }
 
     /// A backlog keeps each notification's credit until the application takes it; a
     /// handler's credit goes back as it returns (the connection's queue waits for it).
-    let returnsCreditOnArrival: Bool
+    let returnsCreditOnReceipt: Bool
 
     func receive(_ payload: [UInt8]) throws(PhotoLibError) {
         let entry = try shared.entry(payload)
@@ -258,7 +258,7 @@ private final class SubscriptionEvents: ResponseConsumer, @unchecked Sendable {
         }
         switch event {
         case .registeredAtToken, .registeredFetchResult:
-            if !returnsCreditOnArrival { connection.consumed(payload.count, stream: stream.id) }
+            if !returnsCreditOnReceipt { connection.consumed(payload.count, stream: stream.id) }
             let waiter = state.withLock { $0.pending.isEmpty ? nil : $0.pending.removeFirst() }
             waiter?.resume(returning: event)
         case .change(let notification):

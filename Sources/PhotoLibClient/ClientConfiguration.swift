@@ -31,7 +31,7 @@ public struct ClientConfiguration: Sendable {
         return configuration
     }
 
-    /// The defaults with windows for moving large resources (``AssetResourceManager/writeData(for:type:toFile:progress:)``
+    /// The defaults with windows for moving large resources (``AssetResourceManager/writeData(for:type:toFile:verify:progress:)``
     /// of a video or a RAW original): 4 MiB per call and 16 MiB per connection, the most a
     /// server uses by default, so the server never waits for credit while the client keeps
     /// up. The client buffers at most that much of what the server sent ahead.

@@ -49,6 +49,11 @@ public final class SocketChannel: @unchecked Sendable {
     private let fd: Int32
     private var outbound: [UInt8] = []
     private var outboundIndex = 0
+    /// File regions queued with ``write(file:)``, in order, each sent after the bytes of
+    /// ``outbound`` before index `at` (`at` moves when sent bytes are dropped from the front).
+    private var regions: [(at: Int, region: FileRegion)] = []
+    /// The bytes of ``regions`` still to send.
+    private var regionBytes = 0
     private var closed = false
     private var started = false
     private var closeAfterFlush = false
@@ -85,7 +90,7 @@ public final class SocketChannel: @unchecked Sendable {
     }
 
     /// Bytes queued but not yet accepted by the kernel.
-    public var pendingWriteCount: Int { outbound.count - outboundIndex }
+    public var pendingWriteCount: Int { outbound.count - outboundIndex + regionBytes }
 
     /// Whether the channel is closed.
     public var isClosed: Bool { closed }
@@ -184,7 +189,7 @@ public final class SocketChannel: @unchecked Sendable {
     /// at the end of it, so a call's frames (and several calls' frames) share syscalls.
     public func write(_ bytes: [UInt8]) {
         guard !closed, !closeAfterFlush, !bytes.isEmpty else { return }
-        if outboundIndex == outbound.count {
+        if outboundIndex == outbound.count && regions.isEmpty {
             outbound = bytes
             outboundIndex = 0
         } else {
@@ -197,12 +202,25 @@ public final class SocketChannel: @unchecked Sendable {
     /// their own): how a protocol writes its frames. Coalesced like ``write(_:)``.
     public func write(encoding encode: (inout [UInt8]) -> Void) {
         guard !closed, !closeAfterFlush else { return }
-        if outboundIndex == outbound.count {
+        if outboundIndex == outbound.count && regions.isEmpty {
             outbound.removeAll(keepingCapacity: outbound.capacity <= Self.retainedOutboundCapacity)
             outboundIndex = 0
         }
         encode(&outbound)
         guard pendingWriteCount > 0 else { return }
+        scheduleFlush()
+    }
+
+    /// Queues `region` of a file, to be sent with `sendfile(2)` after everything queued before
+    /// it and before anything queued after it: the file's bytes go from the page cache to the
+    /// socket without being read into memory (plain sockets only: TLS must see the bytes).
+    /// Coalesced and bounded like ``write(_:)`` (the region's bytes count as queued output).
+    /// A file that ends before the region does closes the channel with `EIO`: the peer was
+    /// promised bytes that cannot come.
+    public func write(file region: FileRegion) {
+        guard !closed, !closeAfterFlush, region.count > 0 else { return }
+        regions.append((outbound.count, region))
+        regionBytes += region.count
         scheduleFlush()
     }
 
@@ -265,6 +283,8 @@ public final class SocketChannel: @unchecked Sendable {
         _ = Glibc.close(fd)
         outbound = []
         outboundIndex = 0
+        regions = []
+        regionBytes = 0
         let callback = onClose
         onClose = nil
         onRead = { _ in }
@@ -310,15 +330,35 @@ public final class SocketChannel: @unchecked Sendable {
 
     private func flush() {
         guard !closed else { return }
-        while outboundIndex < outbound.count {
-            let sent = outbound.withUnsafeBytes { raw in
-                send(fd, raw.baseAddress! + outboundIndex, raw.count - outboundIndex, Int32(MSG_NOSIGNAL))
+        while outboundIndex < outbound.count || !regions.isEmpty {
+            let end = regions.first?.at ?? outbound.count
+            let sent: Int
+            if outboundIndex < end {
+                // More to follow (a region): tell the kernel, so that a frame's header and its
+                // file bytes share packets.
+                let flags = Int32(MSG_NOSIGNAL) | (regions.isEmpty ? 0 : Int32(MSG_MORE))
+                sent = outbound.withUnsafeBytes { raw in send(fd, raw.baseAddress! + outboundIndex, end - outboundIndex, flags) }
+                if sent > 0 {
+                    outboundIndex += sent
+                    continue
+                }
+            } else {
+                var region = regions[0].region
+                var offset = off_t(region.offset)
+                sent = sendfile(fd, region.descriptor, &offset, region.count)
+                if sent > 0 {
+                    region.offset += sent
+                    region.count -= sent
+                    regionBytes -= sent
+                    if region.count == 0 { regions.removeFirst() } else { regions[0].region = region }
+                    continue
+                }
+                if sent == 0 {
+                    close(error: SocketError(call: "sendfile", errno: EIO, context: "the file ended before the bytes promised to \(peer?.description ?? "the peer")"))
+                    return
+                }
             }
-            if sent > 0 {
-                outboundIndex += sent
-                continue
-            }
-            let code = errno
+            let code = errno, call = outboundIndex < end ? "send" : "sendfile"
             if sent < 0 && code == EINTR { continue }
             if sent < 0 && (code == EAGAIN || code == EWOULDBLOCK) {
                 if !waitingToWrite {
@@ -328,7 +368,7 @@ public final class SocketChannel: @unchecked Sendable {
                 resumeReadingIfDrained()
                 return
             }
-            close(error: SocketError(call: "send", errno: code, context: peer?.description ?? ""))
+            close(error: SocketError(call: call, errno: code, context: peer?.description ?? ""))
             return
         }
         // Keep a moderate buffer for the next frames (write(encoding:) appends to it).
@@ -352,6 +392,7 @@ public final class SocketChannel: @unchecked Sendable {
         // Compact what was sent, so the buffer does not keep the whole burst.
         if outboundIndex > 0 && outboundIndex >= outbound.count / 2 {
             outbound.removeFirst(outboundIndex)
+            for index in regions.indices { regions[index].at -= outboundIndex }
             outboundIndex = 0
         }
         readingPaused = false

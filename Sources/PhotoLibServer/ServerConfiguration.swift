@@ -55,9 +55,11 @@ public struct ServerConfiguration: Sendable {
     /// recently used snapshots of the connection holding the most are released; their next
     /// use fails "snapshot expired — fetch again".
     public var snapshotMemoryBytes: Int = 256 << 20
-    /// Bytes of resource data (`RequestResourceData`: exports, movies) that all calls together
-    /// may read ahead of what their connections have written, in batches of 1 MiB per call;
-    /// a call that finds it spent reads 64 KiB at a time. 0: every call reads 64 KiB at a time.
+    /// Bytes of resource data (`RequestResourceData`: exports, movies) that all calls through
+    /// TLS together may read ahead of what their connections have written, in batches of 1 MiB
+    /// per call; a call that finds it spent reads 64 KiB at a time. 0: every call reads 64 KiB
+    /// at a time. (On plain TCP nothing is read ahead: the socket sends the file's bytes with
+    /// `sendfile`.)
     public var resourceReadAheadBytes: Int = 32 << 20
     /// Largest image side a client may ask for (pixels).
     public var maxImageDimension: Int = 16_384

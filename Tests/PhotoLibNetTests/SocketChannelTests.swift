@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import XCTest
 
 @testable import PhotoLibNet
@@ -193,6 +194,72 @@ final class SocketChannelTests: XCTestCase {
         XCTAssertEqual(read(pair.peer, count: payload.count), payload)
         var byte: UInt8 = 0
         XCTAssertEqual(Glibc.read(pair.peer, &byte, 1), 0, "EOF after the last byte")
+    }
+}
+
+extension SocketChannelTests {
+    /// A file of `bytes` in a temporary directory, open for reading; the object closes it.
+    private final class OpenFile: Sendable {
+        let descriptor: Int32
+        init(_ bytes: [UInt8]) throws {
+            let path = NSTemporaryDirectory() + "/socket-channel-\(UUID().uuidString)"
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            descriptor = open(path, O_RDONLY | O_CLOEXEC)
+            unlink(path)
+            guard descriptor >= 0 else { throw SocketError(call: "open", errno: errno) }
+        }
+        deinit { close(descriptor) }
+    }
+
+    /// File regions (`sendfile`) leave in order with the bytes written around them, however
+    /// much the peer's socket takes at a time (far more than the socket buffer is queued).
+    func testFileRegionsLeaveInOrderWithTheBytesAroundThem() throws {
+        let pair = try makePair()
+        defer { close(pair.peer) }
+        try start(pair.channel)
+        let content = (0..<3_000_000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 12) }
+        let file = try OpenFile(content)
+        var expected: [UInt8] = []
+        pair.channel.queue.sync {
+            for (index, start) in stride(from: 0, to: content.count, by: 700_001).enumerated() {
+                let header = [UInt8](repeating: UInt8(index), count: index + 1)
+                pair.channel.write(header)
+                expected += header
+                let count = min(700_001, content.count - start)
+                pair.channel.write(file: FileRegion(descriptor: file.descriptor, offset: start, count: count, owner: file))
+                expected += content[start..<start + count]
+            }
+            pair.channel.write(encoding: { $0 += [0xEE, 0xFF] })
+            expected += [0xEE, 0xFF]
+            XCTAssertEqual(pair.channel.pendingWriteCount > 0, true)
+        }
+        XCTAssertEqual(read(pair.peer, count: expected.count), expected)
+        pair.channel.queue.sync {
+            XCTAssertEqual(pair.channel.pendingWriteCount, 0)
+            pair.channel.close()
+        }
+    }
+
+    /// A file that ends before its region does: the bytes promised cannot come, so the
+    /// channel closes with `EIO` once what it could send is sent.
+    func testAFileShorterThanItsRegionClosesTheChannel() throws {
+        let pair = try makePair()
+        defer { close(pair.peer) }
+        let closed = DispatchSemaphore(value: 0)
+        let failure = LockedBytes()
+        pair.channel.onClose = { error in
+            if error?.errno == EIO { failure.append([1]) }
+            closed.signal()
+        }
+        try start(pair.channel)
+        let file = try OpenFile([1, 2, 3, 4, 5])
+        pair.channel.queue.sync {
+            pair.channel.write([9])
+            pair.channel.write(file: FileRegion(descriptor: file.descriptor, offset: 2, count: 10, owner: file))
+        }
+        XCTAssertEqual(closed.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(failure.bytes, [1], "closed with EIO")
+        XCTAssertEqual(read(pair.peer, count: 5, within: 2), [9, 3, 4, 5])
     }
 }
 

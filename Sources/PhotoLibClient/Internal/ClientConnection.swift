@@ -280,6 +280,7 @@ final class ClientConnection: @unchecked Sendable {
         stream.id = id
         stream.timeout = timeout
         streams[id] = stream
+        if case .queue(let consumer) = responses { consumer.opened(stream: id) }
         var left = requests.count
         for payload in requests {
             left -= 1
@@ -450,7 +451,7 @@ final class ClientConnection: @unchecked Sendable {
             case .task(let responses):
                 responses.yield(payload)
             case .queue(let consumer):
-                if consumer.returnsCreditOnArrival { machine.consumed(payload.count, stream: id) }
+                if consumer.returnsCreditOnReceipt { machine.consumed(payload.count, stream: id) }
                 do {
                     try consumer.receive(payload)
                 } catch {

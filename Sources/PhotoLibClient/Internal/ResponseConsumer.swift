@@ -15,14 +15,20 @@ protocol ResponseConsumer: AnyObject, Sendable {
     /// a lost connection, a deadline, a cancellation). Called exactly once.
     func finish(_ error: PhotoLibError?)
 
-    /// Whether the connection returns each message's flow-control credit as it arrives
-    /// (`true`, the default), or the consumer returns it later with
-    /// ``ClientConnection/consumed(_:stream:)`` — a subscription does when the application
-    /// takes a notification, so that a slow reader slows the server down.
-    var returnsCreditOnArrival: Bool { get }
+    /// Whether each message's flow-control credit goes back as soon as ``receive(_:)``
+    /// returns (`true`, the default), or only when the consumer says it is done with the
+    /// bytes (`false`: it hands them on to another queue, or a subscription's backlog until
+    /// the application takes them, and calls ``ClientConnection/consumed(_:stream:)`` itself,
+    /// so that a consumer slower than the network holds at most the call's receive window).
+    var returnsCreditOnReceipt: Bool { get }
+
+    /// The call is open as stream `id` (before its first message): what a consumer that
+    /// returns its own credit names in ``ClientConnection/consumed(_:stream:)``.
+    func opened(stream id: UInt32)
 }
 
 extension ResponseConsumer {
-    /// Credit goes back as messages arrive.
-    var returnsCreditOnArrival: Bool { true }
+    var returnsCreditOnReceipt: Bool { true }
+
+    func opened(stream id: UInt32) {}
 }

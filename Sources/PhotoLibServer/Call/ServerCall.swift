@@ -1,4 +1,5 @@
 import PhotoLibCore
+import PhotoLibNet
 import PhotoLibWire
 
 /// One running call as the connection runs it: request payloads in, response payloads out.
@@ -82,6 +83,15 @@ final class UntypedServerCall: Sendable {
         connection.attach(source, stream: streamID)
         return { [weak connection, streamID] in connection?.sourceReady(stream: streamID) }
     }
+
+    /// Whether ``send(files:)`` may be used: the connection is plain TCP.
+    var sendsFiles: Bool { connection.sendsFiles }
+
+    /// Sends messages made of encoded first bytes and a file region sent with `sendfile`, in
+    /// order (one hop for all); only when ``sendsFiles``.
+    func send(files messages: [(prefix: [UInt8], file: FileRegion)]) async throws {
+        try await connection.send(files: messages, stream: streamID)
+    }
 }
 
 /// One running call as a handler sees it: its typed requests, its typed responses, its
@@ -124,6 +134,17 @@ public struct ServerCall<Request: WireMessage, Response: WireMessage>: Sendable 
     /// encoded `Response`.
     public func send(encoded messages: [[UInt8]]) async throws {
         try await call.send(encoded: messages)
+    }
+
+    /// Whether ``send(files:)`` may be used: the connection is plain TCP (TLS must see the
+    /// bytes it encrypts).
+    var sendsFiles: Bool { call.sendsFiles }
+
+    /// Sends response messages each made of its encoded first bytes (`prefix`) and a file's
+    /// bytes (`file`) that the socket sends with `sendfile(2)`, straight from the page cache;
+    /// `prefix` + the region must encode a `Response`. Only when ``sendsFiles``.
+    func send(files messages: [(prefix: [UInt8], file: FileRegion)]) async throws {
+        try await call.send(files: messages)
     }
 
     /// Ends the call from the server side with `CANCELLED` (e.g. `CancelImageRequest`).

@@ -1,5 +1,6 @@
 import Foundation
 import PhotoLibCore
+import PhotoLibNet
 import PhotoLibStore
 import PhotoLibWire
 
@@ -40,8 +41,43 @@ extension PhotoLibraryService {
             try await call.send(Wire.ResourceDataChunk(offset: UInt64(start), totalSize: UInt64(total)))
             return
         }
-        try await streamChunks(record, from: start, to: end) { payloads in try await call.send(encoded: payloads) }
+        if call.sendsFiles {
+            try await sendFileChunks(record, from: start, to: end) { messages in try await call.send(files: messages) }
+        } else {
+            try await streamChunks(record, from: start, to: end) { payloads in try await call.send(encoded: payloads) }
+        }
     }
+
+    /// On plain TCP: sends bytes `start..<end` of `record`'s file as `ResourceDataChunk`s of at
+    /// most 64 KiB whose data the socket sends with `sendfile(2)`, straight from the page
+    /// cache to the socket: nothing is read into memory (no read-ahead budget either). Each
+    /// message is its encoded first bytes (``Wire/ResourceDataChunk/prefix(offset:totalSize:dataCount:)``)
+    /// and a ``FileRegion`` of the file, which the region keeps open; one hop to the
+    /// connection hands it ``resourceFileBatchBytes`` of them, each sent as flow control and
+    /// the socket's send queue allow (their bytes count against its bound).
+    func sendFileChunks(
+        _ record: AssetResourceRecord, from start: Int, to end: Int, send: ([(prefix: [UInt8], file: FileRegion)]) async throws -> Void
+    ) async throws {
+        let total = UInt64(record.byteSize)
+        let file = try await openLibraryFile(record)
+        var offset = start
+        while offset < end {
+            try Task.checkCancellation()
+            let batchEnd = min(end, offset + Self.resourceFileBatchBytes)
+            let messages = stride(from: offset, to: batchEnd, by: WireLimits.chunkSize).map { chunkStart in
+                let count = min(WireLimits.chunkSize, batchEnd - chunkStart)
+                return (
+                    prefix: Wire.ResourceDataChunk.prefix(offset: UInt64(chunkStart), totalSize: total, dataCount: count),
+                    file: FileRegion(descriptor: file.descriptor, offset: chunkStart, count: count, owner: file))
+            }
+            try await send(messages)
+            offset = batchEnd
+        }
+    }
+
+    /// Bytes of a resource one `RequestResourceData` call on plain TCP hands its connection
+    /// at once as file regions (64 chunks): they cost no memory, only the hops between batches.
+    static let resourceFileBatchBytes = 4 << 20
 
     /// Sends bytes `start..<end` of `record`'s file as encoded `ResourceDataChunk`s of at most
     /// 64 KiB, a batch of up to ``resourceBatchBytes`` (1 MiB, 16 chunks) at a time: one turn of
@@ -135,7 +171,8 @@ extension PhotoLibraryService {
 /// `Sendable`: its fields never change after `init`, and `pread` on one descriptor from
 /// several threads is safe.
 final class LibraryFileReader: Sendable {
-    private let descriptor: Int32
+    /// The open file (closed when the reader is released).
+    let descriptor: Int32
     /// The recorded size of the file.
     let size: Int
     /// The file as errors name it ("the photo file of ID"), never its path.

@@ -337,7 +337,7 @@ final class ServerConnection: @unchecked Sendable {
             return true
         }
         // Sent as the windows allow, then OK (what drain does for every call).
-        stream.pending.append(contentsOf: reply.messages.map { ($0, nil) })
+        stream.pending.append(contentsOf: reply.messages.map { ServerStream.PendingResponse(payload: $0) })
         finish(stream.id, .ok, abandon: false)
         return true
     }
@@ -375,14 +375,34 @@ final class ServerConnection: @unchecked Sendable {
         try await send([payload], stream: id)
     }
 
+    /// Whether responses may carry file bytes sent with `sendfile` (``send(files:stream:)``):
+    /// on plain TCP, not through TLS, which must see the bytes it encrypts.
+    var sendsFiles: Bool { core.configuration.tls == nil }
+
+    /// Sends several response messages in order with one hop to the connection's queue,
+    /// each made of its encoded first bytes and a file region sent with `sendfile` (only when
+    /// ``sendsFiles``); each waits for its own flow-control credit. Resumes when the last is
+    /// written to the socket's queue (its file bytes may still wait there: the region keeps
+    /// its file open).
+    func send(files messages: [(prefix: [UInt8], file: FileRegion)], stream id: UInt32) async throws {
+        guard sendsFiles else {
+            throw PhotoLibError(.internalError, "file regions cannot be sent through TLS")
+        }
+        try await send(messages.map { ServerStream.PendingResponse(payload: $0.prefix, file: $0.file) }, stream: id)
+    }
+
     /// Sends several response messages in order with one hop to the connection's queue;
     /// each still waits for its own flow-control credit. Resumes when the last is written.
     func send(_ payloads: [[UInt8]], stream id: UInt32) async throws {
+        try await send(payloads.map { ServerStream.PendingResponse(payload: $0) }, stream: id)
+    }
+
+    private func send(_ payloads: [ServerStream.PendingResponse], stream id: UInt32) async throws {
         guard !payloads.isEmpty else { return }
         // Set once by the handshake, before any handler runs.
         let peerMaxFrameSize = self.peerMaxFrameSize
-        for payload in payloads where payload.count > peerMaxFrameSize {
-            throw PhotoLibError(.resourceExhausted, "a \(payload.count)-byte response exceeds the client's maximum frame size of \(peerMaxFrameSize) bytes")
+        for payload in payloads where payload.size > peerMaxFrameSize {
+            throw PhotoLibError(.resourceExhausted, "a \(payload.size)-byte response exceeds the client's maximum frame size of \(peerMaxFrameSize) bytes")
         }
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             queue.async {
@@ -390,9 +410,9 @@ final class ServerConnection: @unchecked Sendable {
                     continuation.resume(throwing: CancellationError())
                     return
                 }
-                for (index, payload) in payloads.enumerated() {
-                    stream.pending.append((payload, index == payloads.count - 1 ? continuation : nil))
-                }
+                var payloads = payloads
+                payloads[payloads.count - 1].continuation = continuation
+                stream.pending.append(contentsOf: payloads)
                 self.drain(id)
                 self.flush()
             }
@@ -455,33 +475,45 @@ final class ServerConnection: @unchecked Sendable {
     private func drain(_ id: UInt32) {
         guard let stream = streams[id] else { return }
         while true {
-            let payload: [UInt8], continuation: CheckedContinuation<Void, any Error>?, queued: Bool
-            if let next = stream.pending.first {
-                (payload, continuation, queued) = (next.payload, next.continuation, true)
+            let next: ServerStream.PendingResponse, queued: Bool
+            if let first = stream.pending.first {
+                (next, queued) = (first, true)
             } else if let source = stream.source, let pulled = source.nextResponse() {
                 guard pulled.count <= peerMaxFrameSize else {
                     finish(id, Wire.Status(code: .resourceExhausted, message: "a \(pulled.count)-byte response exceeds the client's maximum frame size of \(peerMaxFrameSize) bytes"), abandon: true)
                     return
                 }
-                (payload, continuation, queued) = (pulled, nil, false)
+                (next, queued) = (ServerStream.PendingResponse(payload: pulled), false)
             } else {
                 break
             }
             // A full send queue (the client does not read) holds the message back like a
             // lack of connection credit: it goes when the queue drains (sendQueueDrained).
-            if channel.isReadingPaused && machine.canSend(payload.count, stream: id) {
-                if !queued { stream.pending.append((payload, nil)) }
+            if channel.isReadingPaused && machine.canSend(next.size, stream: id) {
+                if !queued { stream.pending.append(next) }
                 machine.waitForConnection(stream: id)
                 return
             }
-            guard machine.send(payload, stream: id) == .sent else {
-                if !queued { stream.pending.append((payload, nil)) }
-                return
+            if let file = next.file {
+                guard machine.send(prefix: next.payload, bodyCount: file.count, stream: id) == .sent else {
+                    if !queued { stream.pending.append(next) }
+                    return
+                }
+                if queued { stream.pending.removeFirst() }
+                // The frame's header and first bytes, then at once its file bytes (the machine's
+                // contract: nothing may come between them).
+                writeOut()
+                channel.write(file: file)
+            } else {
+                guard machine.send(next.payload, stream: id) == .sent else {
+                    if !queued { stream.pending.append(next) }
+                    return
+                }
+                if queued { stream.pending.removeFirst() }
+                // Straight to the socket's queue, whose high-water mark pauses the next one.
+                writeOut()
             }
-            if queued { stream.pending.removeFirst() }
-            // Straight to the socket's queue, whose high-water mark pauses the next one.
-            writeOut()
-            continuation?.resume()
+            next.continuation?.resume()
         }
         if let status = stream.pendingStatus {
             complete(stream, status)

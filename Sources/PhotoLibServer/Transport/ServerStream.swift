@@ -1,4 +1,5 @@
 import PhotoLibCore
+import PhotoLibNet
 import PhotoLibWire
 
 /// The application side of one call on a connection (its protocol state is the
@@ -14,9 +15,21 @@ final class ServerStream {
     var task: Task<Void, Never>?
     /// `CallStart.timeoutMs` (0: no deadline); the connection's state machine keeps the deadline.
     let timeoutMs: UInt64
-    /// Responses waiting for credit, with the handler continuations to resume once sent.
-    /// Only the last message of a batch carries a continuation.
-    var pending: [(payload: [UInt8], continuation: CheckedContinuation<Void, any Error>?)] = []
+    /// A response waiting for credit.
+    struct PendingResponse {
+        /// The encoded message; with ``file``, the message's first bytes.
+        var payload: [UInt8]
+        /// The message's last bytes, a file's, sent with `sendfile` (plain TCP only).
+        var file: FileRegion?
+        /// The handler continuation to resume once sent (only the last message of a batch has one).
+        var continuation: CheckedContinuation<Void, any Error>?
+
+        /// The whole message's size.
+        var size: Int { payload.count + (file?.count ?? 0) }
+    }
+
+    /// Responses waiting for credit, in order.
+    var pending: [PendingResponse] = []
     /// Where responses come from besides `pending`: pulled when `pending` is empty and
     /// credit allows (``ResponseSource``).
     var source: (any ResponseSource)?

@@ -54,6 +54,38 @@ extension Wire.ResourceDataChunk {
         }
     }
 
+    /// The first bytes of an encoded `photolib.v1.ResourceDataChunk` of `dataCount` bytes at
+    /// `offset` of a `totalSize`-byte resource, up to its data: the offset, the total size, then
+    /// the data's tag and length. Followed by the `dataCount` data bytes (a file's, sent with
+    /// `sendfile` by the server), it is a whole message: the fields in the order 1, 3, 2,
+    /// which every protobuf decoder accepts (a message's fields may come in any order).
+    public static func prefix(offset: UInt64, totalSize: UInt64, dataCount: Int) -> [UInt8] {
+        precondition(dataCount >= 0, "a negative data count")
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(maxOverhead)
+        func putVarint(_ value: UInt64) {
+            var value = value
+            while value >= 0x80 {
+                bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
+                value >>= 7
+            }
+            bytes.append(UInt8(value))
+        }
+        if offset != 0 {
+            bytes.append(1 << 3 | 0)  // field 1, varint
+            putVarint(offset)
+        }
+        if totalSize != 0 {
+            bytes.append(3 << 3 | 0)  // field 3, varint
+            putVarint(totalSize)
+        }
+        if dataCount > 0 {
+            bytes.append(2 << 3 | 2)  // field 2, length-delimited
+            putVarint(UInt64(dataCount))
+        }
+        return bytes
+    }
+
     /// The fields of an encoded `photolib.v1.ResourceDataChunk` with its data left in place:
     /// `data` is the range of `payload` that holds it. Accepts any valid encoding (fields in
     /// any order or repeated, the last one winning; unknown fields skipped), like the generated

@@ -277,7 +277,14 @@ public struct ConnectionStateMachine: Sendable {
     }
 
     /// Appends the bytes to write to `buffer` (a channel's outbound buffer, say) and forgets them.
+    /// An empty `buffer` takes the machine's bytes as they are (the two buffers are swapped)
+    /// instead of a copy of them: a 64 KiB chunk message is not copied twice on its way out.
     public mutating func writeOutbound(into buffer: inout [UInt8]) {
+        if buffer.isEmpty {
+            swap(&buffer, &outbound)
+            outbound.removeAll(keepingCapacity: true)
+            return
+        }
         buffer.append(contentsOf: outbound)
         outbound.removeAll(keepingCapacity: outbound.capacity <= 1 << 20)
     }
@@ -660,6 +667,29 @@ public struct ConnectionStateMachine: Sendable {
         if ends { stream.requestEnded = true }
         streams[id] = stream
         write(Frame(.message, stream: id, flags: ends ? .endStream : [], payload: payload))
+        return .sent
+    }
+
+    /// Server: sends one response message whose payload is `prefix` followed by `bodyCount`
+    /// bytes that the driver writes itself (a file's bytes, sent with `sendfile`), if both
+    /// windows allow the whole payload. The windows are charged for all of it and the frame
+    /// header announces all of it, but only the header and `prefix` are written here: the
+    /// driver MUST write exactly `bodyCount` bytes right after what ``writeOutbound(into:)``
+    /// gives next, before anything else (or close the connection).
+    public mutating func send(prefix: [UInt8], bodyCount: Int, stream id: UInt32) -> SendOutcome {
+        guard configuration.role == .server, bodyCount >= 0, phase != .closed, var stream = streams[id] else { return .notOpen }
+        let size = prefix.count + bodyCount
+        guard stream.sendWindow.allows(size) else { return .blockedOnStream }
+        guard sendConnectionWindow.allows(size) else {
+            waitForConnection(stream: id)
+            return .blockedOnConnection
+        }
+        try? stream.sendWindow.spend(size)
+        try? sendConnectionWindow.spend(size)
+        streams[id] = stream
+        Frame.encodeHeader(.message, stream: id, flags: [], length: size, reserving: prefix.count, into: &outbound)
+        outbound.append(contentsOf: prefix)
+        wroteSinceKeepalive = true
         return .sent
     }
 

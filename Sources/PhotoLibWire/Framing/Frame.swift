@@ -81,9 +81,16 @@ public struct Frame: Sendable, Hashable {
 
     /// Appends the frame's bytes to `buffer`.
     public func encode(into buffer: inout [UInt8]) {
-        let length = UInt32(payload.count)
+        Frame.encodeHeader(type, stream: streamID, flags: flags, length: payload.count, reserving: payload.count, into: &buffer)
+        buffer.append(contentsOf: payload)
+    }
+
+    /// Appends the header of a frame whose payload is `length` bytes to `buffer`, with room
+    /// for `reserving` more bytes after it.
+    static func encodeHeader(_ type: FrameType, stream streamID: UInt32, flags: FrameFlags, length payloadLength: Int, reserving: Int, into buffer: inout [UInt8]) {
+        let length = UInt32(payloadLength)
         // Grow geometrically: callers append many frames to one buffer.
-        let needed = buffer.count + Frame.headerSize + payload.count
+        let needed = buffer.count + Frame.headerSize + reserving
         if needed > buffer.capacity { buffer.reserveCapacity(max(needed, 2 * buffer.capacity)) }
         buffer.append(UInt8(truncatingIfNeeded: length >> 24))
         buffer.append(UInt8(truncatingIfNeeded: length >> 16))
@@ -95,7 +102,6 @@ public struct Frame: Sendable, Hashable {
         buffer.append(UInt8(truncatingIfNeeded: streamID >> 16))
         buffer.append(UInt8(truncatingIfNeeded: streamID >> 8))
         buffer.append(UInt8(truncatingIfNeeded: streamID))
-        buffer.append(contentsOf: payload)
     }
 
     /// The frame's bytes.

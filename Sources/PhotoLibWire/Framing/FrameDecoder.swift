@@ -3,7 +3,12 @@ import PhotoLibCore
 /// Cuts a byte stream into frames, refusing oversized lengths and unknown types.
 ///
 /// Feed it bytes as they arrive with ``append(_:)``, then call ``next()`` until it
-/// answers `nil` ("need more data"); nothing is consumed until a whole frame is there.
+/// answers `nil` ("need more data"); nothing is returned until a whole frame is there.
+///
+/// A large payload (``inPlaceThreshold`` or more) that has not arrived whole gets storage of
+/// its own, sized once from the header, and the bytes that follow are appended straight to
+/// it: the finished payload is handed over as it is, instead of being gathered in the
+/// decoder's buffer and copied out (a 230 MB resource arrives as 3,500 such 64 KiB frames).
 public struct FrameDecoder: Sendable {
     private enum State: Sendable {
         case waitingForHeader
@@ -15,22 +20,43 @@ public struct FrameDecoder: Sendable {
     private var state = State.waitingForHeader
     private var buffer: [UInt8] = []
     private var readIndex = 0
+    /// The payload of the frame being received, when it is large and arrives in pieces: the
+    /// piece in ``buffer`` when that was noticed, then what arrives until it is whole.
+    private var payload: [UInt8] = []
+    /// Whether the current frame's payload is being gathered in ``payload``.
+    private var fillingPayload = false
+
+    /// Payloads at least this long that do not arrive in one piece are gathered in storage of
+    /// their own (see the type's comment); shorter ones are copied out of the buffer.
+    public static let inPlaceThreshold = 16 << 10
 
     /// Creates a decoder accepting payloads up to `maxPayloadSize` bytes.
     public init(maxPayloadSize: Int) {
         self.maxPayloadSize = maxPayloadSize
     }
 
-    /// Bytes received but not yet returned as frames.
-    public var bufferedByteCount: Int { buffer.count - readIndex }
+    /// Bytes received but not yet returned as frames (a header already read is not counted).
+    public var bufferedByteCount: Int { buffer.count - readIndex + payload.count }
 
     /// Adds received bytes.
     public mutating func append<Bytes: Sequence>(_ bytes: Bytes) where Bytes.Element == UInt8 {
+        let appended: Void? = bytes.withContiguousStorageIfAvailable { append(contiguous: $0) }
+        if appended == nil { Array(bytes).withUnsafeBufferPointer { append(contiguous: $0) } }
+    }
+
+    private mutating func append(contiguous bytes: UnsafeBufferPointer<UInt8>) {
+        var rest = bytes
+        if fillingPayload, case .waitingForPayload(_, _, _, let length) = state {
+            let take = min(length - payload.count, rest.count)
+            payload.append(contentsOf: UnsafeBufferPointer(rebasing: rest[..<take]))
+            rest = UnsafeBufferPointer(rebasing: rest[take...])
+            if rest.isEmpty { return }
+        }
         if readIndex > 0 && readIndex >= buffer.count / 2 {
             buffer.removeFirst(readIndex)
             readIndex = 0
         }
-        buffer.append(contentsOf: bytes)
+        buffer.append(contentsOf: rest)
     }
 
     /// The next whole frame, or `nil` when more bytes are needed.
@@ -59,7 +85,25 @@ public struct FrameDecoder: Sendable {
                 readIndex += Frame.headerSize
                 state = .waitingForPayload(type: type, flags: flags, stream: stream, length: length)
             case let .waitingForPayload(type, flags, stream, length):
-                guard buffer.count - readIndex >= length else { return nil }
+                if fillingPayload {
+                    guard payload.count == length else { return nil }
+                    var whole: [UInt8] = []
+                    swap(&whole, &payload)
+                    fillingPayload = false
+                    state = .waitingForHeader
+                    return Frame(type, stream: stream, flags: flags, payload: whole)
+                }
+                guard buffer.count - readIndex >= length else {
+                    if length >= Self.inPlaceThreshold {
+                        // The rest goes straight to the payload's own storage (append).
+                        payload.reserveCapacity(length)
+                        payload.append(contentsOf: buffer[readIndex...])
+                        buffer.removeAll(keepingCapacity: buffer.capacity <= 4 << 20)
+                        readIndex = 0
+                        fillingPayload = true
+                    }
+                    return nil
+                }
                 let payload = Array(buffer[readIndex..<readIndex + length])
                 readIndex += length
                 state = .waitingForHeader

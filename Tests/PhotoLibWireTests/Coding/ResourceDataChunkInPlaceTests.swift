@@ -20,6 +20,21 @@ final class ResourceDataChunkInPlaceTests: XCTestCase {
         }
     }
 
+    /// The first bytes the server sends before a chunk's file bytes (`sendfile`): with the data
+    /// after them, a message the generated codec and the in-place reader both decode.
+    func testPrefixAndDataDecodeAsTheChunk() throws {
+        for (offset, count, total) in Self.cases {
+            let data = (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 17 &+ 3) }
+            let payload = Wire.ResourceDataChunk.prefix(offset: offset, totalSize: total, dataCount: count) + data
+            XCTAssertLessThanOrEqual(payload.count - count, Wire.ResourceDataChunk.maxOverhead)
+            XCTAssertEqual(try Wire.ResourceDataChunk(decoding: payload), Wire.ResourceDataChunk(offset: offset, data: data, totalSize: total), "offset \(offset), \(count) bytes")
+            let fields = try Wire.ResourceDataChunk.fields(of: payload)
+            XCTAssertEqual(fields.offset, offset)
+            XCTAssertEqual(fields.totalSize, total)
+            XCTAssertEqual(Array(payload[fields.data]), data)
+        }
+    }
+
     func testFieldsReadWhatTheGeneratedCodecPacks() throws {
         for (offset, count, total) in Self.cases {
             let data = (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 13) }

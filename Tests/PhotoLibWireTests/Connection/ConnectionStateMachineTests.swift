@@ -247,6 +247,32 @@ final class ConnectionStateMachineTests: XCTestCase {
         XCTAssertEqual(machine.takeOutbound(), bytes(message(1, big), message(3, big)))
     }
 
+    /// A message whose last bytes the driver writes itself (a file sent with `sendfile`): the
+    /// header announces the whole payload, only the header and the first bytes are written,
+    /// and both windows are charged for all of it, exactly like the same message sent whole.
+    func testServerSendsAMessageWhoseBodyTheDriverWrites() throws {
+        var machine = try openServer(hello: Wire.Hello(protocolVersion: 1, maxFrameSize: 131_072, initialStreamWindow: 131_072, initialConnectionWindow: 196_608))
+        _ = feed(&machine, bytes(call(1, endStream: true)))
+        let prefix: [UInt8] = [0x18, 0x80, 0x80, 0x04, 0x12, 0x80, 0x80, 0x04], body = [UInt8](repeating: 7, count: 65_536)
+        XCTAssertEqual(machine.send(prefix: prefix, bodyCount: body.count, stream: 1), .sent)
+        let whole = message(1, prefix + body).encoded
+        XCTAssertEqual(machine.takeOutbound(), Array(whole.prefix(Frame.headerSize + prefix.count)))
+        // 131,072 − 65,544 = 65,528 left in the stream window: another 65,544 bytes do not fit,
+        // whether sent whole or with a body, and 65,528 do.
+        XCTAssertEqual(machine.send(prefix: prefix, bodyCount: body.count, stream: 1), .blockedOnStream)
+        XCTAssertFalse(machine.canSend(prefix.count + body.count, stream: 1))
+        XCTAssertEqual(machine.send(prefix: prefix, bodyCount: 65_520, stream: 1), .sent)
+        XCTAssertEqual(machine.send(prefix: [], bodyCount: 1, stream: 1), .blockedOnStream)
+        // The connection window (196,608 − 131,072 = 65,536 left) holds the next one back.
+        XCTAssertEqual(feed(&machine, bytes(windowUpdate(1, 131_072))), [.windowOpened(stream: 1)])
+        XCTAssertEqual(machine.send(prefix: prefix, bodyCount: 65_529, stream: 1), .blockedOnConnection)
+        XCTAssertEqual(machine.send(prefix: prefix, bodyCount: 65_528, stream: 1), .sent)
+        // Not on a call that is not open, and never for a client.
+        XCTAssertEqual(machine.send(prefix: prefix, bodyCount: 1, stream: 3), .notOpen)
+        var client = try openClient()
+        XCTAssertEqual(client.send(prefix: [], bodyCount: 1, stream: 1), .notOpen)
+    }
+
     func testServerUsesAtMostItsShareOfAHugeWindow() throws {
         var machine = try openServer(hello: Wire.Hello(protocolVersion: 1, initialStreamWindow: UInt32(Int32.max))) {
             $0.maxSendStreamWindow = 2 << 20

@@ -37,6 +37,50 @@ final class FrameDecoderTests: XCTestCase {
         XCTAssertEqual(decoded, frames)
     }
 
+    /// Large payloads that arrive in pieces are gathered in storage of their own: pieces of
+    /// every size (cut inside headers, inside payloads, across frames; the next frame's bytes
+    /// arriving with the end of a large payload) give the same frames, and nothing is lost.
+    func testLargePayloadsArrivingInPiecesOfAnySize() throws {
+        let frames = [
+            Frame(.message, stream: 1, payload: (0..<65_559).map { UInt8(truncatingIfNeeded: $0 &* 7) }),
+            Frame(.windowUpdate, stream: 0, payload: [1, 2, 3]),
+            Frame(.message, stream: 3, payload: (0..<FrameDecoder.inPlaceThreshold).map { UInt8(truncatingIfNeeded: $0 &* 13) }),
+            Frame(.message, stream: 3, payload: (0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }),
+            Frame(.status, stream: 1, payload: [9]),
+        ]
+        var bytes: [UInt8] = []
+        for frame in frames { frame.encode(into: &bytes) }
+        for pieceSize in [1, 10, 11, 4_096, 65_536, 65_569, 65_570, 100_000, bytes.count] {
+            var decoder = FrameDecoder(maxPayloadSize: 1 << 20)
+            var decoded: [Frame] = []
+            var at = 0
+            while at < bytes.count {
+                let end = min(bytes.count, at + pieceSize)
+                decoder.append(bytes[at..<end])
+                at = end
+                while let frame = try decoder.next() { decoded.append(frame) }
+            }
+            XCTAssertEqual(decoded, frames, "pieces of \(pieceSize) bytes")
+            XCTAssertEqual(decoder.bufferedByteCount, 0, "pieces of \(pieceSize) bytes")
+        }
+    }
+
+    /// A large payload being gathered counts as buffered, and a header alone returns nothing.
+    func testLargePayloadInProgressIsBuffered() throws {
+        let frame = Frame(.message, stream: 5, payload: [UInt8](repeating: 3, count: 40_000))
+        var decoder = FrameDecoder(maxPayloadSize: 1 << 20)
+        decoder.append(frame.encoded.prefix(30_010))
+        XCTAssertNil(try decoder.next())
+        XCTAssertEqual(decoder.bufferedByteCount, 30_000)
+        decoder.append(frame.encoded.dropFirst(30_010).prefix(9_999))
+        XCTAssertNil(try decoder.next())
+        XCTAssertEqual(decoder.bufferedByteCount, 39_999)
+        decoder.append(frame.encoded.suffix(1) + Frame(.ping, payload: [1]).encoded.prefix(4))
+        XCTAssertEqual(try decoder.next(), frame)
+        XCTAssertNil(try decoder.next())
+        XCTAssertEqual(decoder.bufferedByteCount, 4)
+    }
+
     func testHeaderLayoutIsBigEndian() {
         let frame = Frame(.ping, stream: 0x0102_0304, flags: .ack, payload: [0xAA, 0xBB])
         XCTAssertEqual(frame.encoded, [0, 0, 0, 2, 8, 2, 1, 2, 3, 4, 0xAA, 0xBB])
