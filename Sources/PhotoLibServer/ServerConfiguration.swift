@@ -31,8 +31,10 @@ public struct ServerConfiguration: Sendable {
     public var maxSendQueueBytes: Int = 1 << 20
     /// The most response credit the server uses of a stream window the client announces
     /// (`Hello.initial_stream_window` and its WINDOW_UPDATEs); credit beyond it is not used.
+    /// Never less than twice the client's maximum frame size (docs/PROTOCOL.md 9.3).
     public var maxResponseStreamWindow: Int = 4 << 20
-    /// The most response credit the server uses of the connection window the client announces.
+    /// The most response credit the server uses of the connection window the client announces
+    /// (never less than twice the client's maximum frame size either).
     public var maxResponseConnectionWindow: Int = 16 << 20
     /// The server answers at most one PING per this many seconds on a connection; later PINGs
     /// within the interval are dropped unanswered.

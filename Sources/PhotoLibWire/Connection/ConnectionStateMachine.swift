@@ -41,9 +41,12 @@ public struct ConnectionStateMachine: Sendable {
         /// This end's initial receive window for the connection (announced).
         public var initialConnectionWindow: Int
         /// The most credit of the peer's stream window this end holds at once (the server's
-        /// `maxResponseStreamWindow`); never below the peer's maximum frame size.
+        /// `maxResponseStreamWindow`); never below twice the peer's maximum frame size, so
+        /// that a peer holding back less than one largest message of credit (as
+        /// docs/PROTOCOL.md 9.3 allows) never leaves this end without room for the next one.
         public var maxSendStreamWindow: Int
-        /// The most credit of the peer's connection window this end holds at once.
+        /// The most credit of the peer's connection window this end holds at once (never below
+        /// twice the peer's maximum frame size either).
         public var maxSendConnectionWindow: Int
         /// Server: concurrent calls allowed on one connection (announced in WELCOME).
         public var maxConcurrentStreams: Int
@@ -398,7 +401,7 @@ public struct ConnectionStateMachine: Sendable {
             initial: try WireLimits.window(
                 announced: connectionWindow, fallback: WireLimits.defaultConnectionWindow, atLeast: peerMaxFrameSize,
                 name: "\(message).initial_connection_window"),
-            maximum: max(configuration.maxSendConnectionWindow, peerMaxFrameSize))
+            maximum: max(configuration.maxSendConnectionWindow, 2 * peerMaxFrameSize))
     }
 
     /// Server: accepts the HELLO of the ``Event/hello(_:)`` event and writes `welcome`, whose
@@ -452,7 +455,7 @@ public struct ConnectionStateMachine: Sendable {
         }
         let endStream = frame.flags.contains(.endStream)
         streams[id] = StreamState(
-            sendWindow: SendWindow(initial: initialSendStreamWindow, maximum: max(configuration.maxSendStreamWindow, peerMaxFrameSize)),
+            sendWindow: SendWindow(initial: initialSendStreamWindow, maximum: max(configuration.maxSendStreamWindow, 2 * peerMaxFrameSize)),
             receiveWindow: FlowWindow(initial: configuration.initialStreamWindow),
             credit: ReceiveCredit(initial: configuration.initialStreamWindow, largestMessage: configuration.maxFrameSize),
             requestEnded: endStream,
@@ -628,7 +631,7 @@ public struct ConnectionStateMachine: Sendable {
         nextStreamID += 2
         highestStreamID = id
         streams[id] = StreamState(
-            sendWindow: SendWindow(initial: initialSendStreamWindow, maximum: max(configuration.maxSendStreamWindow, peerMaxFrameSize)),
+            sendWindow: SendWindow(initial: initialSendStreamWindow, maximum: max(configuration.maxSendStreamWindow, 2 * peerMaxFrameSize)),
             receiveWindow: FlowWindow(initial: configuration.initialStreamWindow),
             credit: ReceiveCredit(initial: configuration.initialStreamWindow, largestMessage: configuration.maxFrameSize),
             requestEnded: endStream,

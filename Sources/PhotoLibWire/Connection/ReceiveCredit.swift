@@ -6,7 +6,11 @@ import PhotoLibCore
 ///
 /// Consumed bytes go back in batches rather than one WINDOW_UPDATE per message. Credit is
 /// held back only while the window left still takes the largest message the server may send
-/// and less than a quarter of the initial window has gathered. The state machine asks
+/// and less than a batch has gathered: a quarter of the initial window, but never more than
+/// the largest message (docs/PROTOCOL.md 9.3: credit held back must go once it reaches that
+/// size). The second bound matters because the server may use less of a window than the
+/// client announced (its own maxima, 9.3): a client announcing 256 MiB that waited for 64 MiB
+/// of consumption would wait forever on a server that stops at 16 MiB. The state machine asks
 /// ``take()`` after every read and every consumption, so once the server could be waiting
 /// for credit none is held back: a call never stalls on credit the client kept.
 public struct ReceiveCredit: Sendable, Hashable {
@@ -22,7 +26,7 @@ public struct ReceiveCredit: Sendable, Hashable {
     public init(initial: Int, largestMessage: Int) {
         window = FlowWindow(initial: initial)
         self.largestMessage = largestMessage
-        batch = max(1, initial / 4)
+        batch = max(1, min(initial / 4, largestMessage))
     }
 
     /// `count` bytes arrived; throws `resourceExhausted` (protocol violation) when the server

@@ -289,6 +289,18 @@ final class ConnectionStateMachineTests: XCTestCase {
             before: bytes(call(1, endStream: true), windowUpdate(1, UInt32(Int32.max) - (1 << 20))))
     }
 
+    func testServerShareIsAtLeastTwoOfTheClientsLargestMessages() throws {
+        // Configured below the client's 256 KiB frames: raised to two of them.
+        var machine = try openServer(hello: Wire.Hello(protocolVersion: 1, maxFrameSize: 256 << 10, initialStreamWindow: UInt32(Int32.max))) {
+            $0.maxSendStreamWindow = 128 << 10
+        }
+        _ = feed(&machine, bytes(call(1, endStream: true)))
+        let message = [UInt8](repeating: 0, count: 256 << 10)
+        XCTAssertEqual(machine.send(message, stream: 1), .sent)
+        XCTAssertEqual(machine.send(message, stream: 1), .sent)
+        XCTAssertEqual(machine.send([0], stream: 1), .blockedOnStream)
+    }
+
     func testCancelEndsTheCallAndLateFramesAreIgnored() throws {
         var machine = try openServer()
         _ = feed(&machine, bytes(call(1), message(1, [1, 2, 3])))
@@ -520,7 +532,8 @@ final class ConnectionStateMachineTests: XCTestCase {
     }
 
     func testClientReturnsCreditInQuarterWindowBatchesAndOnCancel() throws {
-        var machine = Machine(configuration: .init(role: .client, maxFrameSize: 128 << 10, initialStreamWindow: 1 << 20, initialConnectionWindow: 2 << 20), now: 0)
+        // Messages of at most 512 KiB: a quarter of each window is below that, so it is the batch.
+        var machine = Machine(configuration: .init(role: .client, maxFrameSize: 512 << 10, initialStreamWindow: 1 << 20, initialConnectionWindow: 2 << 20), now: 0)
         machine.start(token: "", clientName: "c")
         _ = feed(&machine, bytes(Frame(.welcome, payload: Wire.Welcome(protocolVersion: 1).encoded())))
         let id = try machine.openStream(Wire.CallStart(method: "/m"), endStream: true, now: 0)
