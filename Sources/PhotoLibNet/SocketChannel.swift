@@ -69,14 +69,12 @@ public final class SocketChannel: @unchecked Sendable {
     /// Whether a turn (a read turn, or ``submit(_:)``'s) is running: what it writes is sent
     /// when it ends (or at ``sendThreshold``), not in a separate queue turn.
     private var inTurn = false
-    /// Consulted on ``queue`` whenever a turn that ran submitted work (``submit(_:)``: its
-    /// own, or work that joined a read turn) would send what it wrote: while it returns
-    /// `true`, the bytes stay queued (up to ``sendThreshold``), because the owner expects more
-    /// to follow at once; the owner then calls ``sendHeldWrites()`` as soon as it would return
-    /// `false`. A read turn that ran no submitted work sends as usual. `nil`: never hold.
+    /// Consulted on ``queue`` at the end of each turn that ``submit(_:)`` runs, before it
+    /// sends what waits: while it returns `true`, the bytes stay queued (up to
+    /// ``sendThreshold``), because the owner expects more to follow at once; the owner then
+    /// calls ``sendHeldWrites()`` as soon as it would return `false`. Read turns (and the work
+    /// that joins them) send as usual. `nil`: never hold.
     public var holdsWrites: (() -> Bool)?
-    /// Whether submitted work ran since the last `send` (what waits includes it).
-    private var sendsSubmittedWork = false
     /// Whether a turn kept its writes (``holdsWrites``): set before the question is asked,
     /// so that an owner who changes the answer right after sees it.
     private let holdingWrites = Atomic<Bool>(false)
@@ -172,7 +170,7 @@ public final class SocketChannel: @unchecked Sendable {
             }
             endSharedTurn()
             inTurn = false
-            sendUnlessHeld()
+            sendPending()
         } else if hangUp && !closed {
             // Not reading (paused): a hang-up can only be seen by sending.
             flush()
@@ -206,7 +204,6 @@ public final class SocketChannel: @unchecked Sendable {
         queue.sync {
             inTurn = true
             work()
-            sendsSubmittedWork = true
             endSharedTurn()
             inTurn = false
             sendUnlessHeld()
@@ -235,7 +232,6 @@ public final class SocketChannel: @unchecked Sendable {
             defer { turn.waiting = [] }
             return turn.waiting
         }
-        if !waiting.isEmpty { sendsSubmittedWork = true }
         for work in waiting { work() }
     }
 
@@ -250,7 +246,6 @@ public final class SocketChannel: @unchecked Sendable {
                 return turn.waiting
             }
             if waiting.isEmpty { return }
-            sendsSubmittedWork = true
             for work in waiting { work() }
         }
     }
@@ -363,7 +358,7 @@ public final class SocketChannel: @unchecked Sendable {
                 // What this chunk's delivery wrote, and what was handed to the turn meanwhile
                 // (``submit(_:)``), leaves before the next chunk is read.
                 runSubmitted()
-                sendUnlessHeld()
+                sendPending()
                 pauseReadingIfFull()
                 continue
             }
@@ -380,10 +375,10 @@ public final class SocketChannel: @unchecked Sendable {
         return true
     }
 
-    /// In a turn, where it would send what it wrote: sends it, unless it carries submitted
-    /// work and the owner holds it (``holdsWrites``).
+    /// At the end of a submitted turn: sends what waits, unless the owner holds it
+    /// (``holdsWrites``).
     private func sendUnlessHeld() {
-        if let holds = holdsWrites, sendsSubmittedWork, pendingWriteCount > 0 {
+        if let holds = holdsWrites, pendingWriteCount > 0 {
             holdingWrites.store(true, ordering: .sequentiallyConsistent)
             if holds() { return }
             holdingWrites.store(false, ordering: .sequentiallyConsistent)
@@ -400,10 +395,7 @@ public final class SocketChannel: @unchecked Sendable {
 
     private func flush() {
         guard !closed else { return }
-        if holdsWrites != nil {
-            holdingWrites.store(false, ordering: .sequentiallyConsistent)
-            sendsSubmittedWork = false
-        }
+        if holdsWrites != nil { holdingWrites.store(false, ordering: .sequentiallyConsistent) }
         while outboundIndex < outbound.count {
             let sent = outbound.withUnsafeBytes { raw in
                 send(fd, raw.baseAddress! + outboundIndex, raw.count - outboundIndex, Int32(MSG_NOSIGNAL))

@@ -89,32 +89,37 @@ final class ConnectionTests: XCTestCase {
 
     /// A task's next call waits in the connection while a task resumed with it has not run
     /// yet (their calls usually leave together), and leaves as soon as that task has run,
-    /// even though it opens no call of its own. Task B runs on an executor that parks it, so
-    /// the order is certain: the answers to B's and A's calls arrive in one read, B is
-    /// resumed first and parked, A runs and opens its next call, which must wait; B runs,
+    /// even though it opens no call of its own. Each task runs on an executor that parks it,
+    /// so the order is certain: both calls end in one read turn, which resumes B and A; A
+    /// runs once that turn is over and opens its next call, which must wait for B; B runs,
     /// and A's call must reach the server without anything else happening on the connection.
     func testACallHeldForAResumedTaskLeavesWhenThatTaskRuns() async throws {
         let peer = try ScriptedServer()
         let library = try await peer.connect()
         defer { library.close() }
-        let gate = GatedExecutor()
-        let taskA = Task {
+        let gateA = GatedExecutor()
+        let gateB = GatedExecutor()
+        let taskA = Task(executorPreference: gateA) {
             let first = try await library.libraryInfo()
             let second = try await library.libraryInfo()
             return [first.assetCount, second.assetCount]
         }
         let callA = try await peer.next { $0.type == .call }
-        let taskB = Task(executorPreference: gate) { try await library.libraryInfo().assetCount }
+        let taskB = Task(executorPreference: gateB) { try await library.libraryInfo().assetCount }
         let callB = try await peer.next { $0.type == .call }
-        gate.close()
+        gateA.close()
+        gateB.close()
         func answer(_ stream: UInt32, count: UInt64) -> [UInt8] {
             Frame(.message, stream: stream, payload: Wire.LibraryInfo(assetCount: count).encoded()).encoded
                 + Frame(.status, stream: stream, payload: Wire.Status(code: .ok).encoded()).encoded
         }
         XCTAssertTrue(peer.raw.send(answer(callB.streamID, count: 2) + answer(callA.streamID, count: 1)))
+        try await gateA.waitForParkedJob()
+        try await gateB.waitForParkedJob()
+        gateA.open()
         let early = try? await peer.next(timeout: 0.3) { $0.type == .call }
         XCTAssertNil(early, "A's next call left while B, resumed with A, had not run")
-        gate.open()
+        gateB.open()
         let secondA = try await peer.next(timeout: 5) { $0.type == .call }
         XCTAssertTrue(peer.raw.send(answer(secondA.streamID, count: 3)))
         let countB = try await taskB.value
@@ -246,6 +251,16 @@ private final class GatedExecutor: TaskExecutor, @unchecked Sendable {
     /// From now on, jobs wait for ``open()``.
     func close() {
         lock.withLock { isOpen = false }
+    }
+
+    /// Returns once a job waits (a task that prefers this executor was resumed), or throws
+    /// after 30 s.
+    func waitForParkedJob() async throws {
+        for _ in 0..<3000 {
+            if lock.withLock({ !parked.isEmpty }) { return }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        throw PhotoLibError(.deadlineExceeded, "no task was resumed onto the gated executor within 30 s")
     }
 
     /// Runs the waiting jobs, and later ones at once.

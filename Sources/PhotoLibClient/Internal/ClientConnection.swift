@@ -50,9 +50,10 @@ final class ClientConnection: @unchecked Sendable {
     private(set) var welcome: Wire.Welcome?
     /// Tasks waiting in ``consume(_:request:timeout:_:)`` whose call has ended (their
     /// continuation is resumed) but that have not run since: each of them usually opens its
-    /// next call at once, so the channel holds what turns write (those tasks' requests among
-    /// it) while any are left, and the last one to run sends it all in one `send`
-    /// (``SocketChannel/holdsWrites``).
+    /// next call at once, so a task's own turn holds its request while any are left (the
+    /// others' requests join it), and the last one to run sends them all in one `send`
+    /// (``SocketChannel/holdsWrites``). Calls that join the event loop's read turn leave
+    /// with its writes, as result handlers' do.
     let resumedTasks = ResumedTasks()
 
     private init(fd: Int32, endpoint: Endpoint?, configuration: ClientConfiguration, continuation: CheckedContinuation<Wire.Welcome, any Error>) {
