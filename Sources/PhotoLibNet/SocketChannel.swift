@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 internal import CEpoll
 #if canImport(Glibc)
 import Glibc
@@ -70,9 +71,22 @@ public final class SocketChannel: @unchecked Sendable {
     private var readingPaused = false
     /// After the last bytes are sent, how long to wait for the peer's close before closing.
     public var lingerTimeout: Double = 2
-    /// Whether a turn (a read turn, or ``turn(_:)``) is running: what it writes is sent
+    /// Whether a turn (a read turn, or ``submit(_:)``'s) is running: what it writes is sent
     /// when it ends (or at ``sendThreshold``), not in a separate queue turn.
     private var inTurn = false
+    /// Consulted on ``queue`` at the end of each turn that ``submit(_:)`` runs, before it
+    /// sends what waits: while it returns `true`, the bytes stay queued (up to
+    /// ``sendThreshold``), because the owner expects more to follow at once; the owner then
+    /// calls ``sendHeldWrites()`` as soon as it would return `false`. Read turns (and the work
+    /// that joins them) send as usual. `nil`: never hold.
+    public var holdsWrites: (() -> Bool)?
+    /// Whether a turn kept its writes (``holdsWrites``): set before the question is asked,
+    /// so that an owner who changes the answer right after sees it.
+    private let holdingWrites = Atomic<Bool>(false)
+    /// Work handed to the turn running on ``queue`` by other threads (``submit(_:)``), and
+    /// whether a turn will still run what is added. Guarded by this `Mutex` (a leaf: the work
+    /// runs after release): tasks add to it, the turn on ``queue`` takes from it.
+    private let shared = Mutex(SharedTurn())
     /// Queued bytes are sent at once when they reach this many, instead of at the end of
     /// the queue's turn: the peer starts on the first replies of a batch while the rest are
     /// produced. (Measured with `photolib bench images --warm --concurrency 16`: 256 KiB
@@ -154,11 +168,13 @@ public final class SocketChannel: @unchecked Sendable {
         let hangUp = events & (EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0
         if !closed && !readingPaused && events & (EPOLLIN.rawValue | EPOLLRDHUP.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0 {
             inTurn = true
+            shared.withLock { $0.running = true }
             let progressed = readAvailable(into: buffer)
-            inTurn = false
             if hangUp && !progressed && !closed {
                 close(error: SocketError(call: "epoll", errno: ECONNRESET, context: peer?.description ?? ""))
             }
+            endSharedTurn()
+            inTurn = false
             sendPending()
         } else if hangUp && !closed {
             // Not reading (paused): a hang-up can only be seen by sending.
@@ -170,16 +186,72 @@ public final class SocketChannel: @unchecked Sendable {
         updateInterest()
     }
 
-    /// Runs `body` on ``queue`` and waits for it (`queue.sync`: on the calling thread when
-    /// the queue is idle), then sends what it wrote. Never call it on ``queue`` itself.
-    public func turn<T>(_ body: () throws -> T) rethrows -> T {
-        try queue.sync {
-            inTurn = true
-            defer {
-                inTurn = false
-                sendPending()
+    /// Runs `work` on ``queue`` in a turn, whose writes leave in one `send` at its end. When
+    /// a turn runs now (the loop's read turn, or another caller's) and will still take work,
+    /// `work` joins it and this returns at once: it runs before that turn's writes go out,
+    /// with no thread woken and no wait. Otherwise this runs a turn itself (`queue.sync`: on
+    /// the calling thread when the queue is idle), which others may join in turn.
+    ///
+    /// For callers that may wait for the queue for a moment (a task, suspended in a
+    /// continuation): not on ``queue`` itself, nor holding a lock that work on it takes.
+    /// Returns whether `work` ran before this returned (`false`: it joined a running turn).
+    @discardableResult
+    public func submit(_ work: @escaping @Sendable () -> Void) -> Bool {
+        let joined = shared.withLock { turn in
+            guard turn.running else {
+                turn.running = true
+                return false
             }
-            return try body()
+            turn.waiting.append(work)
+            return true
+        }
+        if joined { return false }
+        queue.sync {
+            inTurn = true
+            work()
+            endSharedTurn()
+            inTurn = false
+            sendUnlessHeld()
+        }
+        return true
+    }
+
+    /// Sends what turns held back (``holdsWrites``), if they did: joins the turn running
+    /// now, which sends at its end, or runs one on the calling thread. Call it (from a task,
+    /// like ``submit(_:)``) when ``holdsWrites`` stops returning `true`.
+    public func sendHeldWrites() {
+        guard holdingWrites.load(ordering: .sequentiallyConsistent) else { return }
+        submit {}
+    }
+
+    /// On ``queue``: sends what turns held back (``holdsWrites``), if they did.
+    public func sendHeldWritesOnQueue() {
+        guard holdingWrites.load(ordering: .sequentiallyConsistent) else { return }
+        sendPending()
+    }
+
+    /// On ``queue``, in a turn: runs the work others handed to it so far (its writes join
+    /// the turn's).
+    private func runSubmitted() {
+        let waiting = shared.withLock { turn -> [@Sendable () -> Void] in
+            defer { turn.waiting = [] }
+            return turn.waiting
+        }
+        for work in waiting { work() }
+    }
+
+    /// On ``queue``, at the end of a turn, before its writes go out: runs the work handed to
+    /// it until none is left, and from then on takes no more (later callers run their own
+    /// turn).
+    private func endSharedTurn() {
+        while true {
+            let waiting = shared.withLock { turn -> [@Sendable () -> Void] in
+                if turn.waiting.isEmpty { turn.running = false }
+                defer { turn.waiting = [] }
+                return turn.waiting
+            }
+            if waiting.isEmpty { return }
+            for work in waiting { work() }
         }
     }
 
@@ -303,7 +375,9 @@ public final class SocketChannel: @unchecked Sendable {
             if count > 0 {
                 delivered = true
                 onRead(Array(UnsafeRawBufferPointer(rebasing: buffer[0..<count])))
-                // What this chunk's delivery wrote leaves before the next chunk is read.
+                // What this chunk's delivery wrote, and what was handed to the turn meanwhile
+                // (``submit(_:)``), leaves before the next chunk is read.
+                runSubmitted()
                 sendPending()
                 pauseReadingIfFull()
                 continue
@@ -321,6 +395,17 @@ public final class SocketChannel: @unchecked Sendable {
         return true
     }
 
+    /// At the end of a submitted turn: sends what waits, unless the owner holds it
+    /// (``holdsWrites``).
+    private func sendUnlessHeld() {
+        if let holds = holdsWrites, pendingWriteCount > 0 {
+            holdingWrites.store(true, ordering: .sequentiallyConsistent)
+            if holds() { return }
+            holdingWrites.store(false, ordering: .sequentiallyConsistent)
+        }
+        sendPending()
+    }
+
     /// Sends what is queued now, unless nothing is or the socket is full already (the loop
     /// sends the rest when it drains).
     private func sendPending() {
@@ -330,6 +415,7 @@ public final class SocketChannel: @unchecked Sendable {
 
     private func flush() {
         guard !closed else { return }
+        if holdsWrites != nil { holdingWrites.store(false, ordering: .sequentiallyConsistent) }
         while outboundIndex < outbound.count || !regions.isEmpty {
             let end = regions.first?.at ?? outbound.count
             let sent: Int
@@ -408,4 +494,13 @@ extension SocketChannel: EventLoopHandler {
         let buffer = loop.readBuffer
         queue.sync { loopTurn(events: events, buffer: buffer) }
     }
+}
+
+/// The turn running on a ``SocketChannel``'s queue, as other threads see it (``SocketChannel/submit(_:)``).
+struct SharedTurn {
+    /// Whether a turn runs (or is about to: its caller claimed it) that will still run
+    /// ``waiting`` before it ends.
+    var running = false
+    /// Work handed to that turn, in order.
+    var waiting: [@Sendable () -> Void] = []
 }

@@ -31,6 +31,103 @@ final class ConnectionTests: XCTestCase {
         XCTAssertEqual(original.data, try Fixtures.bytes(at: Fixtures.portrait), "byte for byte")
     }
 
+    /// Sixteen tasks on one connection await images one after the other, as the async API's
+    /// busiest callers do: a task's next request may wait in the connection for the other
+    /// tasks resumed with it (their requests leave together), so this checks that every
+    /// request still leaves when those tasks open no call (some stop early; some make a
+    /// unary call in between; one is cancelled). A request that stayed held would hang the
+    /// round, which the watchdog turns into a failure.
+    func testManyTasksAwaitingImagesOnOneConnectionAllFinish() async throws {
+        let server = try InProcessServer(photos: [Fixtures.landscape, Fixtures.portrait])
+        addTeardownBlock { await server.tearDown() }
+        let library = try await PhotoLibrary.connect(connectedSocket: try server.connectedSocket(), token: server.token)
+        defer { library.close() }
+        let manager = library.imageManager
+        let target = PixelSize(width: 128, height: 128)
+        let options = ImageRequestOptions(deliveryMode: .highQualityFormat, resizeMode: .exact)
+        let expected = [server.assets[0]: (128, 72), server.assets[1]: (85, 128)]
+        let completed = try await withThrowingTaskGroup(of: Int.self) { group in
+            for worker in 0..<16 {
+                group.addTask {
+                    var done = 0
+                    // Workers stop after 5…20 images, so tasks leave while others still run.
+                    for round in 0..<(5 + worker) {
+                        let asset = server.assets[(worker + round) % 2]
+                        let image = try await manager.image(forAssetIdentifier: asset, targetSize: target, options: options)
+                        XCTAssertEqual(image.width, expected[asset]!.0)
+                        XCTAssertEqual(image.height, expected[asset]!.1)
+                        done += 1
+                        if worker % 4 == 1 {
+                            let info = try await library.libraryInfo()
+                            XCTAssertEqual(info.assetCount, 2)
+                        }
+                    }
+                    return done
+                }
+            }
+            let cancelled = Task {
+                try await manager.image(forAssetIdentifier: server.assets[0], targetSize: .maximum, options: ImageRequestOptions(resizeMode: .none, version: .original))
+            }
+            cancelled.cancel()
+            group.addTask {
+                _ = try? await cancelled.value
+                return 0
+            }
+            group.addTask {
+                try await Task.sleep(for: .seconds(60))
+                throw PhotoLibError(.deadlineExceeded, "the tasks did not finish within 60 s: a request stayed in the connection")
+            }
+            var total = 0
+            for _ in 0..<17 { total += try await group.next() ?? 0 }
+            group.cancelAll()
+            return total
+        }
+        XCTAssertEqual(completed, (0..<16).reduce(0) { $0 + 5 + $1 })
+        let info = try await library.libraryInfo()
+        XCTAssertEqual(info.assetCount, 2, "the connection still serves calls")
+    }
+
+    /// A task's next call waits in the connection while a task resumed with it has not run
+    /// yet (their calls usually leave together), and leaves as soon as that task has run,
+    /// even though it opens no call of its own. Each task runs on an executor that parks it,
+    /// so the order is certain: both calls end in one read turn, which resumes B and A; A
+    /// runs once that turn is over and opens its next call, which must wait for B; B runs,
+    /// and A's call must reach the server without anything else happening on the connection.
+    func testACallHeldForAResumedTaskLeavesWhenThatTaskRuns() async throws {
+        let peer = try ScriptedServer()
+        let library = try await peer.connect()
+        defer { library.close() }
+        let gateA = GatedExecutor()
+        let gateB = GatedExecutor()
+        let taskA = Task(executorPreference: gateA) {
+            let first = try await library.libraryInfo()
+            let second = try await library.libraryInfo()
+            return [first.assetCount, second.assetCount]
+        }
+        let callA = try await peer.next { $0.type == .call }
+        let taskB = Task(executorPreference: gateB) { try await library.libraryInfo().assetCount }
+        let callB = try await peer.next { $0.type == .call }
+        gateA.close()
+        gateB.close()
+        func answer(_ stream: UInt32, count: UInt64) -> [UInt8] {
+            Frame(.message, stream: stream, payload: Wire.LibraryInfo(assetCount: count).encoded()).encoded
+                + Frame(.status, stream: stream, payload: Wire.Status(code: .ok).encoded()).encoded
+        }
+        XCTAssertTrue(peer.raw.send(answer(callB.streamID, count: 2) + answer(callA.streamID, count: 1)))
+        try await gateA.waitForParkedJob()
+        try await gateB.waitForParkedJob()
+        gateA.open()
+        let early = try? await peer.next(timeout: 0.3) { $0.type == .call }
+        XCTAssertNil(early, "A's next call left while B, resumed with A, had not run")
+        gateB.open()
+        let secondA = try await peer.next(timeout: 5) { $0.type == .call }
+        XCTAssertTrue(peer.raw.send(answer(secondA.streamID, count: 3)))
+        let countB = try await taskB.value
+        let countsA = try await taskA.value
+        XCTAssertEqual(countB, 2)
+        XCTAssertEqual(countsA, [1, 3])
+    }
+
     func testADeadlineEndsACallTheServerNeverAnswersAndCancelsIt() async throws {
         let peer = try ScriptedServer()
         var configuration = ClientConfiguration()
@@ -131,5 +228,52 @@ final class ConnectionTests: XCTestCase {
             XCTAssertEqual(error.code, .unavailable, "\(error)")
             XCTAssertFalse(error.message.isEmpty)
         }
+    }
+}
+
+/// A task executor whose jobs wait while it is closed: a task that prefers it can be resumed
+/// and yet not run until the test opens it (how a test fixes the order in which tasks run).
+private final class GatedExecutor: TaskExecutor, @unchecked Sendable {
+    /// Guards `isOpen` and `parked`.
+    private let lock = NSLock()
+    private var isOpen = true
+    private var parked: [UnownedJob] = []
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        let runNow = lock.withLock { () -> Bool in
+            if !isOpen { parked.append(job) }
+            return isOpen
+        }
+        if runNow { run(job) }
+    }
+
+    /// From now on, jobs wait for ``open()``.
+    func close() {
+        lock.withLock { isOpen = false }
+    }
+
+    /// Returns once a job waits (a task that prefers this executor was resumed), or throws
+    /// after 30 s.
+    func waitForParkedJob() async throws {
+        for _ in 0..<3000 {
+            if lock.withLock({ !parked.isEmpty }) { return }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        throw PhotoLibError(.deadlineExceeded, "no task was resumed onto the gated executor within 30 s")
+    }
+
+    /// Runs the waiting jobs, and later ones at once.
+    func open() {
+        let waiting = lock.withLock { () -> [UnownedJob] in
+            isOpen = true
+            defer { parked = [] }
+            return parked
+        }
+        waiting.forEach(run)
+    }
+
+    private func run(_ job: UnownedJob) {
+        DispatchQueue.global().async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
     }
 }

@@ -137,16 +137,65 @@ final class SocketChannelTests: XCTestCase {
         XCTAssertEqual(outcome.bytes, [1], "the answer to the first chunk stayed queued while the next chunk was read")
     }
 
-    func testTurnSendsWhatItWrote() throws {
+    func testASubmittedTurnSendsWhatItWrote() throws {
         let pair = try makePair()
         defer { close(pair.peer) }
         try start(pair.channel)
-        let value = pair.channel.turn { () -> Int in
-            pair.channel.write(Array("from a turn".utf8))
-            return 42
+        let ranHere = pair.channel.submit { [channel = pair.channel] in
+            channel.write(Array("from a turn".utf8))
         }
-        XCTAssertEqual(value, 42)
+        XCTAssertTrue(ranHere, "with no turn running, submit runs its own")
         XCTAssertEqual(String(decoding: read(pair.peer, count: 11), as: UTF8.self), "from a turn")
+        pair.channel.queue.sync { pair.channel.close() }
+    }
+
+    /// Work submitted while a read turn runs joins it: `submit` returns at once (the turn is
+    /// still busy, so waiting for the queue would hang this test), the work runs on the
+    /// channel's queue before the turn ends, and what it wrote leaves with the turn's writes.
+    func testWorkSubmittedDuringAReadTurnJoinsItWithoutWaiting() throws {
+        let pair = try makePair()
+        defer { close(pair.peer) }
+        let inTurn = DispatchSemaphore(value: 0)
+        let submitted = DispatchSemaphore(value: 0)
+        let outcome = LockedBytes()
+        pair.channel.onRead = { [channel = pair.channel] _ in
+            channel.write(Array("turn;".utf8))
+            inTurn.signal()
+            outcome.append([submitted.wait(timeout: .now() + 10) == .success ? 1 : 0])
+        }
+        try start(pair.channel)
+        Self.writeAll(pair.peer, [1])
+        XCTAssertEqual(inTurn.wait(timeout: .now() + 10), .success)
+        let queueKey = DispatchSpecificKey<Bool>()
+        pair.channel.queue.setSpecific(key: queueKey, value: true)
+        let ranHere = pair.channel.submit { [channel = pair.channel] in
+            outcome.append([DispatchQueue.getSpecific(key: queueKey) == true ? 2 : 0])
+            channel.write(Array("joined".utf8))
+        }
+        submitted.signal()
+        XCTAssertFalse(ranHere, "submit waited for the running turn instead of joining it")
+        XCTAssertEqual(String(decoding: read(pair.peer, count: 11), as: UTF8.self), "turn;joined")
+        pair.channel.queue.sync { pair.channel.close() }
+        XCTAssertEqual(outcome.bytes, [1, 2], "the joined work ran before the turn's delivery returned, or off the queue")
+    }
+
+    /// While ``SocketChannel/holdsWrites`` says so, a submitted turn keeps what it
+    /// wrote; ``SocketChannel/sendHeldWrites()`` sends it once the answer changes, together
+    /// with what later turns wrote meanwhile.
+    func testHeldWritesLeaveWhenReleased() throws {
+        let pair = try makePair()
+        defer { close(pair.peer) }
+        let hold = LockedBytes()
+        hold.append([1])
+        pair.channel.holdsWrites = { hold.bytes == [1] }
+        try start(pair.channel)
+        pair.channel.submit { [channel = pair.channel] in channel.write(Array("first;".utf8)) }
+        pair.channel.submit { [channel = pair.channel] in channel.write(Array("second".utf8)) }
+        var waiter = pollfd(fd: pair.peer, events: Int16(POLLIN), revents: 0)
+        XCTAssertEqual(poll(&waiter, 1, 300), 0, "held writes were sent")
+        hold.removeAll()
+        pair.channel.sendHeldWrites()
+        XCTAssertEqual(String(decoding: read(pair.peer, count: 12), as: UTF8.self), "first;second")
         pair.channel.queue.sync { pair.channel.close() }
     }
 
@@ -268,5 +317,6 @@ private final class LockedBytes: @unchecked Sendable {
     private let lock = NSLock()
     private var storage: [UInt8] = []
     func append(_ bytes: [UInt8]) { lock.withLock { storage += bytes } }
+    func removeAll() { lock.withLock { storage = [] } }
     var bytes: [UInt8] { lock.withLock { storage } }
 }

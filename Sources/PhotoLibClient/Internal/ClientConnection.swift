@@ -52,6 +52,13 @@ final class ClientConnection: @unchecked Sendable {
     /// TLS between the socket and the state machine (`ClientConfiguration.tls`); `nil`: plain TCP.
     private var tls: TLSStream?
     private(set) var welcome: Wire.Welcome?
+    /// Tasks waiting in ``consume(_:request:timeout:_:)`` whose call has ended (their
+    /// continuation is resumed) but that have not run since: each of them usually opens its
+    /// next call at once, so a task's own turn holds its request while any are left (the
+    /// others' requests join it), and the last one to run sends them all in one `send`
+    /// (``SocketChannel/holdsWrites``). Calls that join the event loop's read turn leave
+    /// with its writes, as result handlers' do.
+    let resumedTasks = ResumedTasks()
 
     private init(fd: Int32, endpoint: Endpoint?, configuration: ClientConfiguration, continuation: CheckedContinuation<Wire.Welcome, any Error>) {
         self.configuration = configuration
@@ -127,6 +134,8 @@ final class ClientConnection: @unchecked Sendable {
             }
         }
         channel.onRead = { [weak self] bytes in self?.receivedFromSocket(bytes) }
+        let resumedTasks = self.resumedTasks
+        channel.holdsWrites = { resumedTasks.waiting }
         channel.onClose = { [weak self] error in
             self?.closed(PhotoLibError(.unavailable, error.map { "connection lost: \($0)" } ?? "the server closed the connection"))
         }
@@ -170,14 +179,29 @@ final class ClientConnection: @unchecked Sendable {
         _ method: MethodInfo, request: [UInt8], timeout: Double?,
         _ makeConsumer: (CheckedContinuation<Value, any Error>) -> any ResponseConsumer
     ) async throws -> Value {
-        let stream = ClientStream(method: method)
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Value, any Error>) in
-                start(stream, request: request, timeout: timeout, consumer: makeConsumer(continuation), fromTask: true)
-            }
-        } onCancel: {
-            cancel(stream)
+        let stream = ClientStream(method: method, resumes: resumedTasks)
+        let result: Result<Value, any Error>
+        do {
+            result = .success(try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Value, any Error>) in
+                    start(stream, request: request, timeout: timeout, consumer: makeConsumer(continuation), fromTask: true)
+                }
+            } onCancel: {
+                cancel(stream)
+            })
+        } catch {
+            result = .failure(error)
         }
+        // This task runs again: if it was the last one resumed, what the others opened meanwhile
+        // (held back for it) leaves now.
+        if resumedTasks.ran() {
+            if isOnQueue {
+                queue.async { self.channel.sendHeldWritesOnQueue() }
+            } else {
+                channel.sendHeldWrites()
+            }
+        }
+        return try result.get()
     }
 
     /// Opens a call with one request whose responses `consumer` takes on the queue, and
@@ -225,15 +249,16 @@ final class ClientConnection: @unchecked Sendable {
 
     /// Runs `open`, which opens a call, on the queue. From a result handler (already on the
     /// queue) it runs at once, and the request leaves with the current turn's writes. From a
-    /// task (suspended in a continuation, holding no lock) it runs in a
-    /// ``SocketChannel/turn(_:)``, synchronously, which wakes no other thread. From any other
-    /// thread it is queued, so a caller holding a lock that a result handler also takes
-    /// cannot deadlock.
+    /// task (suspended in a continuation, holding no lock) it goes through
+    /// ``SocketChannel/submit(_:)``: it joins the turn running now (the event loop's read
+    /// turn, or another task's), whose `send` takes it along, or else runs a turn of its own
+    /// on the task's thread; neither wakes another thread. From any other thread it is
+    /// queued, so a caller holding a lock that a result handler also takes cannot deadlock.
     private func opening(fromTask: Bool, _ open: @escaping @Sendable () -> Void) {
         if isOnQueue {
             open()
         } else if fromTask {
-            channel.turn(open)
+            channel.submit(open)
         } else {
             queue.async(execute: open)
         }
@@ -550,5 +575,26 @@ final class ClientConnection: @unchecked Sendable {
         if let set = timerDeadline, set <= next { return }
         timerDeadline = next
         timer.schedule(deadline: DispatchTime(uptimeNanoseconds: next))
+    }
+}
+
+/// How many tasks waiting for a call's end (``ClientConnection/consume(_:request:timeout:_:)``)
+/// the connection has resumed that have not run since. Counted up on the connection's queue
+/// just before a consumer resumes its task (``ClientStream``), down by the task once it runs
+/// (on any thread): atomic.
+final class ResumedTasks: Sendable {
+    private let count = Atomic<Int>(0)
+
+    /// Whether any resumed task has not run yet.
+    var waiting: Bool { count.load(ordering: .sequentiallyConsistent) > 0 }
+
+    /// A task is about to be resumed.
+    func resuming() {
+        count.add(1, ordering: .sequentiallyConsistent)
+    }
+
+    /// A resumed task runs; returns whether it was the last one waiting.
+    func ran() -> Bool {
+        count.subtract(1, ordering: .sequentiallyConsistent).newValue == 0
     }
 }

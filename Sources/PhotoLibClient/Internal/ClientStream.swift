@@ -41,8 +41,13 @@ final class ClientStream: @unchecked Sendable {
     /// Why the call ended (`nil`: it ended well, or has not ended).
     private(set) var outcome: PhotoLibError?
 
-    init(method: MethodInfo) {
+    /// Counts the resume of a task that waits for the call's end (see
+    /// ``ClientConnection/consume(_:request:timeout:_:)``), when one does.
+    private let resumes: ResumedTasks?
+
+    init(method: MethodInfo, resumes: ResumedTasks? = nil) {
         self.method = method
+        self.resumes = resumes
     }
 
     /// The task or consumer the responses go to; a call that has already ended (cancelled
@@ -69,6 +74,7 @@ final class ClientStream: @unchecked Sendable {
         case .task(let continuation):
             if let outcome { continuation.finish(throwing: outcome) } else { continuation.finish() }
         case .queue(let consumer):
+            resumes?.resuming()
             consumer.finish(outcome)
         case nil:
             break
