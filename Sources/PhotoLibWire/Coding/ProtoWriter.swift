@@ -86,17 +86,25 @@ struct ProtoWriter {
         }
     }
 
-    /// A sub-message (or one element of a repeated one) whose body `write` appends: written
-    /// to the end of the buffer, then moved behind its length.
+    /// A sub-message (or one element of a repeated one) whose body `write` appends after a
+    /// one-byte length; a body of 128 bytes or more moves along to make room for a longer one.
     mutating func message(_ field: UInt64, _ write: (inout ProtoWriter) -> Void) {
         tag(field, .lengthDelimited)
-        let start = bytes.count
+        let lengthAt = bytes.count
+        bytes.append(0)
         write(&self)
-        let length = UInt64(bytes.count - start)
-        // The length's varint goes before the body: one byte for bodies under 128 bytes.
-        var prefix = ProtoWriter(capacity: 10)
-        prefix.varint(length)
-        bytes.insert(contentsOf: prefix.bytes, at: start)
+        var length = bytes.count - lengthAt - 1
+        guard length >= 0x80 else {
+            bytes[lengthAt] = UInt8(length)
+            return
+        }
+        var extra = 0
+        while length >> (7 * (extra + 1)) > 0 { extra += 1 }
+        bytes.insert(contentsOf: repeatElement(0, count: extra), at: lengthAt + 1)
+        for index in lengthAt...(lengthAt + extra) {
+            bytes[index] = UInt8(truncatingIfNeeded: length) | (index < lengthAt + extra ? 0x80 : 0)
+            length >>= 7
+        }
     }
 }
 
