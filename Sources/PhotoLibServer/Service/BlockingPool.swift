@@ -67,10 +67,14 @@ final class BlockingPool: @unchecked Sendable {
         condition.signal()
         condition.unlock()
         if start {
-            let thread = Thread { [self] in takeWork() }
-            // Linux keeps 15 bytes of a thread's name: "photolibd.library-io" shows as "library-io".
-            thread.name = name.utf8.count > 15 ? String(name.split(separator: ".").last ?? "") : name
-            thread.start()
+            // Linux keeps 15 bytes of a thread's name: "photolibd.library-io" shows as
+            // "library-io". Set by the thread itself (set before start, Foundation keeps it
+            // to itself and the thread shows its creator's name).
+            let threadName = name.utf8.count > 15 ? String(name.split(separator: ".").last ?? "") : name
+            Thread { [self] in
+                Thread.current.name = threadName
+                takeWork()
+            }.start()
         }
     }
 
