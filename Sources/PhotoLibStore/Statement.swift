@@ -158,6 +158,16 @@ final class Statement {
 
     /// Column `index` as a 64-bit integer, `nil` for NULL.
     func optionalInt64(_ index: Int32) -> Int64? { isNull(index) ? nil : int64(index) }
+
+    /// Column `index` in its storage class, to bind again elsewhere (a blob reads as NULL).
+    func value(_ index: Int32) -> DatabaseValue {
+        switch sqlite3_column_type(handle, index) {
+        case SQLITE_INTEGER: return .integer(int64(index))
+        case SQLITE_FLOAT: return .real(double(index))
+        case SQLITE_TEXT: return .text(text(index))
+        default: return .null
+        }
+    }
 }
 
 @available(*, unavailable)

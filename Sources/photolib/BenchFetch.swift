@@ -29,6 +29,9 @@ extension PhotoLibCommand {
         @Option(name: .long, help: "Unmeasured runs per figure first.")
         var warmup: Int = 3
 
+        @Flag(name: .long, help: "Measure only the 100-row pages (what Scripts/bench-fetch compares with its C baseline), e.g. to profile them with many --runs.")
+        var pagesOnly = false
+
         func validate() throws {
             guard (1...100_000).contains(runs), (0...1000).contains(warmup) else { throw ValidationError("--runs must be within 1…100000 and --warmup within 0…1000") }
         }
@@ -91,6 +94,17 @@ extension PhotoLibCommand {
             guard total > 0 else { throw CLIError("the library has no assets to measure") }
             if !connection.json { print("library: \(total) assets; \(runs) runs per figure after \(warmup) warm-up runs; latency per call (count-only figures include the release call)") }
 
+            if pagesOnly {
+                let snapshot = try await library.call(PhotoLibraryMethods.fetchAssets, Wire.FetchAssetsRequest(options: all))
+                for offset in [0, total / 2, max(0, total - 100)] {
+                    let request = Wire.FetchResultObjectsRequest(fetchResultID: snapshot.fetchResultID, offset: UInt64(offset), length: 100)
+                    try await measure("FetchResultObjects 100 assets at offset \(offset)") {
+                        _ = try await library.call(PhotoLibraryMethods.fetchResultObjects, request)
+                    }
+                }
+                if connection.json { try Output.json(figures) }
+                return
+            }
             try await measure("fetchAssets count-only: All Photos", count: total) { _ = try await countOnly(all) }
             let favorites = Wire.FetchOptions(FetchOptions(), collectionIdentifier: LocalIdentifier.smartAlbum(.smartAlbumFavorites))
             try await measure("fetchAssets count-only: Favorites", count: try await countOnly(favorites)) { _ = try await countOnly(favorites) }

@@ -1,3 +1,4 @@
+import Dispatch
 import PhotoLibCore
 import PhotoLibWire
 
@@ -32,11 +33,32 @@ public struct InlineReply: Sendable {
     }
 }
 
-/// A registered method: its descriptor, handler and optional fast path.
+/// A unary method whose whole work blocks (SQLite, files), run on a ``BlockingPool``
+/// thread as soon as the call's request message has arrived, with no task: the complete
+/// request in, the encoded response out (sent, then `OK`; a thrown error is the STATUS).
+/// The connection hands it over without waiting and takes the reply back on its queue, so
+/// a call costs one thread wake-up on the server (event loop → pool thread) instead of the
+/// hops of a task awaiting the pool and its sends.
+typealias PooledRPCHandler = @Sendable (_ request: [UInt8], _ context: InlineCallContext) throws(PhotoLibError) -> [UInt8]
+
+/// Where and how a method's pooled path (``PooledRPCHandler``) runs.
+struct PooledRoute: Sendable {
+    /// The pool its work runs on.
+    let pool: BlockingPool
+    /// The work.
+    let handler: PooledRPCHandler
+}
+
+/// A registered method: its descriptor, handler and optional fast or pooled path.
 struct RPCRoute: Sendable {
     let method: MethodInfo
     let handler: RPCHandler
     let inline: InlineRPCHandler?
+    var pooled: PooledRoute? = nil
+
+    /// Whether a call waits for its request message before anything runs (a fast or pooled
+    /// path takes the complete request).
+    var waitsForRequest: Bool { inline != nil || pooled != nil }
 }
 
 /// Maps wire method names to handlers; listed methods without one answer `UNIMPLEMENTED`.
@@ -60,6 +82,28 @@ public struct RPCRouter: Sendable {
         _ handler: @escaping @Sendable (ServerCall<Request, Response>) async throws -> Void
     ) {
         routes[method.path] = RPCRoute(method: method.info, handler: { try await handler(ServerCall($0)) }, inline: inline)
+    }
+
+    /// Registers a unary `method` whose work blocks, run on `pool` with the decoded request
+    /// and the call's context, returning the encoded response (see ``PooledRPCHandler``).
+    /// A call whose request does not arrive whole in the usual way (no message, several)
+    /// runs the same work through a handler task, which reports the mistake.
+    mutating func register<Request, Response>(
+        _ method: MethodDescriptor<Request, Response, CallKinds.Unary>, on pool: BlockingPool,
+        _ work: @escaping @Sendable (Request, InlineCallContext) throws(PhotoLibError) -> [UInt8]
+    ) {
+        let pooled = PooledRoute(pool: pool) { payload, context throws(PhotoLibError) in
+            try work(try Request(decoding: payload), context)
+        }
+        routes[method.path] = RPCRoute(
+            method: method.info,
+            handler: { call in
+                let request = try await call.singleRequest(Request.self)
+                let context = InlineCallContext(session: call.session, receivedAt: DispatchTime.now().uptimeNanoseconds)
+                let response = try await pool.run { () throws(PhotoLibError) in try work(request, context) }
+                try await call.send(encoded: [response])
+            },
+            inline: nil, pooled: pooled)
     }
 
     /// The route for a wire name, or the error to answer with.

@@ -75,7 +75,7 @@ struct CompactIdentifiers: Sendable {
 
     /// The identifier at `index`.
     subscript(index: Int) -> String {
-        if let other = others[index] { return other }
+        if !others.isEmpty, let other = others[index] { return other }
         return String(unsafeUninitializedCapacity: Self.length) { output in
             bytes.withUnsafeBufferPointer { raw in
                 var position = 0

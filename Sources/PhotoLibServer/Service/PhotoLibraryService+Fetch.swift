@@ -122,9 +122,12 @@ extension PhotoLibraryService {
         }])
     }
 
-    func fetchResultObjects(_ call: ServerCall<Wire.FetchResultObjectsRequest, Wire.FetchResultObjectsResponse>) async throws {
-        let request = try await call.singleRequest()
-        let contents = try call.session.fetchResults.use(request.fetchResultID)
+    /// `FetchResultObjects`: a page of a snapshot, read and encoded on a ``libraryIO`` thread
+    /// (a pooled route: a pending snapshot's page may wait for its background read, and
+    /// assets are read from the store).
+    func fetchResultObjects(_ request: Wire.FetchResultObjectsRequest, _ context: InlineCallContext) throws(PhotoLibError) -> [UInt8] {
+        let session = context.session
+        let contents = try session.fetchResults.use(request.fetchResultID)
         let count = contents.count
         guard request.offset <= UInt64(count) else {
             throw PhotoLibError(.outOfRange, "offset \(request.offset) is past the end of a fetch result of \(count) objects")
@@ -134,33 +137,31 @@ extension PhotoLibraryService {
         let range = offset..<(offset + length)
         switch contents {
         case .assets(let listing):
-            // A pending snapshot's page may wait for its background read, and assets are read
-            // from the store: both on the library I/O pool.
-            let library = view(call.session), identifiersOnly = request.identifiersOnly
-            let (slice, objects) = try await libraryIO.run { () throws(PhotoLibError) -> ([String], [Asset]) in
-                let slice = try listing.identifiers(in: range)
-                return (slice, identifiersOnly ? [] : try library.assets(withIdentifiers: slice))
+            let slice = try listing.identifiers(in: range)
+            // In the page's order, those deleted since left out.
+            let objects = request.identifiersOnly ? [] : try view(session).assets(page: slice, of: listing.query)
+            return Self.fittingEncoded(slice, within: session.maxResponseSize, encode: { $0.encodedDirectly() }) { part in
+                var assets = objects
+                if part.count < slice.count {
+                    let kept = Set(part)
+                    assets = objects.filter { kept.contains($0.localIdentifier) }
+                }
+                return Wire.FetchResultObjectsResponse(offset: request.offset, assets: assets.map(Wire.Asset.init), localIdentifiers: part)
             }
-            let byIdentifier = Dictionary(objects.map { ($0.localIdentifier, $0) }, uniquingKeysWith: { first, _ in first })
-            try await call.send(encoded: [Self.fittingEncoded(slice, within: call.session.maxResponseSize) { part in
-                Wire.FetchResultObjectsResponse(
-                    offset: request.offset, assets: request.identifiersOnly ? [] : part.compactMap { byIdentifier[$0].map(Wire.Asset.init) },
-                    localIdentifiers: part)
-            }])
         case .collections(let collections):
             let slice = Array(collections[range])
-            try await call.send(encoded: [Self.fittingEncoded(slice, within: call.session.maxResponseSize) { part in
+            return Self.fittingEncoded(slice, within: session.maxResponseSize) { part in
                 Wire.FetchResultObjectsResponse(
                     offset: request.offset, assetCollections: request.identifiersOnly ? [] : part.map(Wire.AssetCollection.init),
                     localIdentifiers: part.map(\.localIdentifier))
-            }])
+            }
         case .collectionLists(let lists):
             let slice = Array(lists[range])
-            try await call.send(encoded: [Self.fittingEncoded(slice, within: call.session.maxResponseSize) { part in
+            return Self.fittingEncoded(slice, within: session.maxResponseSize) { part in
                 Wire.FetchResultObjectsResponse(
                     offset: request.offset, collectionLists: request.identifiersOnly ? [] : part.map(Wire.CollectionList.init),
                     localIdentifiers: part.map(\.localIdentifier))
-            }])
+            }
         }
     }
 
@@ -178,28 +179,29 @@ extension PhotoLibraryService {
 
     /// ``fitting(_:within:_:)``, encoded: the bytes it measured, so that a page is encoded
     /// once rather than once to measure and again to send (a 100-asset page is ~15 KB).
-    static func fittingEncoded<Item, Message: WireMessage>(_ items: [Item], within limit: Int, _ make: ([Item]) -> Message) -> [UInt8] {
+    /// `encode` writes the message's bytes (`encoded()` unless the message has a faster way).
+    static func fittingEncoded<Item, Message: WireMessage>(
+        _ items: [Item], within limit: Int, encode: (Message) -> [UInt8] = { $0.encoded() }, _ make: ([Item]) -> Message
+    ) -> [UInt8] {
         var count = items.count
-        var encoded = make(items).encoded()
+        var encoded = encode(make(items))
         while count > 0 && encoded.count > limit - 64 {
             count /= 2
-            encoded = make(Array(items.prefix(count))).encoded()
+            encoded = encode(make(Array(items.prefix(count))))
         }
         return encoded
     }
 
-    func fetchResultIndex(_ call: ServerCall<Wire.FetchResultIndexRequest, Wire.FetchResultIndexResponse>) async throws {
-        let request = try await call.singleRequest()
+    /// `FetchResultIndex`, on a ``libraryIO`` thread (a pooled route: it may wait for a
+    /// pending snapshot's background read).
+    func fetchResultIndex(_ request: Wire.FetchResultIndexRequest, _ context: InlineCallContext) throws(PhotoLibError) -> [UInt8] {
         let index: Int?
-        switch try call.session.fetchResults.use(request.fetchResultID) {
-        case .assets(let listing):
-            // May wait for a pending snapshot's background read: on the library I/O pool.
-            let identifier = request.localIdentifier
-            index = try await libraryIO.run { () throws(PhotoLibError) in try listing.index(of: identifier) }
+        switch try context.session.fetchResults.use(request.fetchResultID) {
+        case .assets(let listing): index = try listing.index(of: request.localIdentifier)
         case .collections(let collections): index = collections.firstIndex { $0.localIdentifier == request.localIdentifier }
         case .collectionLists(let lists): index = lists.firstIndex { $0.localIdentifier == request.localIdentifier }
         }
-        try await call.send(Wire.FetchResultIndexResponse(found: index != nil, index: UInt64(index ?? 0)))
+        return Wire.FetchResultIndexResponse(found: index != nil, index: UInt64(index ?? 0)).encoded()
     }
 
     func releaseFetchResult(_ call: ServerCall<Wire.ReleaseFetchResultRequest, Wire.Empty>) async throws {

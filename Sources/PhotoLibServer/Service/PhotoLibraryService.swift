@@ -40,8 +40,8 @@ final class PhotoLibraryService: Sendable {
 
     /// Objects returned with a snapshot or per page, at most.
     static let maxPageLength = 1000
-    /// Threads of ``libraryIO``: the store serializes its own connection, so more would only
-    /// wait on its lock; these also read files and snapshots, which run beside it.
+    /// Threads of ``libraryIO``: the store's readers run beside each other and beside its
+    /// writer (at most one at a time); these also read files and snapshots.
     static let libraryIOConcurrency = 4
 
     /// The library's clients (authentication, decisions, waiting for decisions).
@@ -72,8 +72,12 @@ final class PhotoLibraryService: Sendable {
         router.register(PhotoLibraryMethods.fetchAssets) { [self] call in try await fetchAssets(call) }
         router.register(PhotoLibraryMethods.fetchAssetCollections) { [self] call in try await fetchAssetCollections(call) }
         router.register(PhotoLibraryMethods.fetchCollectionLists) { [self] call in try await fetchCollectionLists(call) }
-        router.register(PhotoLibraryMethods.fetchResultObjects) { [self] call in try await fetchResultObjects(call) }
-        router.register(PhotoLibraryMethods.fetchResultIndex) { [self] call in try await fetchResultIndex(call) }
+        router.register(PhotoLibraryMethods.fetchResultObjects, on: libraryIO) { [self] request, context throws(PhotoLibError) in
+            try fetchResultObjects(request, context)
+        }
+        router.register(PhotoLibraryMethods.fetchResultIndex, on: libraryIO) { [self] request, context throws(PhotoLibError) in
+            try fetchResultIndex(request, context)
+        }
         router.register(PhotoLibraryMethods.releaseFetchResult) { [self] call in try await releaseFetchResult(call) }
         registerImageRoutes(in: &router)
         registerChangeRoutes(in: &router)

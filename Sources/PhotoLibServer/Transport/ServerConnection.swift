@@ -15,7 +15,8 @@ import Synchronization
 /// authenticates HELLO, routes CALLs to handlers (or their fast paths), feeds them requests,
 /// and queues their responses until the machine's windows let them go.
 ///
-/// All state lives on ``queue``; handlers run as tasks and reach back through `queue.async`.
+/// All state lives on ``queue``; handlers run as tasks and reach back through `queue.async`,
+/// pooled work (``PooledRPCHandler``) through a channel turn (`SocketChannel.submit`) from its pool's thread.
 final class ServerConnection: @unchecked Sendable {
     let id: UInt64
     let queue: DispatchQueue
@@ -278,10 +279,10 @@ final class ServerConnection: @unchecked Sendable {
         if endStream {
             stream.requestEnded = true
             startHandler(stream, requests: [])
-        } else if route.inline == nil {
+        } else if !route.waitsForRequest {
             startHandler(stream, requests: [])
         }
-        // A method with a fast path waits for its request message (receiveMessage).
+        // A method with a fast or pooled path waits for its request message (receiveMessage).
     }
 
     /// Starts the handler task of `stream`, feeding it `requests` first (and the end of the
@@ -332,14 +333,54 @@ final class ServerConnection: @unchecked Sendable {
         }
         guard let reply else { return false }
         machine.release(payload.count, stream: stream.id)
-        for message in reply.messages where message.count > peerMaxFrameSize {
+        sendReply(stream, reply.messages)
+        return true
+    }
+
+    /// Queues the whole reply of a fast or pooled path, sent as the windows allow and then
+    /// OK (what drain does for every call); a message too large for the client's frames
+    /// fails the call instead.
+    private func sendReply(_ stream: ServerStream, _ messages: [[UInt8]]) {
+        for message in messages where message.count > peerMaxFrameSize {
             finish(stream.id, Wire.Status(code: .resourceExhausted, message: "a \(message.count)-byte response exceeds the client's maximum frame size of \(peerMaxFrameSize) bytes"), abandon: true)
-            return true
+            return
         }
         // Sent as the windows allow, then OK (what drain does for every call).
-        stream.pending.append(contentsOf: reply.messages.map { ServerStream.PendingResponse(payload: $0) })
+        stream.pending.append(contentsOf: messages.map { ServerStream.PendingResponse(payload: $0) })
         finish(stream.id, .ok, abandon: false)
-        return true
+    }
+
+    /// Hands the complete request of `stream` to its method's pool (``PooledRPCHandler``).
+    /// The pool's thread runs the work and brings the reply back in a turn of the channel
+    /// (`SocketChannel.submit`: it joins a turn running now, or runs one with `queue.sync`, on
+    /// that thread itself when the queue is idle; this queue never waits for the pool, so it
+    /// cannot deadlock), which sends what the turn wrote at its end: the
+    /// request's credit, the response and STATUS leave in one write, from that thread. Work
+    /// whose call ended meanwhile is skipped, or its reply dropped.
+    private func runPooled(_ stream: ServerStream, _ pooled: PooledRoute, request payload: [UInt8], now: UInt64) {
+        guard let session else { return }
+        let work = PooledWork()
+        stream.pooledWork = work
+        let id = stream.id
+        let context = InlineCallContext(session: session, receivedAt: now)
+        pooled.pool.submit { [weak self] in
+            guard !work.abandoned.load(ordering: .relaxed) else { return }
+            let reply: Result<[UInt8], PhotoLibError>
+            do throws(PhotoLibError) { reply = .success(try pooled.handler(payload, context)) } catch { reply = .failure(error) }
+            guard let self, !work.abandoned.load(ordering: .relaxed) else { return }
+            self.channel.submit { self.deliverPooled(reply, stream: id, work: work, requestBytes: payload.count) }
+        }
+    }
+
+    /// The reply of `stream`'s pooled work, on the queue.
+    private func deliverPooled(_ reply: Result<[UInt8], PhotoLibError>, stream id: UInt32, work: PooledWork, requestBytes: Int) {
+        guard !isClosed, let stream = streams[id], stream.pooledWork === work else { return }
+        machine.release(requestBytes, stream: id)
+        switch reply {
+        case .success(let message): sendReply(stream, [message])
+        case .failure(let error): finish(id, Wire.Status(core.clientVisible(error)), abandon: true)
+        }
+        flush()
     }
 
     /// A request MESSAGE the machine accepted (windows spent, END_STREAM rules checked).
@@ -357,6 +398,7 @@ final class ServerConnection: @unchecked Sendable {
         if ends { stream.requestEnded = true }
         if stream.awaitsInlineRequest {
             if ends && answerInline(stream, request: payload, now: now) { return }
+            if ends, let pooled = stream.route.pooled { return runPooled(stream, pooled, request: payload, now: now) }
             startHandler(stream, requests: [payload])
             return
         }

@@ -1,6 +1,15 @@
 import PhotoLibCore
 import PhotoLibNet
 import PhotoLibWire
+import Synchronization
+
+/// A call's work handed to a ``BlockingPool`` (``PooledRPCHandler``): the one thing the pool's
+/// thread and the connection's queue share about it.
+final class PooledWork: Sendable {
+    /// Set when the call ended before its work started (cancelled, past its deadline, the
+    /// connection closed): the work is skipped.
+    let abandoned = Atomic<Bool>(false)
+}
 
 /// The application side of one call on a connection (its protocol state is the
 /// connection's `ConnectionStateMachine`'s). Confined to the connection's queue.
@@ -13,6 +22,8 @@ final class ServerStream {
     /// The running handler; `nil` until it starts (a call with a fast path waits for its
     /// request first, and may finish without one).
     var task: Task<Void, Never>?
+    /// The call's work on a pool, while it runs there (pooled routes only).
+    var pooledWork: PooledWork?
     /// `CallStart.timeoutMs` (0: no deadline); the connection's state machine keeps the deadline.
     let timeoutMs: UInt64
     /// A response waiting for credit.
@@ -47,8 +58,8 @@ final class ServerStream {
         self.timeoutMs = timeoutMs
     }
 
-    /// Whether the call waits for its request to try the method's fast path.
-    var awaitsInlineRequest: Bool { task == nil && route.inline != nil }
+    /// Whether the call waits for its request to try the method's fast or pooled path.
+    var awaitsInlineRequest: Bool { task == nil && pooledWork == nil && route.waitsForRequest }
 
     /// Fails every waiting send and stops the request stream and the handler.
     func abandon(_ error: any Error) {
@@ -58,6 +69,7 @@ final class ServerStream {
         source = nil
         inbound?.finish(throwing: error)
         task?.cancel()
+        pooledWork?.abandoned.store(true, ordering: .relaxed)
         for entry in waiting { entry.continuation?.resume(throwing: error) }
     }
 }
