@@ -219,7 +219,7 @@ private final class SubscriptionEvents: ResponseConsumer, @unchecked Sendable {
         /// Requests waiting for their acknowledgement, oldest first.
         var pending: [CheckedContinuation<Wire.SubscriptionEvent.Event, any Error>] = []
         /// The latest snapshot of each followed fetch result, by its id.
-        var current: [String: FetchResult<Asset>] = [:]
+        var current = FollowedResults()
     }
 
     /// Guards ``State``. A leaf lock: continuations are resumed after it is released.
@@ -316,8 +316,7 @@ private final class SubscriptionEvents: ResponseConsumer, @unchecked Sendable {
         let reused: PhotoLibraryChange? = state.withLock { state in
             guard let (change, after) = entry.sharedChange(current: { state.current[$0] }) else { return nil }
             for message in notification.fetchResultChanges {
-                state.current[message.fetchResultID] = nil
-                state.current[message.fetchResultAfterID] = after[message.fetchResultAfterID]
+                state.current.replace(message.fetchResultID, with: after[message.fetchResultAfterID])
             }
             return change
         }
@@ -347,8 +346,7 @@ private final class SubscriptionEvents: ResponseConsumer, @unchecked Sendable {
                 inserted: zip(details.insertedIndexes, inserted).map { $0 }, changed: zip(details.changedIndexes, changed).map { $0 },
                 moves: details.moves)
             state.withLock { state in
-                state.current[message.fetchResultID] = nil
-                state.current[after.fetchResultID] = after
+                state.current.replace(message.fetchResultID, with: after)
             }
             results[message.fetchResultID] = FetchResultChanges(
                 fetchResultBeforeChanges: before, fetchResultAfterChanges: after, details: details,
@@ -443,5 +441,34 @@ private final class ChangeBacklogReader: @unchecked Sendable {
         guard let (change, size) = next else { return nil }
         connection.consumed(size, stream: streamID)
         return change
+    }
+}
+
+/// The latest snapshot of each fetch result a subscription follows, by id. A handful at most
+/// (one per registration, which the server bounds per connection), looked up on every change:
+/// a list compared by id (a short id compares in a word or two) instead of a hashed map.
+struct FollowedResults {
+    private var entries: [(id: String, result: FetchResult<Asset>)] = []
+
+    /// The snapshot followed as `id`.
+    subscript(id: String) -> FetchResult<Asset>? {
+        get { entries.first { $0.id == id }?.result }
+        set {
+            guard let index = entries.firstIndex(where: { $0.id == id }) else {
+                if let newValue { entries.append((id, newValue)) }
+                return
+            }
+            if let newValue { entries[index].result = newValue } else { entries.remove(at: index) }
+        }
+    }
+
+    /// The result followed as `id` is now `after` (followed by its own id), or, when `after`
+    /// is `nil`, no longer followed.
+    mutating func replace(_ id: String, with after: FetchResult<Asset>?) {
+        guard let index = entries.firstIndex(where: { $0.id == id }) else {
+            if let after { self[after.fetchResultID] = after }
+            return
+        }
+        if let after { entries[index] = (after.fetchResultID, after) } else { entries.remove(at: index) }
     }
 }

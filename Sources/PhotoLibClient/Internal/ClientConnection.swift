@@ -472,18 +472,15 @@ final class ClientConnection: @unchecked Sendable {
             continuation.resume(returning: welcome)
         case .message(let id, let payload, _):
             guard let stream = streams[id] else { return machine.release(payload.count, stream: id) }
-            switch stream.responses {
-            case .task(let responses):
-                responses.yield(payload)
-            case .queue(let consumer):
+            if let consumer = stream.consumer {
                 if consumer.returnsCreditOnReceipt { machine.consumed(payload.count, stream: id) }
                 do {
                     try consumer.receive(payload)
                 } catch {
                     abandon(id, error)
                 }
-            case nil:
-                break
+            } else if case .task(let responses) = stream.responses {
+                responses.yield(payload)
             }
         case .status(let id, let status):
             guard let stream = streams.removeValue(forKey: id) else { return }

@@ -31,6 +31,9 @@ final class ClientStream: @unchecked Sendable {
     var id: UInt32 = 0
     /// Where responses go; set when the call opens.
     private(set) var responses: Responses?
+    /// ``responses``' consumer, when it is one: read on every message without copying the
+    /// enum (a generic multi-payload enum's copy goes through the runtime).
+    private(set) var consumer: (any ResponseConsumer)?
     /// Request messages waiting for send credit (the connection's state machine keeps the
     /// windows, and the unconsumed response bytes whose credit goes back when the call ends).
     var pending: [PendingMessage] = []
@@ -54,6 +57,7 @@ final class ClientStream: @unchecked Sendable {
     /// before it opened) reports its outcome there at once.
     func attach(_ responses: Responses) {
         self.responses = responses
+        if case .queue(let consumer) = responses { self.consumer = consumer }
         if isEnded { report() }
     }
 

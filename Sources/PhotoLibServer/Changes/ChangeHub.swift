@@ -374,14 +374,14 @@ final class ChangeHub: @unchecked Sendable {
         let values = Dictionary(try library.assets(withIdentifiers: touched).map { ($0.localIdentifier, $0) }, uniquingKeysWith: { first, _ in first })
         // Per changed live result, once: its details, its new version, and the assets at its
         // inserted and changed indexes (every subscriber of the result gets the same ones).
-        var results: [ObjectIdentifier: (details: FetchResultChangeDetails, listing: LiveAssetListing, objects: [Asset])] = [:]
+        var results: [ObjectIdentifier: (details: FetchResultChangeDetails, listing: LiveAssetListing, objects: [Asset], afterID: String)] = [:]
         for (entry, _) in entries.values where client == nil || entry.query.limitedTo == client {
             let candidates = entry.query.identifiers.map { allowed in touched.filter(Set(allowed).contains) } ?? touched
             let matching = try library.matchingIdentifiers(entry.query, among: candidates)
             let albumChanged = entry.query.collection.map(albums.contains) ?? false
             if let details = try entry.apply(touched: touched, matching: matching, values: values, contentChanged: contentChanged, albumChanged: albumChanged, library: library) {
                 let listing = entry.currentListing()
-                results[ObjectIdentifier(entry)] = (details, listing, try insertedAndChanged(details, in: listing, known: values))
+                results[ObjectIdentifier(entry)] = (details, listing, try insertedAndChanged(details, in: listing, known: values), entry.snapshotID(version: listing.version))
             }
         }
         // Object details, once for the round, if anyone observes objects.
@@ -404,33 +404,49 @@ final class ChangeHub: @unchecked Sendable {
         // messages is encoded once for all the subscribers it is the same for (in steady state:
         // every subscriber of the result). Only per-subscriber state differs: its registry, its
         // token, its queue and credit.
-        var fetchMessageCache: [MessageKey: Wire.FetchResultChangeDetails] = [:]
+        // The round's fetch-result messages, each built once, by index; a subscriber's
+        // notification is named by the indexes of its messages (integers hash cheaply).
+        var messageIndex: [MessageKey: Int] = [:]
+        var messages: [Wire.FetchResultChangeDetails] = []
         var outgoingCache: [GroupKey: Subscriber.Outgoing] = [:]
-        // Snapshot registrations already refreshed or released on a connection this round:
-        // the connection's other subscribers of the same result need not touch its registry.
-        var refreshed = Set<SnapshotKey>()
-        var released = Set<SnapshotKey>()
+        // Snapshot registrations already refreshed (by live result) or released (by message)
+        // on a connection this round: the connection's other subscribers of the same result
+        // need not touch its registry.
+        var refreshed = Set<ConnectionItem>()
+        var released = Set<ConnectionItem>()
         let order = deliveryOrder ?? subscribers.values.sorted { ($0.session.connectionID, $0.id) < ($1.session.connectionID, $1.id) }
         deliveryOrder = order
         for subscriber in order where subscriber.started && (client == nil || subscriber.limitedTo == client) {
-            var fetchMessages: [(key: MessageKey, message: Wire.FetchResultChangeDetails)] = []
+            var fetchMessages: [(key: MessageKey, index: Int)] = []
             let connection = subscriber.session.connectionID
-            for (key, registration) in subscriber.results {
-                guard let (details, listing, objects) = results[ObjectIdentifier(registration.entry)] else { continue }
-                let afterID = registration.entry.snapshotID(version: listing.version)
-                if refreshed.insert(SnapshotKey(connection: connection, id: afterID)).inserted {
+            // Registrations are updated in place (by position: no key hashed again, and no
+            // `indices` holding the storage, which would make the first write copy it).
+            var position = subscriber.results.startIndex
+            while position != subscriber.results.endIndex {
+                defer { subscriber.results.formIndex(after: &position) }
+                let registration = subscriber.results.values[position]
+                guard let (details, listing, objects, afterID) = results[ObjectIdentifier(registration.entry)] else { continue }
+                if refreshed.insert(ConnectionItem(connection: connection, item: registration.entry.serial)).inserted {
                     subscriber.session.fetchResults.add(.assets(listing), id: afterID)
                 }
                 let messageKey = MessageKey(serial: registration.entry.serial, before: registration.snapshotID)
-                let message = fetchMessageCache[messageKey] ?? fetchMessage(
-                    beforeID: registration.snapshotID, afterID: afterID, details: details, objects: objects, contentChanged: contentChanged)
-                fetchMessageCache[messageKey] = message
-                fetchMessages.append((messageKey, message))
+                let index: Int
+                if let known = messageIndex[messageKey] {
+                    index = known
+                } else {
+                    index = messages.count
+                    messages.append(fetchMessage(
+                        beforeID: registration.snapshotID, afterID: afterID, details: details, objects: objects, contentChanged: contentChanged))
+                    messageIndex[messageKey] = index
+                }
+                fetchMessages.append((messageKey, index))
+                let key = subscriber.results.keys[position]
                 if registration.snapshotID != key, registration.snapshotID != afterID, !registration.pinned.contains(registration.snapshotID),
-                    released.insert(SnapshotKey(connection: connection, id: registration.snapshotID)).inserted {
+                    released.insert(ConnectionItem(connection: connection, item: UInt64(index))).inserted {
                     subscriber.session.fetchResults.release(registration.snapshotID)
                 }
-                subscriber.results[key] = Subscriber.Registration(entry: registration.entry, snapshotID: afterID, count: listing.count, pinned: registration.pinned)
+                subscriber.results.values[position].snapshotID = afterID
+                subscriber.results.values[position].count = listing.count
             }
             // One order for everyone: the same registrations give the same bytes.
             if fetchMessages.count > 1 { fetchMessages.sort { $0.key < $1.key } }
@@ -452,14 +468,14 @@ final class ChangeHub: @unchecked Sendable {
             guard !fetchMessages.isEmpty || !objectMessages.isEmpty else { continue }
             let makeOutgoing = {
                 Subscriber.Outgoing(event: .change(Wire.ChangeNotification(
-                    changeToken: String(token), fetchResultChanges: fetchMessages.map(\.message), objectChanges: objectMessages,
+                    changeToken: String(token), fetchResultChanges: fetchMessages.map { messages[$0.index] }, objectChanges: objectMessages,
                     sinceToken: String(subscriber.token))))
             }
             let outgoing: Subscriber.Outgoing
             if objectMessages.isEmpty {
                 // The same notification for everyone at this token with these messages:
                 // built and encoded once, and the one object queued for each of them.
-                let groupKey = GroupKey(since: subscriber.token, messages: fetchMessages.map(\.key))
+                let groupKey = GroupKey(since: subscriber.token, messages: fetchMessages.map(\.index))
                 if let made = outgoingCache[groupKey] {
                     outgoing = made
                 } else {
@@ -618,16 +634,16 @@ private struct MessageKey: Hashable, Comparable {
 }
 
 /// A notification of a round made only of fetch-result messages: the same for every
-/// subscriber at the same since-token with the same messages.
+/// subscriber at the same since-token with the same messages (their indexes in the round).
 private struct GroupKey: Hashable {
     var since: Int64
-    var messages: [MessageKey]
+    var messages: [Int]
 }
 
-/// A snapshot id in one connection's registry.
-private struct SnapshotKey: Hashable {
+/// Something of a round (a live result's serial, a message's index) on one connection.
+private struct ConnectionItem: Hashable {
     var connection: UInt64
-    var id: String
+    var item: UInt64
 }
 
 /// Bounds on what subscriptions may make the change feed hold.
