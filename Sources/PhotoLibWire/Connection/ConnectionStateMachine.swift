@@ -373,9 +373,7 @@ public struct ConnectionStateMachine: Sendable {
         case .cancel:
             guard frame.streamID != 0 else { throw violation("CANCEL on stream 0") }
             let cancel = try Wire.Cancel(decoding: frame.payload)
-            guard let stream = streams.removeValue(forKey: frame.streamID) else { return }
-            grantConnection(stream.unconsumed)
-            blockedOnConnection.removeAll { $0 == frame.streamID }
+            guard forget(frame.streamID) else { return }
             pendingEvents.append(.cancelled(stream: frame.streamID, reason: cancel.reason))
             closeIfDrained()
         case .windowUpdate: try windowUpdate(frame)
@@ -509,9 +507,7 @@ public struct ConnectionStateMachine: Sendable {
         case .status:
             guard frame.streamID != 0 else { throw violation("STATUS on stream 0") }
             let status = try Wire.Status(decoding: frame.payload)
-            guard let stream = streams.removeValue(forKey: frame.streamID) else { return }
-            grantConnection(stream.unconsumed)
-            blockedOnConnection.removeAll { $0 == frame.streamID }
+            guard forget(frame.streamID) else { return }
             pendingEvents.append(.status(stream: frame.streamID, status))
             closeIfDrained()
         case .windowUpdate: try windowUpdate(frame)
@@ -789,8 +785,14 @@ public struct ConnectionStateMachine: Sendable {
         write(Frame(.ping, payload: Wire.Ping(opaque: opaque).encoded()))
     }
 
-    private mutating func forget(_ id: UInt32) {
-        guard let stream = streams.removeValue(forKey: id) else { return }
+    /// Ends stream `id` on this end: it leaves the tables, and the connection credit of what
+    /// was received on it and never consumed goes back — through the client's batched
+    /// ``ReceiveCredit`` or the server's request window, whichever this end keeps. Every way a
+    /// call ends (STATUS, CANCEL either way, a deadline) comes here, so the two ends' windows
+    /// cannot drift apart. Returns whether the stream was open.
+    @discardableResult
+    private mutating func forget(_ id: UInt32) -> Bool {
+        guard let stream = streams.removeValue(forKey: id) else { return false }
         blockedOnConnection.removeAll { $0 == id }
         if configuration.role == .client {
             // Responses never consumed (a task stopped iterating) give their connection credit
@@ -802,6 +804,7 @@ public struct ConnectionStateMachine: Sendable {
         } else {
             grantConnection(stream.unconsumed)
         }
+        return true
     }
 
     private static let okStatusPayload = Wire.Status.ok.encoded()

@@ -556,6 +556,34 @@ final class ConnectionStateMachineTests: XCTestCase {
         XCTAssertEqual(machine.takeOutbound(), bytes(windowUpdate(0, 600_004)))
     }
 
+    /// A call that ends (STATUS) with responses never consumed gives their connection credit
+    /// back through the client's own accounting: afterwards the server may again fill the whole
+    /// connection window. (The STATUS path used to send the WINDOW_UPDATE without telling the
+    /// client's window, which then shrank by every call's unconsumed bytes until a
+    /// `bench busy` connection stalled.)
+    func testClientCallEndingWithUnconsumedResponsesGivesTheWholeConnectionWindowBack() throws {
+        var machine = Machine(configuration: .init(role: .client, maxFrameSize: 128 << 10, initialStreamWindow: 256 << 10, initialConnectionWindow: 256 << 10), now: 0)
+        machine.start(token: "", clientName: "c")
+        _ = feed(&machine, bytes(Frame(.welcome, payload: Wire.Welcome(protocolVersion: 1).encoded())))
+        let chunk = [UInt8](repeating: 7, count: 128 << 10)
+        for round in 0..<4 {
+            let first = try machine.openStream(Wire.CallStart(method: "/m"), endStream: true, now: 0)
+            _ = machine.takeOutbound()
+            // Half the connection window arrives and is never consumed; the call ends.
+            XCTAssertEqual(feed(&machine, bytes(message(first, chunk), status(first, .ok))).count, 2, "round \(round)")
+            XCTAssertEqual(machine.takeOutbound(), bytes(windowUpdate(0, UInt32(128 << 10))), "round \(round): its connection credit goes back")
+            // The next call may then receive the whole connection window before consuming.
+            let second = try machine.openStream(Wire.CallStart(method: "/m"), endStream: true, now: 0)
+            _ = machine.takeOutbound()
+            let events = feed(&machine, bytes(message(second, chunk), message(second, chunk)))
+            XCTAssertEqual(events.count, 2, "round \(round): both messages fit the window")
+            XCTAssertFalse(machine.isClosed, "round \(round)")
+            machine.consumed(256 << 10, stream: second)
+            _ = feed(&machine, bytes(status(second, .ok)))
+            _ = machine.takeOutbound()
+        }
+    }
+
     func testClientAnswersPingsAndRejectsServerOnlyViolations() throws {
         var machine = try openClient()
         XCTAssertEqual(feed(&machine, bytes(ping(77))), [])
