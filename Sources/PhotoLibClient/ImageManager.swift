@@ -4,8 +4,13 @@ import Synchronization
 
 /// One image delivered by ``ImageManager``.
 public struct DeliveredImage: Sendable, Hashable {
-    /// The encoded JPEG.
+    /// The encoded image: a JPEG, except for the original file as it is (version
+    /// `.original`, maximum size, resize mode `.none`), whose bytes are the file's.
     public var data: [UInt8]
+    /// The type of ``data`` (PhotoKit's `dataUTI`): `public.jpeg` for every rendered image;
+    /// for the original file as it is, the file's type (`public.heic`, `public.png`,
+    /// `org.webmproject.webp` or `public.jpeg`).
+    public var uniformTypeIdentifier: String
     /// Width in pixels.
     public var width: Int
     /// Height in pixels.

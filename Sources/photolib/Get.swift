@@ -6,7 +6,7 @@ extension PhotoLibCommand {
     /// `photolib get`: an image of an asset with every PhotoKit request option, written to a file.
     struct Get: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Fetch an asset's image and write the JPEG to a file.",
+            abstract: "Fetch an asset's image and write it to a file (a JPEG, or the original file as it is).",
             discussion: """
                 Every PhotoKit option: --size (or 'max'), --mode, --resize, --delivery, --version, --crop. \
                 With --delivery opportunistic a degraded image arrives first and then the final one; each \
@@ -102,14 +102,26 @@ extension PhotoLibCommand {
                     if connection.json {
                         try Output.jsonLine(ImageJSON(
                             localIdentifier: identifier, file: output, width: image.width, height: image.height,
-                            bytes: image.data.count, degraded: image.isDegraded, final: image.isFinal))
+                            bytes: image.data.count, uniformTypeIdentifier: image.uniformTypeIdentifier,
+                            degraded: image.isDegraded, final: image.isFinal))
                     } else {
                         bar?.finish()
-                        print("wrote \(output): \(image.width)x\(image.height) JPEG, \(image.data.count) bytes\(image.isDegraded ? " (degraded)" : "")")
+                        print("wrote \(output): \(image.width)x\(image.height) \(PhotoLibCommand.imageTypeName(image.uniformTypeIdentifier)), \(image.data.count) bytes\(image.isDegraded ? " (degraded)" : "")")
                     }
                 }
                 guard delivered > 0 else { throw CLIError("the server ended the request without an image") }
             }
+        }
+    }
+
+    /// A short name for a delivered image's type, as `photolib get` prints it.
+    static func imageTypeName(_ uniformTypeIdentifier: String) -> String {
+        switch uniformTypeIdentifier {
+        case "public.jpeg": "JPEG"
+        case "public.heic": "HEIC"
+        case "public.png": "PNG"
+        case "org.webmproject.webp": "WebP"
+        default: uniformTypeIdentifier
         }
     }
 
@@ -120,6 +132,8 @@ extension PhotoLibCommand {
         var width: Int
         var height: Int
         var bytes: Int
+        /// The type of the bytes written: `public.jpeg`, or the original file's type.
+        var uniformTypeIdentifier: String
         var degraded: Bool
         var final: Bool
     }

@@ -124,6 +124,23 @@ final class CameraRollImportTests: XCTestCase {
             XCTAssertEqual(max(got.width, got.height), min(128, max(asset.pixelWidth, asset.pixelHeight)), "\(asset.localIdentifier)")
         }
 
+        // The original file as it is (version original, max, resize none) arrives byte for
+        // byte with its own type and upright size; a rendered image is a JPEG.
+        for (name, source, type, size) in [
+            ("IMG_0001.HEIC", "heic_rotated_gps.heic", "public.heic", [640, 360]),
+            ("IMG_0005.PNG", "png_screenshot_1170x2532.png", "public.png", [1170, 2532]),
+        ] {
+            let target = directory.file("original-" + name)
+            let id = try XCTUnwrap(ids[path(name)])
+            let got = try runCLIJSON(
+                GetJSON.self, ["get", id, "--size", "max", "--resize", "none", "--version", "original", "-o", target, "--json"], server: server)
+            XCTAssertEqual(got.uniformTypeIdentifier, type, name)
+            XCTAssertEqual([got.width, got.height], size, name)
+            XCTAssertEqual(try readBytes(target), try readBytes(media(source)), "\(name): the original, byte for byte")
+            let rendered = try runCLIJSON(GetJSON.self, ["get", id, "--size", "64x64", "-o", target, "--json"], server: server)
+            XCTAssertEqual(rendered.uniformTypeIdentifier, "public.jpeg", name)
+        }
+
         // Videos and paired videos export byte for byte, and an interrupted export resumes.
         let liveID = try XCTUnwrap(ids[path("IMG_0002.JPG")])
         let paired = directory.file("paired.mov")

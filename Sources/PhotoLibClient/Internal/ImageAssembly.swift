@@ -43,7 +43,8 @@ struct ImageAssembly {
                 throw PhotoLibError(.internalError, "image \(end.imageIndex) ended with \(buffer.count) of \(current?.byteCount ?? 0) bytes", reason: .protocolViolation)
             }
             let image = DeliveredImage(
-                data: buffer, width: Int(start.width), height: Int(start.height), isDegraded: start.degraded, isFinal: end.isFinal)
+                data: buffer, uniformTypeIdentifier: start.uniformTypeIdentifier, width: Int(start.width), height: Int(start.height),
+                isDegraded: start.degraded, isFinal: end.isFinal)
             current = nil
             buffer = []
             return image

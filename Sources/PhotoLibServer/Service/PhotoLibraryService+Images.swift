@@ -134,16 +134,7 @@ extension PhotoLibraryService {
 
         // The original file as it is: version original, maximum size, no resize, no crop.
         if job.servesOriginalFile {
-            let bytes = try await renderer.run(control: control) { () throws -> CachedImage in
-                let data = try Self.readFile(job.source.original.path, asset: job.assetIdentifier)
-                do throws(ImagingError) {
-                    let info = try StillImageRenderer.inspect(data)
-                    return CachedImage(jpeg: data, width: info.pixelWidth, height: info.pixelHeight, degraded: false)
-                } catch {
-                    throw Self.photoLibError(error, asset: job.assetIdentifier)
-                }
-            }
-            try await sender.deliver(bytes, index: 0, isFinal: true)
+            try await sendOriginalFile(job, control: control, sender: sender)
             return
         }
 
@@ -287,6 +278,35 @@ extension PhotoLibraryService {
         Int((DispatchTime.now().uptimeNanoseconds &- start.uptimeNanoseconds) / 1_000_000)
     }
 
+    /// Sends `job`'s original file unchanged, as one final image: ImageStart with the file's
+    /// upright size (its header read on the render pool; the bytes read for it are dropped
+    /// before anything is sent), its byte count and its type (`public.heic` for a HEIC
+    /// original), then the file's bytes as ImageChunks, each read on the library I/O pool
+    /// when the one before it has been handed to the connection (``streamFile(_:from:to:send:)``),
+    /// then ImageEnd. A call waiting for a client's credit so holds one chunk, never the file:
+    /// a client that opens `maxConcurrentStreams` of these and reads nothing makes the server
+    /// hold at most that many chunks.
+    private func sendOriginalFile(_ job: ImageJob, control: RenderControl, sender: ImageSender) async throws {
+        let record = job.source.original
+        let info = try await renderer.run(control: control) { () throws -> StillImageInfo in
+            let data = try Self.readFile(record.path, asset: job.assetIdentifier)
+            do throws(ImagingError) {
+                return try StillImageRenderer.inspect(data)
+            } catch {
+                throw Self.photoLibError(error, asset: job.assetIdentifier)
+            }
+        }
+        let call = sender.call
+        if sender.wantsProgress { try await call.send(ImageSender.progress(1)) }
+        try await call.send(ImageSender.start(
+            width: info.pixelWidth, height: info.pixelHeight, byteCount: record.byteSize, degraded: false,
+            uniformTypeIdentifier: record.uniformTypeIdentifier, index: 0))
+        try await streamFile(record, from: 0, to: record.byteSize) { offset, bytes in
+            try await call.send(Wire.ImageResponse(part: .chunk(Wire.ImageChunk(offset: UInt64(offset), data: bytes))))
+        }
+        try await call.send(ImageSender.end(index: 0, isFinal: true))
+    }
+
     /// Reads a library file, refusing absurd sizes before reading. One `read` straight into
     /// the array (originals are megabytes; no intermediate `Data`).
     static func readFile(_ path: String, asset: String) throws(PhotoLibError) -> [UInt8] {
@@ -386,9 +406,14 @@ struct ImageSender: Sendable {
     }
 
     static func start(_ image: CachedImage, index: Int) -> Wire.ImageResponse {
+        start(width: image.width, height: image.height, byteCount: image.jpeg.count, degraded: image.degraded, uniformTypeIdentifier: "public.jpeg", index: index)
+    }
+
+    /// ImageStart of an image of `byteCount` bytes of type `uniformTypeIdentifier`.
+    static func start(width: Int, height: Int, byteCount: Int, degraded: Bool, uniformTypeIdentifier: String, index: Int) -> Wire.ImageResponse {
         Wire.ImageResponse(part: .start(Wire.ImageStart(
-            width: UInt32(image.width), height: UInt32(image.height), byteCount: UInt64(image.jpeg.count), degraded: image.degraded,
-            uniformTypeIdentifier: "public.jpeg", imageIndex: UInt32(index))))
+            width: UInt32(width), height: UInt32(height), byteCount: UInt64(byteCount), degraded: degraded,
+            uniformTypeIdentifier: uniformTypeIdentifier, imageIndex: UInt32(index))))
     }
 
     static func chunk(_ image: CachedImage, _ range: Range<Int>) -> Wire.ImageResponse {

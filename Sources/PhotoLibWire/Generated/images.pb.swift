@@ -346,7 +346,8 @@ extension Wire {
         public var byteCount: UInt64
         /// True for the opportunistic first (lower quality) image.
         public var degraded: Bool
-        /// "public.jpeg".
+        /// "public.jpeg"; for the original file as it is (IMAGE_VERSION_ORIGINAL, 0 x 0,
+        /// RESIZE_MODE_NONE), the file's type, e.g. "public.heic".
         public var uniformTypeIdentifier: String
         /// 0 for the first image of the call, 1 for the second.
         public var imageIndex: UInt32

@@ -53,6 +53,7 @@ struct GetJSON: Decodable {
     var width: Int
     var height: Int
     var bytes: Int
+    var uniformTypeIdentifier: String
 }
 
 /// `photolib ls --json` with extra arguments.
