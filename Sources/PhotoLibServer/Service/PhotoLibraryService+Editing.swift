@@ -36,9 +36,11 @@ extension PhotoLibraryService {
         var display: [UInt8] = []
         if maxSide > 0 {
             let path = source.file.path
-            let original = try await libraryIO.run { () throws -> [UInt8] in try Self.readFile(path, asset: asset) }
             let control = RenderControl()
+            // The original is read on the render pool's thread, when the render starts: a
+            // call waiting for a turn of the pool holds no image (as RequestImage's renders).
             display = try await renderer.run(control: control) { () throws -> [UInt8] in
+                let original = try Self.readFile(path, asset: asset)
                 do throws(ImagingError) {
                     return try StillImageRenderer.render(
                         original, request: RenderRequest(targetSize: PixelSize(width: maxSide, height: maxSide), quality: Self.renderQuality),
@@ -72,25 +74,34 @@ extension PhotoLibraryService {
             do {
                 let recipe = try FilterRecipe(adjustmentData: edit.adjustmentData)
                 let asset = edit.asset
-                let original = try await libraryIO.run { () throws -> [UInt8] in
+                let path = try await libraryIO.run { () throws(PhotoLibError) -> String in
                     let records = try library.resources(forAsset: asset)
                     guard let photo = records.first(where: { $0.type == .photo }) else {
                         throw PhotoLibError(.failedPrecondition, "asset \(asset) has no photo to edit")
                     }
-                    return try Self.readFile(photo.path, asset: asset)
+                    return photo.path
                 }
-                let info: JPEGInfo
-                do throws(ImagingError) { info = try JPEGInspector.inspect(original) } catch { throw Self.photoLibError(error, asset: asset) }
-                edit.expectedSize = RecipeRenderer.outputSize(recipe: recipe, original: info)
+                /// The original's header, as the recipe's output size needs it.
+                @Sendable func inspect(_ original: [UInt8]) throws(PhotoLibError) -> JPEGInfo {
+                    do throws(ImagingError) { return try JPEGInspector.inspect(original) } catch { throw Self.photoLibError(error, asset: asset) }
+                }
                 if edit.renderedUploadID == nil {
+                    // The original is read on the render pool's thread when the render starts:
+                    // a change request waiting for a turn of the pool holds no image.
                     let intake = PhotoIntake(library: library)
                     let control = RenderControl()
-                    let upload = try await renderer.run(control: control) { () throws -> Upload in
+                    let (size, upload) = try await renderer.run(control: control) { () throws -> (PixelSize, Upload) in
+                        let original = try Self.readFile(path, asset: asset)
+                        let size = RecipeRenderer.outputSize(recipe: recipe, original: try inspect(original))
                         let rendered: RenderedImage
                         do throws(ImagingError) { rendered = try RecipeRenderer.render(original, recipe: recipe, control: control) } catch { throw Self.photoLibError(error, asset: asset) }
-                        return try intake.stage(rendered.jpeg, filename: "FullSizeRender.jpg")
+                        return (size, try intake.stage(rendered.jpeg, filename: "FullSizeRender.jpg"))
                     }
+                    edit.expectedSize = size
                     edit.renderedUploadID = upload.uploadID
+                } else {
+                    let info = try await libraryIO.run { () throws(PhotoLibError) -> JPEGInfo in try inspect(try Self.readFile(path, asset: asset)) }
+                    edit.expectedSize = RecipeRenderer.outputSize(recipe: recipe, original: info)
                 }
                 prepared[index] = .commitContentEdit(edit)
             } catch let error as PhotoLibError {
