@@ -67,6 +67,13 @@ public struct ServerConfiguration: Sendable {
     public var maxImageDimension: Int = 16_384
     /// Concurrent image renders across the server (CPU bound).
     public var renderConcurrency: Int = 2
+    /// Image requests per connection that may render, read or send a large image at once
+    /// (maximum size, `RESIZE_MODE_NONE`, or a target side over 1024 px; the original file as it
+    /// is streams from disk and is not counted); the connection's further large requests wait
+    /// for a turn. A rendered image is held by its call until its last part is handed to the
+    /// connection, so this bounds what a client that reads nothing makes the server hold:
+    /// this many images per connection instead of one per open call.
+    public var maxLargeImagesPerConnection: Int = 4
     /// Concurrent checks of uploaded images (full decodes), on their own threads so that a
     /// hostile upload never delays renders.
     public var validationConcurrency: Int = 1

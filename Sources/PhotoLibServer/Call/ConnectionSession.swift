@@ -19,12 +19,19 @@ public final class ConnectionSession: Sendable {
     public let fetchResults: FetchResultRegistry
     /// The largest response message the client accepts (its maximum frame size).
     public let maxResponseSize: Int
+    /// Turns for the image requests whose image may be large (``PhotoLibraryService/isLarge(_:)``):
+    /// a call takes one before it renders or reads the image and gives it back once the image's
+    /// last part is handed to the connection, so the connection's calls hold at most
+    /// `ServerConfiguration.maxLargeImagesPerConnection` such images at once, however many it
+    /// opens without reading.
+    let largeImages: AsyncSlots
     /// Guards the running image requests' cancel actions, by client-chosen id. A leaf lock:
     /// a cancel action runs after it is released.
     private let imageRequests = Mutex<[UInt64: @Sendable () -> Void]>([:])
 
-    init(connectionID: UInt64, identity: ConnectionIdentity, fetchResults: FetchResultRegistry, maxResponseSize: Int) {
+    init(connectionID: UInt64, identity: ConnectionIdentity, fetchResults: FetchResultRegistry, maxResponseSize: Int, largeImages: Int) {
         self.maxResponseSize = maxResponseSize
+        self.largeImages = AsyncSlots(limit: largeImages)
         self.connectionID = connectionID
         self.identity = identity
         self.fetchResults = fetchResults

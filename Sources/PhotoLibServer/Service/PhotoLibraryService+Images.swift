@@ -22,6 +22,16 @@ extension PhotoLibraryService {
     /// JPEG quality of final renders.
     static let renderQuality = 85
 
+    /// The largest target side of an image that is not large (``isLarge(_:)``).
+    static let largeImageSide = 1024
+
+    /// Whether an image rendered as `render` asks may be large: the maximum size, the stored
+    /// size (`RESIZE_MODE_NONE`), or a target side over ``largeImageSide``. Such a request
+    /// takes one of its connection's ``ConnectionSession/largeImages`` turns.
+    static func isLarge(_ render: RenderRequest) -> Bool {
+        render.isMaximumSize || render.resizeMode == .none || max(render.targetSize.width, render.targetSize.height) > largeImageSide
+    }
+
     /// One image request after validation: what to render and how to find it in the caches.
     struct ImageJob: Sendable {
         var assetIdentifier: String
@@ -137,6 +147,11 @@ extension PhotoLibraryService {
             try await sendOriginalFile(job, control: control, sender: sender)
             return
         }
+        // A large image is held by this call from its render (or disk-cache read) until its
+        // last part is handed to the connection: the connection's turns bound how many.
+        let large = Self.isLarge(job.render)
+        if large { try await call.session.largeImages.acquire() }
+        defer { if large { call.session.largeImages.release() } }
 
         let useCache = !request.bypassCache
         // A memory miss reads the disk cache: file I/O, so on the library's pool.

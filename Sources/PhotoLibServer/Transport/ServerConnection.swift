@@ -250,7 +250,7 @@ final class ServerConnection: @unchecked Sendable {
             fetchResults: FetchResultRegistry(
                 lifetime: configuration.snapshotLifetime, capacity: configuration.maxSnapshotsPerConnection,
                 budget: core.snapshotBudget, connectionID: id),
-            maxResponseSize: peerMaxFrameSize)
+            maxResponseSize: peerMaxFrameSize, largeImages: configuration.maxLargeImagesPerConnection)
         releaseHandshakeSlot()
         logger[metadataKey: "client.name"] = "\(hello.clientName)"
         logger.info("client connected")
