@@ -2,19 +2,19 @@ import Foundation
 import PhotoLibCore
 
 /// One `asset` row of a page as ``PhotoLibrary/visitAssets(page:of:_:)`` reads it: the values
-/// an ``Asset`` holds, each read from the row when asked, text as its stored UTF-8 bytes, so
-/// that a page can be encoded without an ``Asset`` (and its strings) per row. Each value is
-/// the one ``Asset`` would hold for the row (``AssetRow/decode(_:)`` makes the same
+/// an `Asset` holds, each read from the row when asked, text as its stored UTF-8 bytes, so
+/// that a page can be encoded without an `Asset` (and its strings) per row. Each value is
+/// the one `Asset` would hold for the row (`AssetRow.decode(_:)` makes the same
 /// conversions). Valid only during the `visit` call that hands it over.
 public struct AssetColumns {
-    /// The statement, on the row (columns in ``AssetRow/columns``' order).
+    /// The statement, on the row (columns in `AssetRow.columns`' order).
     private let row: Statement
     /// The asset's media type.
     public let mediaType: MediaType
     /// The asset's media subtypes.
     public let mediaSubtypes: MediaSubtypes
 
-    /// The row's columns, or `nil` for a row ``AssetRow/decode(_:)`` would refuse (an invalid
+    /// The row's columns, or `nil` for a row `AssetRow.decode(_:)` would refuse (an invalid
     /// media type or subtype) or whose burst identifier it would repair (not valid UTF-8).
     init?(_ row: Statement) {
         guard let mediaType = MediaType(rawValue: row.int(1)), let subtypes = UInt32(exactly: row.int64(2)) else { return nil }

@@ -36,11 +36,11 @@ extension PhotoLibrary {
     }
 
     /// A page of a fetch-result snapshot handed to `visit` row by row, in the page's order,
-    /// without making an ``Asset`` per row: for encoding a page straight from the values read
+    /// without making an `Asset` per row: for encoding a page straight from the values read
     /// (``AssetColumns``). Returns `true` when every asset of `identifiers` was visited in
     /// order — the page is the one keyset range ``assets(page:of:)`` reads first, and every
     /// row is valid. Returns `false` otherwise (something moved or was deleted since the
-    /// snapshot, an album's or mixed-direction order, a row ``Asset`` would repair or refuse):
+    /// snapshot, an album's or mixed-direction order, a row `Asset` would repair or refuse):
     /// `visit` may then have seen some rows, and the caller discards what it made of them and
     /// asks ``assets(page:of:)``, which answers those pages.
     public func visitAssets(page identifiers: [String], of query: AssetQuery, _ visit: (AssetColumns) -> Void) throws(PhotoLibError) -> Bool {

@@ -169,7 +169,7 @@ extension Wire.FetchResultObjectsResponse {
         self = page
     }
 
-    /// Decodes a frame payload: pages of assets read straight into values (``ProtoReader``),
+    /// Decodes a frame payload: pages of assets read straight into values (by `ProtoReader`),
     /// anything else by the generated codec.
     public static func decoded(_ bytes: [UInt8]) throws(PhotoLibError) -> Self {
         if let page = Self(readingPage: bytes) { return page }

@@ -12,7 +12,7 @@ public protocol WireMessage: Sendable {
     func encoded() -> [UInt8]
     /// Decodes the message from a frame payload as ``init(decoding:)`` does (the same value,
     /// or the same error), faster where the message has a reader of its own for its common
-    /// shape (a page of assets: ``ProtoReader``). Receivers on a hot path call this.
+    /// shape (a page of assets, read by `ProtoReader`). Receivers on a hot path call this.
     static func decoded(_ bytes: [UInt8]) throws(PhotoLibError) -> Self
 }
 
