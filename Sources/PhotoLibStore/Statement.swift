@@ -153,6 +153,13 @@ final class Statement {
         return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
     }
 
+    /// Calls `body` with the bytes of column `index` read as text (UTF-8 as stored; empty
+    /// for NULL), valid only during the call: no `String` made.
+    func withText<R>(_ index: Int32, _ body: (UnsafeRawBufferPointer) -> R) -> R {
+        guard let bytes = sqlite3_column_text(handle, index) else { return body(UnsafeRawBufferPointer(start: nil, count: 0)) }
+        return body(UnsafeRawBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(handle, index))))
+    }
+
     /// Column `index` as text, `nil` for NULL.
     func optionalText(_ index: Int32) -> String? { isNull(index) ? nil : text(index) }
 

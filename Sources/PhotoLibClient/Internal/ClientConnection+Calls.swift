@@ -13,7 +13,7 @@ extension ClientConnection {
         let payload = try await consume(method.info, request: request.encoded(), timeout: timeout ?? configuration.callTimeout) {
             UnaryResponseConsumer(method: method.info, continuation: $0)
         }
-        return try Response(decoding: payload)
+        return try Response.decoded(payload)
     }
 }
 

@@ -75,8 +75,15 @@ struct CompactIdentifiers: Sendable {
 
     /// The identifier at `index`.
     subscript(index: Int) -> String {
+        identifier(at: index, hexDigits: Self.hexDigits, suffix: Self.suffix)
+    }
+
+    /// The identifier at `index`, given the statics (read once per list rather than once
+    /// per character: each read of a static checks its lazy initialization).
+    private func identifier(at index: Int, hexDigits: [UInt8], suffix: [UInt8]) -> String {
         if !others.isEmpty, let other = others[index] { return other }
-        return String(unsafeUninitializedCapacity: Self.length) { output in
+        let length = 36 + suffix.count
+        return String(unsafeUninitializedCapacity: length) { output in
             bytes.withUnsafeBufferPointer { raw in
                 var position = 0
                 for byte in raw[(index * 16)..<(index * 16 + 16)] {
@@ -84,19 +91,20 @@ struct CompactIdentifiers: Sendable {
                         output[position] = UInt8(ascii: "-")
                         position += 1
                     }
-                    output[position] = Self.hexDigits[Int(byte >> 4)]
-                    output[position + 1] = Self.hexDigits[Int(byte & 0x0F)]
+                    output[position] = hexDigits[Int(byte >> 4)]
+                    output[position + 1] = hexDigits[Int(byte & 0x0F)]
                     position += 2
                 }
             }
-            for (offset, character) in Self.suffix.enumerated() { output[36 + offset] = character }
-            return Self.length
+            for (offset, character) in suffix.enumerated() { output[36 + offset] = character }
+            return length
         }
     }
 
     /// The identifiers at `range`.
     func identifiers(in range: Range<Int>) -> [String] {
-        range.map { self[$0] }
+        let hexDigits = Self.hexDigits, suffix = Self.suffix
+        return range.map { identifier(at: $0, hexDigits: hexDigits, suffix: suffix) }
     }
 
     /// All identifiers, in order.

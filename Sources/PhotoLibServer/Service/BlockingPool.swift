@@ -64,8 +64,11 @@ final class BlockingPool: @unchecked Sendable {
         // More work waiting than threads waiting for it: one more thread, within the bound.
         let start = jobs.count - head > idle && threads < concurrency
         if start { threads += 1 }
-        condition.signal()
         condition.unlock()
+        // Signalled after the unlock: a thread woken while this one still held the lock
+        // would wake only to wait for it (two more futex calls and a switch per job). The
+        // woken thread checks for work under the lock, so no job is missed.
+        condition.signal()
         if start {
             // Linux keeps 15 bytes of a thread's name: "photolibd.library-io" shows as
             // "library-io". Set by the thread itself (set before start, Foundation keeps it

@@ -138,6 +138,11 @@ extension PhotoLibraryService {
         switch contents {
         case .assets(let listing):
             let slice = try listing.identifiers(in: range)
+            if !request.identifiersOnly, let page = try Self.encodedDirectly(slice, at: request.offset, of: listing.query, in: view(session)),
+                page.count <= session.maxResponseSize - 64
+            {
+                return page
+            }
             // In the page's order, those deleted since left out.
             let objects = request.identifiersOnly ? [] : try view(session).assets(page: slice, of: listing.query)
             return Self.fittingEncoded(slice, within: session.maxResponseSize, encode: { $0.encodedDirectly() }) { part in
@@ -163,6 +168,30 @@ extension PhotoLibraryService {
                     localIdentifiers: part.map(\.localIdentifier))
             }
         }
+    }
+
+    /// The `FetchResultObjectsResponse` of a page of assets (`identifiers`, at `offset` of a
+    /// snapshot of `query`) written straight from the rows the store reads, no `Asset` or
+    /// ``Wire/Asset`` made per row (``AssetPageWriter``); `nil` when the store cannot hand
+    /// the page over as one range (see `PhotoLibrary.visitAssets(page:of:_:)`), for the
+    /// general path. The same bytes as the general path's for the same page.
+    static func encodedDirectly(_ identifiers: [String], at offset: UInt64, of query: AssetQuery, in library: PhotoLibrary) throws(PhotoLibError) -> [UInt8]? {
+        var writer = AssetPageWriter(offset: offset, capacity: identifiers.count)
+        let whole = try library.visitAssets(page: identifiers, of: query) { row in
+            row.withLocalIdentifier { identifier in
+                row.withBurstIdentifier { burst in
+                    writer.appendAsset(
+                        localIdentifier: identifier, mediaType: row.mediaType, mediaSubtypes: row.mediaSubtypes,
+                        pixelWidth: row.pixelWidth, pixelHeight: row.pixelHeight, creationDate: row.creationDate,
+                        modificationDate: row.modificationDate, isFavorite: row.isFavorite, isHidden: row.isHidden,
+                        duration: row.duration, burstIdentifier: burst, location: row.location,
+                        hasAdjustments: row.hasAdjustments, contentVersion: row.contentVersion, trashedDate: row.trashedDate)
+                }
+            }
+        }
+        guard whole else { return nil }
+        writer.appendLocalIdentifiers(identifiers)
+        return writer.bytes
     }
 
     /// The message for the longest prefix of `items` whose encoding fits in `limit` bytes:

@@ -76,6 +76,14 @@ struct ProtoWriter {
         element(field, value)
     }
 
+    /// A `string` field from its UTF-8 bytes (left out when empty).
+    mutating func string(_ field: UInt64, utf8: UnsafeRawBufferPointer) {
+        guard !utf8.isEmpty else { return }
+        tag(field, .lengthDelimited)
+        varint(UInt64(utf8.count))
+        bytes.append(contentsOf: utf8)
+    }
+
     /// One element of a `repeated string` field (written even when empty).
     mutating func element(_ field: UInt64, _ value: String) {
         tag(field, .lengthDelimited)

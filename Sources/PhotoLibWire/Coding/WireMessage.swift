@@ -10,4 +10,15 @@ public protocol WireMessage: Sendable {
     init(decoding bytes: [UInt8]) throws(PhotoLibError)
     /// Encodes the message as a frame payload.
     func encoded() -> [UInt8]
+    /// Decodes the message from a frame payload as ``init(decoding:)`` does (the same value,
+    /// or the same error), faster where the message has a reader of its own for its common
+    /// shape (a page of assets, read by `ProtoReader`). Receivers on a hot path call this.
+    static func decoded(_ bytes: [UInt8]) throws(PhotoLibError) -> Self
+}
+
+extension WireMessage {
+    /// ``init(decoding:)``: the messages without a reader of their own.
+    public static func decoded(_ bytes: [UInt8]) throws(PhotoLibError) -> Self {
+        try Self(decoding: bytes)
+    }
 }

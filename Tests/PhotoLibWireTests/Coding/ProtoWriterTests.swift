@@ -51,6 +51,48 @@ final class ProtoWriterTests: XCTestCase {
         }
     }
 
+    /// `AssetPageWriter` (a page written from the store's values, no `Wire.Asset` made)
+    /// writes what the generated codec writes for the same assets mapped by `Wire.Asset(_:)`,
+    /// clamped and defaulted values included.
+    func testAssetPageWriterWritesTheGeneratedBytes() throws {
+        var generator = SystemRandomNumberGenerator()
+        for round in 0..<30 {
+            let assets = (0..<Int.random(in: 0...110, using: &generator)).map { index in
+                Asset(
+                    localIdentifier: UUID().uuidString + (index % 13 == 0 ? "/é" : "/L0/001"), mediaType: MediaType.allCases.randomElement(using: &generator)!,
+                    mediaSubtypes: MediaSubtypes(rawValue: UInt32.random(in: 0...UInt32.max, using: &generator)),
+                    pixelWidth: [0, 1, 4032, Int(UInt32.max) + 5, -3].randomElement(using: &generator)!, pixelHeight: Int.random(in: 0...9000, using: &generator),
+                    creationDate: Date(timeIntervalSince1970: Double.random(in: -1e10...1e10, using: &generator)),
+                    modificationDate: Date(timeIntervalSince1970: Double(Int.random(in: -1 << 40...1 << 40, using: &generator)) / 1e6),
+                    isFavorite: Bool.random(using: &generator), isHidden: Bool.random(using: &generator),
+                    duration: [0, -0.0, 1.5, .infinity, Double.random(in: -10...1e6, using: &generator)].randomElement(using: &generator)!,
+                    burstIdentifier: [nil, "", "B", String(repeating: "b", count: Int.random(in: 100...300, using: &generator)), "bürst"].randomElement(using: &generator)!,
+                    location: [nil, Location(latitude: 0, longitude: 0, altitude: nil), Location(latitude: -33.5, longitude: 151.25, altitude: 0),
+                               Location(latitude: 1, longitude: -2, altitude: -0.5)].randomElement(using: &generator)!,
+                    hasAdjustments: Bool.random(using: &generator), trashedDate: Bool.random(using: &generator) ? nil : Date(timeIntervalSince1970: 1_700_000_000.0005),
+                    contentVersion: [0, 3, -1, Int.max].randomElement(using: &generator)!)
+            }
+            var writer = AssetPageWriter(offset: UInt64(round * 1000), capacity: assets.count)
+            for asset in assets {
+                var identifier = asset.localIdentifier, burst = asset.burstIdentifier ?? ""
+                identifier.withUTF8 { identifier in
+                    burst.withUTF8 { burst in
+                        writer.appendAsset(
+                            localIdentifier: UnsafeRawBufferPointer(identifier), mediaType: asset.mediaType, mediaSubtypes: asset.mediaSubtypes,
+                            pixelWidth: asset.pixelWidth, pixelHeight: asset.pixelHeight, creationDate: asset.creationDate,
+                            modificationDate: asset.modificationDate, isFavorite: asset.isFavorite, isHidden: asset.isHidden, duration: asset.duration,
+                            burstIdentifier: UnsafeRawBufferPointer(burst), location: asset.location, hasAdjustments: asset.hasAdjustments,
+                            contentVersion: asset.contentVersion, trashedDate: asset.trashedDate)
+                    }
+                }
+            }
+            let identifiers = assets.map(\.localIdentifier) + (round % 2 == 0 ? ["gone/L0/001"] : [])
+            writer.appendLocalIdentifiers(identifiers)
+            let expected = Wire.FetchResultObjectsResponse(offset: UInt64(round * 1000), assets: assets.map(Wire.Asset.init), localIdentifiers: identifiers)
+            XCTAssertEqual(writer.bytes, expected.encoded(), "round \(round)")
+        }
+    }
+
     func testPagesOfCollectionsGoThroughTheGeneratedEncoder() throws {
         let message = Wire.FetchResultObjectsResponse(
             offset: 3, assetCollections: [Wire.AssetCollection(localIdentifier: "C/L0/010", title: "Trips")], localIdentifiers: ["C/L0/010"])

@@ -1,0 +1,58 @@
+import Foundation
+import PhotoLibCore
+
+/// Writes a `FetchResultObjectsResponse` holding a page of assets straight from the values
+/// the store reads, one asset at a time, with no ``Wire/Asset`` (nor `Asset`) made per row:
+/// the server's fast path for a page (`PhotoLibrary.visitAssets(page:of:_:)` hands it each
+/// row). The bytes are those ``Wire/FetchResultObjectsResponse/encoded()`` writes for
+/// `FetchResultObjectsResponse(offset:assets:localIdentifiers:)` with the assets mapped by
+/// ``Wire/Asset/init(_:)``; `AssetPageWriterTests` and the server's page tests compare them.
+///
+/// Order: ``init(offset:capacity:)``, every ``appendAsset(localIdentifier:mediaType:mediaSubtypes:pixelWidth:pixelHeight:creationDate:modificationDate:isFavorite:isHidden:duration:burstIdentifier:location:hasAdjustments:contentVersion:trashedDate:)``,
+/// then ``appendLocalIdentifiers(_:)`` (protobuf-c writes fields in number order).
+public struct AssetPageWriter {
+    private var writer: ProtoWriter
+
+    /// A response for the page at `offset`, with room for about `capacity` assets.
+    public init(offset: UInt64, capacity: Int) {
+        writer = ProtoWriter(capacity: 16 + capacity * 208)
+        writer.uint(1, offset)
+    }
+
+    /// Appends one asset (field 2), mapped as ``Wire/Asset/init(_:)`` maps an `Asset` with
+    /// these values; text comes as UTF-8 bytes, an empty burst identifier standing for none.
+    public mutating func appendAsset(
+        localIdentifier: UnsafeRawBufferPointer, mediaType: MediaType, mediaSubtypes: MediaSubtypes, pixelWidth: Int, pixelHeight: Int,
+        creationDate: Date, modificationDate: Date, isFavorite: Bool, isHidden: Bool, duration: Double,
+        burstIdentifier: UnsafeRawBufferPointer, location: Location?, hasAdjustments: Bool, contentVersion: Int, trashedDate: Date?
+    ) {
+        writer.message(2) { writer in
+            writer.string(1, utf8: localIdentifier)
+            writer.int32(2, Wire.MediaType(mediaType).rawValue)
+            writer.uint(3, UInt64(mediaSubtypes.rawValue))
+            writer.uint(4, UInt64(UInt32(clamping: pixelWidth)))
+            writer.uint(5, UInt64(UInt32(clamping: pixelHeight)))
+            writer.sint64(6, Wire.milliseconds(creationDate))
+            writer.sint64(7, Wire.milliseconds(modificationDate))
+            writer.bool(8, isFavorite)
+            writer.bool(9, isHidden)
+            writer.double(10, duration)
+            writer.string(11, utf8: burstIdentifier)
+            if let location {
+                let wire = Wire.Location(location)
+                writer.message(12) { wire.write(to: &$0) }
+            }
+            writer.bool(13, hasAdjustments)
+            writer.uint(14, UInt64(max(0, contentVersion)))
+            writer.sint64(15, trashedDate.map(Wire.milliseconds) ?? 0)
+        }
+    }
+
+    /// Appends the page's identifiers (field 5), after the assets.
+    public mutating func appendLocalIdentifiers(_ identifiers: [String]) {
+        for identifier in identifiers { writer.element(5, identifier) }
+    }
+
+    /// The message's bytes so far.
+    public var bytes: [UInt8] { writer.bytes }
+}
