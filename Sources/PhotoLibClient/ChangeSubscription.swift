@@ -235,7 +235,10 @@ private final class SubscriptionEvents: ResponseConsumer, @unchecked Sendable {
         case handler(@Sendable (Result<PhotoLibraryChange, any Error>) -> Void)
     }
 
-    private let delivery: Delivery
+    /// The ``Delivery``, as two optionals: a change is handed on without copying an enum
+    /// out (its generic copy retained the handler's context for every notification).
+    private let handler: (@Sendable (Result<PhotoLibraryChange, any Error>) -> Void)?
+    private let backlog: AsyncThrowingStream<(PhotoLibraryChange, Int), any Error>.Continuation?
     /// Shared with the connection's other subscriptions.
     private let shared: SharedChangeDecoding
 
@@ -243,8 +246,13 @@ private final class SubscriptionEvents: ResponseConsumer, @unchecked Sendable {
         self.connection = connection
         self.shared = shared
         self.stream = stream
-        self.delivery = delivery
-        if case .handler = delivery { returnsCreditOnReceipt = true } else { returnsCreditOnReceipt = false }
+        switch delivery {
+        case .handler(let handler):
+            (self.handler, backlog) = (handler, nil)
+        case .backlog(let backlog):
+            (handler, self.backlog) = (nil, backlog)
+        }
+        returnsCreditOnReceipt = handler != nil
     }
 
     /// A backlog keeps each notification's credit until the application takes it; a
@@ -263,19 +271,19 @@ private final class SubscriptionEvents: ResponseConsumer, @unchecked Sendable {
             waiter?.resume(returning: event)
         case .change(let notification):
             let change = try sharedOrNewChange(from: notification, entry: entry)
-            switch delivery {
-            case .backlog(let backlog): backlog.yield((change, payload.count))
-            case .handler(let handler): handler(.success(change))
+            if let handler {
+                handler(.success(change))
+            } else {
+                backlog?.yield((change, payload.count))
             }
         }
     }
 
     func finish(_ error: PhotoLibError?) {
-        switch delivery {
-        case .backlog(let backlog):
-            if let error { backlog.finish(throwing: error) } else { backlog.finish() }
-        case .handler(let handler):
+        if let handler {
             if let error { handler(.failure(error)) }
+        } else if let backlog {
+            if let error { backlog.finish(throwing: error) } else { backlog.finish() }
         }
         failPending(error ?? PhotoLibError(.cancelled, "the subscription ended"))
     }
@@ -298,7 +306,7 @@ private final class SubscriptionEvents: ResponseConsumer, @unchecked Sendable {
 
     /// Ends ``ChangeSubscription/changes`` (the subscription was cancelled).
     func endBacklog() {
-        if case .backlog(let backlog) = delivery { backlog.finish() }
+        backlog?.finish()
     }
 
     private func failPending(_ error: PhotoLibError) {
