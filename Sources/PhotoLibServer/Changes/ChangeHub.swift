@@ -386,7 +386,14 @@ final class ChangeHub: @unchecked Sendable {
         }
         // Object details, once for the round, if anyone observes objects.
         let changedObjects = changes.map(\.identifier)
-        let observed = subscribers.values.reduce(into: Set<String>()) { $0.formUnion($1.objects) }.intersection(changedObjects)
+        // One pass over the subscribers: the objects observed, and the limited clients observing some.
+        var observed = Set<String>()
+        var observing = Set<String>()
+        for subscriber in subscribers.values where !subscriber.objects.isEmpty {
+            observed.formUnion(subscriber.objects)
+            if let limited = subscriber.limitedTo { observing.insert(limited) }
+        }
+        observed.formIntersection(changedObjects)
         let objectDetails = Dictionary(
             try objectMessages(changedObjects.filter(observed.contains), changes: changes.filter { observed.contains($0.identifier) }).map { ($0.localIdentifier, $0) },
             uniquingKeysWith: { first, _ in first })
@@ -394,7 +401,6 @@ final class ChangeHub: @unchecked Sendable {
         // selection (albums and folders are visible to it), computed once per client for the round.
         let changedAssets = changes.filter { $0.objectType == .asset }.map(\.identifier)
         var visibleAssets: [String: Set<String>] = [:]
-        let observing = Set(subscribers.values.filter { !$0.objects.isEmpty }.compactMap(\.limitedTo))
         for limited in observing where client == nil || limited == client {
             visibleAssets[limited] = try library.limited(to: limited).visibleIdentifiers(among: changedAssets)
         }
@@ -416,9 +422,54 @@ final class ChangeHub: @unchecked Sendable {
         var released = Set<ConnectionItem>()
         let order = deliveryOrder ?? subscribers.values.sorted { ($0.session.connectionID, $0.id) < ($1.session.connectionID, $1.id) }
         deliveryOrder = order
+        // The connection whose subscribers the round is at: the wakes of its subscribers wait
+        // until the round is done with it (one wake of its queue, which then pulls them while
+        // the round goes on with the next connection), and the notifications queued for them
+        // are one copy per shared notification (``Subscriber/Outgoing/init(copying:)``): its
+        // queue's reference counting and the hub's never touch the same object at once.
+        var current: UInt64?
+        var wakes: [ResponseSourceWake] = []
+        var copies: [ObjectIdentifier: Subscriber.Outgoing] = [:]
+        // The connection's last subscriber with one registration and no observed objects, and
+        // what the round made of it: the next one in the same state (the same live result,
+        // snapshot and token: in steady state, every subscriber of a shared fetch) gets the
+        // same notification, with nothing hashed or looked up.
+        var previous: SingleRegistrationRound?
+        defer { ResponseSourceWake.wakeAll(wakes) }
         for subscriber in order where subscriber.started && (client == nil || subscriber.limitedTo == client) {
-            var fetchMessages: [(key: MessageKey, index: Int)] = []
             let connection = subscriber.session.connectionID
+            if connection != current {
+                ResponseSourceWake.wakeAll(wakes)
+                wakes.removeAll(keepingCapacity: true)
+                copies.removeAll(keepingCapacity: true)
+                previous = nil
+                current = connection
+            }
+            if let same = previous, subscriber.token == same.since, subscriber.objects.isEmpty, subscriber.results.count == 1 {
+                let position = subscriber.results.startIndex
+                let registration = subscriber.results.values[position]
+                if ObjectIdentifier(registration.entry) == same.entry, registration.snapshotID == same.before {
+                    // As below: the registry was refreshed for this result on this connection
+                    // already; the before-snapshot is released once per connection.
+                    if !same.released, registration.snapshotID != subscriber.results.keys[position], registration.snapshotID != same.afterID,
+                        !registration.pinned.contains(registration.snapshotID) {
+                        if released.insert(ConnectionItem(connection: connection, item: UInt64(same.index))).inserted {
+                            subscriber.session.fetchResults.release(registration.snapshotID)
+                        }
+                        previous?.released = true
+                    }
+                    subscriber.results.values[position].snapshotID = same.afterID
+                    subscriber.results.values[position].count = same.count
+                    if let wake = subscriber.enqueueDeferringWake(same.outgoing, resync: { replaced in self.resync(subscriber, replacing: replaced) }) {
+                        wakes.append(wake)
+                    }
+                    subscriber.token = token
+                    continue
+                }
+            }
+            var fetchMessages: [(key: MessageKey, index: Int)] = []
+            // The one registration's snapshots before and after the round (for `previous`).
+            var before = "", after = (id: "", count: 0)
             // Registrations are updated in place (by position: no key hashed again, and no
             // `indices` holding the storage, which would make the first write copy it).
             var position = subscriber.results.startIndex
@@ -440,6 +491,8 @@ final class ChangeHub: @unchecked Sendable {
                     messageIndex[messageKey] = index
                 }
                 fetchMessages.append((messageKey, index))
+                before = registration.snapshotID
+                after = (afterID, listing.count)
                 let key = subscriber.results.keys[position]
                 if registration.snapshotID != key, registration.snapshotID != afterID, !registration.pinned.contains(registration.snapshotID),
                     released.insert(ConnectionItem(connection: connection, item: UInt64(index))).inserted {
@@ -476,16 +529,31 @@ final class ChangeHub: @unchecked Sendable {
                 // The same notification for everyone at this token with these messages:
                 // built and encoded once, and the one object queued for each of them.
                 let groupKey = GroupKey(since: subscriber.token, messages: fetchMessages.map(\.index))
+                let shared: Subscriber.Outgoing
                 if let made = outgoingCache[groupKey] {
-                    outgoing = made
+                    shared = made
                 } else {
-                    outgoing = makeOutgoing()
-                    outgoingCache[groupKey] = outgoing
+                    shared = makeOutgoing()
+                    outgoingCache[groupKey] = shared
+                }
+                if let copy = copies[ObjectIdentifier(shared)] {
+                    outgoing = copy
+                } else {
+                    outgoing = Subscriber.Outgoing(copying: shared)
+                    copies[ObjectIdentifier(shared)] = outgoing
                 }
             } else {
                 outgoing = makeOutgoing()
             }
-            subscriber.enqueue(outgoing) { replaced in self.resync(subscriber, replacing: replaced) }
+            if let wake = subscriber.enqueueDeferringWake(outgoing, resync: { replaced in self.resync(subscriber, replacing: replaced) }) {
+                wakes.append(wake)
+            }
+            if objectMessages.isEmpty, fetchMessages.count == 1, subscriber.objects.isEmpty, subscriber.results.count == 1,
+                let registration = subscriber.results.values.first {
+                previous = SingleRegistrationRound(
+                    entry: ObjectIdentifier(registration.entry), before: before, since: subscriber.token, afterID: after.id,
+                    count: after.count, index: fetchMessages[0].index, outgoing: outgoing)
+            }
             subscriber.token = token
         }
         if client == nil { lastToken = token }
@@ -638,6 +706,24 @@ private struct MessageKey: Hashable, Comparable {
 private struct GroupKey: Hashable {
     var since: Int64
     var messages: [Int]
+}
+
+/// A subscriber with one registration, as a round left it: the next subscriber of the same
+/// connection in the same state before the round gets the same (``ChangeHub`` `deliver`).
+private struct SingleRegistrationRound {
+    /// The live result.
+    var entry: ObjectIdentifier
+    /// The snapshot the notification's details are relative to, and the token it is since.
+    var before: String
+    var since: Int64
+    /// The registration after the round.
+    var afterID: String
+    var count: Int
+    /// The round's message for (result, before) and the notification queued.
+    var index: Int
+    var outgoing: Subscriber.Outgoing
+    /// Whether the before-snapshot's release on this connection was settled.
+    var released = false
 }
 
 /// Something of a round (a live result's serial, a message's index) on one connection.
