@@ -36,6 +36,12 @@ final class ChangeHub: @unchecked Sendable {
     /// connection. `nil` when a subscriber came or went since it was last made.
     private var deliveryOrder: [Subscriber]?
     private var nextSubscriberID: UInt64 = 1
+    /// The registration keys (``Subscriber/results``) of each connection's subscribers, with
+    /// how many registrations use each. A key may be a live result's version id, shared by
+    /// every subscriber that registered the fetch at that version (``apply(_:for:)``), so a
+    /// round releasing a subscriber's before-snapshot spares it while it is a key on the
+    /// connection (the client's first `FetchResult` of the registration reads it).
+    private var registrationKeys: [UInt64: [String: Int]] = [:]
 
     init(library: PhotoLibrary, logger: Logger, pollInterval: Double, maxQueuedPerSubscriber: Int, limits: ObservationLimits = ObservationLimits()) {
         self.limits = limits
@@ -92,9 +98,28 @@ final class ChangeHub: @unchecked Sendable {
             subscriber.finish()
             self.subscribers[subscriber.id] = nil
             self.deliveryOrder = nil
-            for registration in subscriber.results.values { self.release(registration.entry) }
+            for (key, registration) in subscriber.results {
+                self.release(registration.entry)
+                self.forgetKey(key, of: subscriber)
+            }
             subscriber.results = [:]
         }
+    }
+
+    private func rememberKey(_ key: String, of subscriber: Subscriber) {
+        registrationKeys[subscriber.session.connectionID, default: [:]][key, default: 0] += 1
+    }
+
+    private func forgetKey(_ key: String, of subscriber: Subscriber) {
+        let connection = subscriber.session.connectionID
+        guard let held = registrationKeys[connection]?[key] else { return }
+        registrationKeys[connection]?[key] = held > 1 ? held - 1 : nil
+        if registrationKeys[connection]?.isEmpty == true { registrationKeys[connection] = nil }
+    }
+
+    /// Whether `id` is the key of a registration of a subscriber on `connection`.
+    private func isRegistrationKey(_ id: String, on connection: UInt64) -> Bool {
+        registrationKeys[connection]?[id] != nil
     }
 
     /// Applies one request of a subscriber, in order with change processing.
@@ -137,8 +162,15 @@ final class ChangeHub: @unchecked Sendable {
             try checkRoomForRegistration(subscriber, query: scoped)
             let entry = try self.entry(for: scoped)
             let listing = entry.currentListing()
-            let (snapshotID, expiresAt) = subscriber.session.fetchResults.add(.assets(listing))
+            // The live version's id, the same for every subscriber registering this fetch at
+            // this version, so that their first notifications are the same bytes too (built,
+            // encoded and decoded once per connection, not once per subscriber); a second
+            // registration of it in one subscription gets an id of its own.
+            let shared = entry.snapshotID(version: listing.version)
+            let (snapshotID, expiresAt) = subscriber.results[shared] == nil
+                ? subscriber.session.fetchResults.add(.assets(listing), id: shared) : subscriber.session.fetchResults.add(.assets(listing))
             subscriber.results[snapshotID] = Subscriber.Registration(entry: entry, snapshotID: snapshotID, count: listing.count)
+            rememberKey(snapshotID, of: subscriber)
             let prefetchIDs = try listing.identifiers(in: 0..<min(listing.count, min(Int(fetch.prefetchCount), 1000)))
             let prefetch = try library.assets(withIdentifiers: prefetchIDs)
             let snapshot = PhotoLibraryService.fitting(prefetch, within: subscriber.session.maxResponseSize) { objects in
@@ -162,6 +194,7 @@ final class ChangeHub: @unchecked Sendable {
             let entry = try self.entry(for: listing.query)
             let current = entry.currentListing()
             subscriber.results[id] = Subscriber.Registration(entry: entry, snapshotID: id, count: listing.count)
+            rememberKey(id, of: subscriber)
             let snapshotIDs = try listing.identifiers(in: 0..<listing.count)
             let currentIDs = entry.currentIdentifiers()
             // Assets whose values may have changed since the snapshot was read (a favourite
@@ -186,7 +219,10 @@ final class ChangeHub: @unchecked Sendable {
             // for it (each notification's after-snapshot).
             let id = unregister.fetchResultID
             let key = subscriber.results[id] != nil ? id : subscriber.results.first(where: { $0.value.snapshotID == id })?.key
-            if let key, let registration = subscriber.results.removeValue(forKey: key) { release(registration.entry) }
+            if let key, let registration = subscriber.results.removeValue(forKey: key) {
+                release(registration.entry)
+                forgetKey(key, of: subscriber)
+            }
         case .registerObjects(let register)?:
             for id in register.localIdentifiers { try LocalIdentifier.validate(id) }
             let added = Set(register.localIdentifiers).subtracting(subscriber.objects)
@@ -453,7 +489,8 @@ final class ChangeHub: @unchecked Sendable {
                     // already; the before-snapshot is released once per connection.
                     if !same.released, registration.snapshotID != subscriber.results.keys[position], registration.snapshotID != same.afterID,
                         !registration.pinned.contains(registration.snapshotID) {
-                        if released.insert(ConnectionItem(connection: connection, item: UInt64(same.index))).inserted {
+                        if released.insert(ConnectionItem(connection: connection, item: UInt64(same.index))).inserted,
+                            !isRegistrationKey(registration.snapshotID, on: connection) {
                             subscriber.session.fetchResults.release(registration.snapshotID)
                         }
                         previous?.released = true
@@ -495,7 +532,8 @@ final class ChangeHub: @unchecked Sendable {
                 after = (afterID, listing.count)
                 let key = subscriber.results.keys[position]
                 if registration.snapshotID != key, registration.snapshotID != afterID, !registration.pinned.contains(registration.snapshotID),
-                    released.insert(ConnectionItem(connection: connection, item: UInt64(index))).inserted {
+                    released.insert(ConnectionItem(connection: connection, item: UInt64(index))).inserted,
+                    !isRegistrationKey(registration.snapshotID, on: connection) {
                     subscriber.session.fetchResults.release(registration.snapshotID)
                 }
                 subscriber.results.values[position].snapshotID = afterID
@@ -653,7 +691,9 @@ final class ChangeHub: @unchecked Sendable {
             let listing = StaticAssetListing(identifiers: registration.entry.currentIdentifiers(), query: registration.entry.query)
             let (afterID, _) = subscriber.session.fetchResults.add(.assets(listing))
             // Snapshots named only by replaced notifications were never sent: release them.
-            for id in chain where id != key { subscriber.session.fetchResults.release(id) }
+            for id in chain where id != key && !isRegistrationKey(id, on: subscriber.session.connectionID) {
+                subscriber.session.fetchResults.release(id)
+            }
             var pinned = registration.pinned.filter { !chain.contains($0) } + [afterID]
             while pinned.count > Subscriber.maxPinned {
                 let oldest = pinned.removeFirst()

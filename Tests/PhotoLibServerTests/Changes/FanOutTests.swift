@@ -100,6 +100,48 @@ final class FanOutTests: XCTestCase {
         }
     }
 
+    /// Subscribers registering the same fetch at the same version get the same snapshot id
+    /// (the live version's), so even their first notification is the same bytes; a second
+    /// registration of that fetch in one subscription gets an id of its own, and both are
+    /// followed.
+    func testRegistrationsOfOneVersionShareTheirSnapshotIDAndFirstNotification() async throws {
+        let server = try InProcessServer()
+        addTeardownBlock { await server.tearDown() }
+        _ = try server.library.addSyntheticAssetsForBenchmark(count: 20)
+        let ids = try server.library.fetchAssetIdentifiers(AssetQuery())
+        let first = try server.rawConnection(), second = try server.rawConnection()
+        _ = try first.handshake(token: server.token)
+        _ = try second.handshake(token: server.token)
+        let firstInbox = Inbox(first), secondInbox = Inbox(second)
+        let subscriptions = [RawSubscription(firstInbox, stream: 1), RawSubscription(firstInbox, stream: 3), RawSubscription(secondInbox, stream: 1)]
+        var registered: [String] = []
+        for subscription in subscriptions {
+            guard case .registeredFetchResult(let fetch)? = try Wire.SubscriptionEvent(decoding: try subscription.nextPayload()).event else {
+                return XCTFail("not registered")
+            }
+            registered.append(try XCTUnwrap(fetch.snapshot).fetchResultID)
+        }
+        XCTAssertEqual(Set(registered).count, 1, "one id for the version, on both connections: \(registered)")
+        // The first subscription registers the same fetch again: an id of its own.
+        let fetch = Wire.FetchAssetsRequest(options: Wire.FetchOptions(FetchOptions(sortDescriptors: [AssetSortDescriptor(key: .creationDate, ascending: true)])))
+        first.send(Frame(.message, stream: 1, payload: Wire.SubscriptionRequest(request: .registerFetch(fetch)).encoded()))
+        guard case .registeredFetchResult(let again)? = try Wire.SubscriptionEvent(decoding: try subscriptions[0].nextPayload()).event else {
+            return XCTFail("not registered again")
+        }
+        let ownID = try XCTUnwrap(again.snapshot).fetchResultID
+        XCTAssertNotEqual(ownID, registered[0], "a second registration in one subscription is a registration of its own")
+
+        _ = try server.library.performChanges([.setAssetProperties(.init(asset: ids[3], isFavorite: true))])
+        let payloads = try subscriptions.map { try $0.nextPayload() }
+        XCTAssertEqual(payloads[1], payloads[2], "the first notification is the same bytes for subscribers that registered at one version")
+        guard case .change(let both)? = try Wire.SubscriptionEvent(decoding: payloads[0]).event,
+            case .change(let one)? = try Wire.SubscriptionEvent(decoding: payloads[1]).event
+        else { return XCTFail("no change") }
+        XCTAssertEqual(Set(both.fetchResultChanges.map(\.fetchResultID)), [registered[0], ownID], "both registrations of the first subscription move")
+        XCTAssertEqual(one.fetchResultChanges.map(\.fetchResultID), [registered[0]])
+        XCTAssertEqual(Set(both.fetchResultChanges.map(\.fetchResultAfterID)), Set(one.fetchResultChanges.map(\.fetchResultAfterID)), "one after-snapshot")
+    }
+
     /// Three subscriptions of one result on one connection, the last of which stops taking
     /// notifications (its stream's credit runs out; the others keep theirs): the round
     /// queues for all three, one wake per connection, and the two that read get every
