@@ -110,25 +110,31 @@ public final class ChangeSubscription: Sendable {
     private var streamID: UInt32 { stream.id }
     /// Takes the call's events on the connection's queue.
     private let events: SubscriptionEvents
+    /// The connection's registration results, shared by its subscriptions.
+    private let registrations: SharedRegistrations
 
-    private init(connection: ClientConnection, stream: ClientStream, events: SubscriptionEvents, changes: AsyncThrowingStream<PhotoLibraryChange, any Error>) {
+    private init(
+        connection: ClientConnection, stream: ClientStream, events: SubscriptionEvents, registrations: SharedRegistrations,
+        changes: AsyncThrowingStream<PhotoLibraryChange, any Error>
+    ) {
         self.connection = connection
         self.stream = stream
         self.events = events
+        self.registrations = registrations
         self.changes = changes
     }
 
     /// Opens a `Subscribe` call on `connection`, whose subscriptions share `shared`; changes
     /// go to `handler` if given, else to ``changes``.
     static func open(
-        on connection: ClientConnection, sharing shared: SharedChangeDecoding,
+        on connection: ClientConnection, sharing shared: SharedChangeDecoding, registrations: SharedRegistrations,
         handler: (@Sendable (Result<PhotoLibraryChange, any Error>) -> Void)? = nil
     ) async throws -> ChangeSubscription {
         let stream = ClientStream(method: PhotoLibraryMethods.subscribe.info)
         if let handler {
             let events = SubscriptionEvents(connection: connection, stream: stream, shared: shared, delivery: .handler(handler))
             try await connection.openBidirectional(stream, consumer: events)
-            return ChangeSubscription(connection: connection, stream: stream, events: events, changes: AsyncThrowingStream { nil })
+            return ChangeSubscription(connection: connection, stream: stream, events: events, registrations: registrations, changes: AsyncThrowingStream { nil })
         }
         // Notifications wait in the backlog (with their credit not yet returned) until the
         // application takes them from ``changes``, so a slow reader slows the server through
@@ -139,7 +145,7 @@ public final class ChangeSubscription: Sendable {
         try await connection.openBidirectional(stream, consumer: events)
         let reader = ChangeBacklogReader(backlog.makeAsyncIterator(), connection: connection, streamID: stream.id)
         let subscription = ChangeSubscription(
-            connection: connection, stream: stream, events: events, changes: AsyncThrowingStream { try await reader.next() })
+            connection: connection, stream: stream, events: events, registrations: registrations, changes: AsyncThrowingStream { try await reader.next() })
         reader.subscription = subscription
         return subscription
     }
@@ -157,7 +163,7 @@ public final class ChangeSubscription: Sendable {
         guard case .registeredFetchResult(let registered) = event, let snapshot = registered.snapshot else {
             throw PhotoLibError(.internalError, "the server acknowledged registerFetch without a snapshot", reason: .protocolViolation)
         }
-        let result = try FetchResult<Asset>(snapshot: snapshot, connection: connection)
+        let result = try registrations.result(for: snapshot, connection: connection)
         events.follow(result)
         return result
     }
@@ -396,7 +402,7 @@ extension PhotoLibrary {
     /// Starts a change subscription; with `since`, it first delivers every change after that
     /// token (from history), then live ones, with no gap and no duplicate.
     public func subscribe(since token: String? = nil) async throws -> ChangeSubscription {
-        let subscription = try await ChangeSubscription.open(on: connection, sharing: sharedChangeDecoding)
+        let subscription = try await ChangeSubscription.open(on: connection, sharing: sharedChangeDecoding, registrations: sharedRegistrations)
         if let token { try await subscription.resume(since: token) }
         return subscription
     }
@@ -415,7 +421,7 @@ extension PhotoLibrary {
     public func subscribe(
         since token: String? = nil, changeHandler: @escaping @Sendable (Result<PhotoLibraryChange, any Error>) -> Void
     ) async throws -> ChangeSubscription {
-        let subscription = try await ChangeSubscription.open(on: connection, sharing: sharedChangeDecoding, handler: changeHandler)
+        let subscription = try await ChangeSubscription.open(on: connection, sharing: sharedChangeDecoding, registrations: sharedRegistrations, handler: changeHandler)
         if let token { try await subscription.resume(since: token) }
         return subscription
     }
