@@ -110,25 +110,31 @@ public final class ChangeSubscription: Sendable {
     private var streamID: UInt32 { stream.id }
     /// Takes the call's events on the connection's queue.
     private let events: SubscriptionEvents
+    /// The connection's registration results, shared by its subscriptions.
+    private let registrations: SharedRegistrations
 
-    private init(connection: ClientConnection, stream: ClientStream, events: SubscriptionEvents, changes: AsyncThrowingStream<PhotoLibraryChange, any Error>) {
+    private init(
+        connection: ClientConnection, stream: ClientStream, events: SubscriptionEvents, registrations: SharedRegistrations,
+        changes: AsyncThrowingStream<PhotoLibraryChange, any Error>
+    ) {
         self.connection = connection
         self.stream = stream
         self.events = events
+        self.registrations = registrations
         self.changes = changes
     }
 
     /// Opens a `Subscribe` call on `connection`, whose subscriptions share `shared`; changes
     /// go to `handler` if given, else to ``changes``.
     static func open(
-        on connection: ClientConnection, sharing shared: SharedChangeDecoding,
+        on connection: ClientConnection, sharing shared: SharedChangeDecoding, registrations: SharedRegistrations,
         handler: (@Sendable (Result<PhotoLibraryChange, any Error>) -> Void)? = nil
     ) async throws -> ChangeSubscription {
         let stream = ClientStream(method: PhotoLibraryMethods.subscribe.info)
         if let handler {
             let events = SubscriptionEvents(connection: connection, stream: stream, shared: shared, delivery: .handler(handler))
             try await connection.openBidirectional(stream, consumer: events)
-            return ChangeSubscription(connection: connection, stream: stream, events: events, changes: AsyncThrowingStream { nil })
+            return ChangeSubscription(connection: connection, stream: stream, events: events, registrations: registrations, changes: AsyncThrowingStream { nil })
         }
         // Notifications wait in the backlog (with their credit not yet returned) until the
         // application takes them from ``changes``, so a slow reader slows the server through
@@ -139,7 +145,7 @@ public final class ChangeSubscription: Sendable {
         try await connection.openBidirectional(stream, consumer: events)
         let reader = ChangeBacklogReader(backlog.makeAsyncIterator(), connection: connection, streamID: stream.id)
         let subscription = ChangeSubscription(
-            connection: connection, stream: stream, events: events, changes: AsyncThrowingStream { try await reader.next() })
+            connection: connection, stream: stream, events: events, registrations: registrations, changes: AsyncThrowingStream { try await reader.next() })
         reader.subscription = subscription
         return subscription
     }
@@ -157,7 +163,7 @@ public final class ChangeSubscription: Sendable {
         guard case .registeredFetchResult(let registered) = event, let snapshot = registered.snapshot else {
             throw PhotoLibError(.internalError, "the server acknowledged registerFetch without a snapshot", reason: .protocolViolation)
         }
-        let result = try FetchResult<Asset>(snapshot: snapshot, connection: connection)
+        let result = try registrations.result(for: snapshot, connection: connection)
         events.follow(result)
         return result
     }
@@ -235,7 +241,10 @@ private final class SubscriptionEvents: ResponseConsumer, @unchecked Sendable {
         case handler(@Sendable (Result<PhotoLibraryChange, any Error>) -> Void)
     }
 
-    private let delivery: Delivery
+    /// The ``Delivery``, as two optionals: a change is handed on without copying an enum
+    /// out (its generic copy retained the handler's context for every notification).
+    private let handler: (@Sendable (Result<PhotoLibraryChange, any Error>) -> Void)?
+    private let backlog: AsyncThrowingStream<(PhotoLibraryChange, Int), any Error>.Continuation?
     /// Shared with the connection's other subscriptions.
     private let shared: SharedChangeDecoding
 
@@ -243,8 +252,13 @@ private final class SubscriptionEvents: ResponseConsumer, @unchecked Sendable {
         self.connection = connection
         self.shared = shared
         self.stream = stream
-        self.delivery = delivery
-        if case .handler = delivery { returnsCreditOnReceipt = true } else { returnsCreditOnReceipt = false }
+        switch delivery {
+        case .handler(let handler):
+            (self.handler, backlog) = (handler, nil)
+        case .backlog(let backlog):
+            (handler, self.backlog) = (nil, backlog)
+        }
+        returnsCreditOnReceipt = handler != nil
     }
 
     /// A backlog keeps each notification's credit until the application takes it; a
@@ -263,19 +277,19 @@ private final class SubscriptionEvents: ResponseConsumer, @unchecked Sendable {
             waiter?.resume(returning: event)
         case .change(let notification):
             let change = try sharedOrNewChange(from: notification, entry: entry)
-            switch delivery {
-            case .backlog(let backlog): backlog.yield((change, payload.count))
-            case .handler(let handler): handler(.success(change))
+            if let handler {
+                handler(.success(change))
+            } else {
+                backlog?.yield((change, payload.count))
             }
         }
     }
 
     func finish(_ error: PhotoLibError?) {
-        switch delivery {
-        case .backlog(let backlog):
-            if let error { backlog.finish(throwing: error) } else { backlog.finish() }
-        case .handler(let handler):
+        if let handler {
             if let error { handler(.failure(error)) }
+        } else if let backlog {
+            if let error { backlog.finish(throwing: error) } else { backlog.finish() }
         }
         failPending(error ?? PhotoLibError(.cancelled, "the subscription ended"))
     }
@@ -298,7 +312,7 @@ private final class SubscriptionEvents: ResponseConsumer, @unchecked Sendable {
 
     /// Ends ``ChangeSubscription/changes`` (the subscription was cancelled).
     func endBacklog() {
-        if case .backlog(let backlog) = delivery { backlog.finish() }
+        backlog?.finish()
     }
 
     private func failPending(_ error: PhotoLibError) {
@@ -388,7 +402,7 @@ extension PhotoLibrary {
     /// Starts a change subscription; with `since`, it first delivers every change after that
     /// token (from history), then live ones, with no gap and no duplicate.
     public func subscribe(since token: String? = nil) async throws -> ChangeSubscription {
-        let subscription = try await ChangeSubscription.open(on: connection, sharing: sharedChangeDecoding)
+        let subscription = try await ChangeSubscription.open(on: connection, sharing: sharedChangeDecoding, registrations: sharedRegistrations)
         if let token { try await subscription.resume(since: token) }
         return subscription
     }
@@ -407,7 +421,7 @@ extension PhotoLibrary {
     public func subscribe(
         since token: String? = nil, changeHandler: @escaping @Sendable (Result<PhotoLibraryChange, any Error>) -> Void
     ) async throws -> ChangeSubscription {
-        let subscription = try await ChangeSubscription.open(on: connection, sharing: sharedChangeDecoding, handler: changeHandler)
+        let subscription = try await ChangeSubscription.open(on: connection, sharing: sharedChangeDecoding, registrations: sharedRegistrations, handler: changeHandler)
         if let token { try await subscription.resume(since: token) }
         return subscription
     }

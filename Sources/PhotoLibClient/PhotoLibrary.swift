@@ -25,6 +25,8 @@ public final class PhotoLibrary: Sendable {
     let connection: ClientConnection
     /// What this connection's change subscriptions share (``SharedChangeDecoding``).
     let sharedChangeDecoding = SharedChangeDecoding()
+    /// What its subscriptions' `registerFetch` answers share (``SharedRegistrations``).
+    let sharedRegistrations = SharedRegistrations()
 
     private init(connection: ClientConnection, welcome: Wire.Welcome) {
         self.connection = connection

@@ -34,6 +34,44 @@ final class ChangeHandlerTests: XCTestCase {
         }
     }
 
+    /// Subscriptions of one connection registering the same fetch at one server version get
+    /// one `FetchResult` (the server gives them one snapshot id): its first page is built
+    /// once. Another connection's subscription, and a second registration of the fetch in one
+    /// subscription (an id of its own), get results of their own; every one follows changes.
+    func testRegistrationsOfOneVersionOnOneConnectionShareTheirFetchResult() async throws {
+        let server = try InProcessServer(photos: [Fixtures.landscape, Fixtures.portrait])
+        addTeardownBlock { await server.tearDown() }
+        let library = try await PhotoLibrary.connect(connectedSocket: try server.connectedSocket(), token: server.token)
+        let other = try await PhotoLibrary.connect(connectedSocket: try server.connectedSocket(), token: server.token)
+        defer {
+            library.close()
+            other.close()
+        }
+        let options = FetchOptions(sortDescriptors: [AssetSortDescriptor(key: .creationDate, ascending: true)])
+        let seen = [Seen(), Seen(), Seen()]
+        let a = try await library.subscribe { seen[0].handle($0) }
+        let b = try await library.subscribe { seen[1].handle($0) }
+        let c = try await other.subscribe { seen[2].handle($0) }
+        let resultA = try await a.registerFetch(with: options)
+        let resultB = try await b.registerFetch(with: options)
+        let resultC = try await c.registerFetch(with: options)
+        let againA = try await a.registerFetch(with: options)
+        XCTAssertTrue(resultA === resultB, "one result for one snapshot on one connection")
+        XCTAssertEqual(resultA.fetchResultID, resultC.fetchResultID, "the same server snapshot id on both connections")
+        XCTAssertFalse(resultA === resultC, "each connection has its own")
+        XCTAssertNotEqual(againA.fetchResultID, resultA.fetchResultID)
+        XCTAssertEqual(resultA.count, 2)
+
+        _ = try await library.performChanges([.setAssetProperties(.init(asset: server.assets[1], isFavorite: true))])
+        try await waitUntil({ seen.allSatisfy { $0.changes.count == 1 } }, "one change each")
+        for (index, result) in [resultA, resultB, resultC].enumerated() {
+            let details = try XCTUnwrap(seen[index].changes[0].changeDetails(for: result), "subscription \(index)")
+            XCTAssertEqual(details.changedObjects.map(\.localIdentifier), [server.assets[1]])
+        }
+        XCTAssertNotNil(seen[0].changes[0].changeDetails(for: againA), "the second registration is followed too")
+        for subscription in [a, b, c] { subscription.cancel() }
+    }
+
     func testHandlerAndIteratingSubscriptionsOfOneConnectionFollowTheSameResult() async throws {
         let server = try InProcessServer(photos: [Fixtures.landscape, Fixtures.portrait])
         addTeardownBlock { await server.tearDown() }

@@ -77,11 +77,11 @@ final class UntypedServerCall: Sendable {
     }
 
     /// From now on the connection also sends what `source` holds, pulling it as credit
-    /// allows; returns the function that tells the connection that `source` has messages
-    /// (wakes from many calls of one connection coalesce into one turn of its queue).
-    func pull(from source: any ResponseSource) -> @Sendable () -> Void {
+    /// allows; returns what tells the connection that `source` has messages (wakes from many
+    /// calls of one connection coalesce into one turn of its queue).
+    func pull(from source: any ResponseSource) -> ResponseSourceWake {
         connection.attach(source, stream: streamID)
-        return { [weak connection, streamID] in connection?.sourceReady(stream: streamID) }
+        return ResponseSourceWake(connection: connection, stream: streamID)
     }
 
     /// Whether ``send(files:)`` may be used: the connection is plain TCP.
@@ -153,8 +153,8 @@ public struct ServerCall<Request: WireMessage, Response: WireMessage>: Sendable 
     }
 
     /// Lets the connection pull responses (each an encoded `Response`) from `source`; returns
-    /// the function that tells it some wait (``UntypedServerCall/pull(from:)``).
-    func pull(from source: any ResponseSource) -> @Sendable () -> Void {
+    /// what tells it some wait (``UntypedServerCall/pull(from:)``).
+    func pull(from source: any ResponseSource) -> ResponseSourceWake {
         call.pull(from: source)
     }
 }

@@ -36,6 +36,12 @@ final class ChangeHub: @unchecked Sendable {
     /// connection. `nil` when a subscriber came or went since it was last made.
     private var deliveryOrder: [Subscriber]?
     private var nextSubscriberID: UInt64 = 1
+    /// The registration keys (``Subscriber/results``) of each connection's subscribers, with
+    /// how many registrations use each. A key may be a live result's version id, shared by
+    /// every subscriber that registered the fetch at that version (``apply(_:for:)``), so a
+    /// round releasing a subscriber's before-snapshot spares it while it is a key on the
+    /// connection (the client's first `FetchResult` of the registration reads it).
+    private var registrationKeys: [UInt64: [String: Int]] = [:]
 
     init(library: PhotoLibrary, logger: Logger, pollInterval: Double, maxQueuedPerSubscriber: Int, limits: ObservationLimits = ObservationLimits()) {
         self.limits = limits
@@ -92,9 +98,28 @@ final class ChangeHub: @unchecked Sendable {
             subscriber.finish()
             self.subscribers[subscriber.id] = nil
             self.deliveryOrder = nil
-            for registration in subscriber.results.values { self.release(registration.entry) }
+            for (key, registration) in subscriber.results {
+                self.release(registration.entry)
+                self.forgetKey(key, of: subscriber)
+            }
             subscriber.results = [:]
         }
+    }
+
+    private func rememberKey(_ key: String, of subscriber: Subscriber) {
+        registrationKeys[subscriber.session.connectionID, default: [:]][key, default: 0] += 1
+    }
+
+    private func forgetKey(_ key: String, of subscriber: Subscriber) {
+        let connection = subscriber.session.connectionID
+        guard let held = registrationKeys[connection]?[key] else { return }
+        registrationKeys[connection]?[key] = held > 1 ? held - 1 : nil
+        if registrationKeys[connection]?.isEmpty == true { registrationKeys[connection] = nil }
+    }
+
+    /// Whether `id` is the key of a registration of a subscriber on `connection`.
+    private func isRegistrationKey(_ id: String, on connection: UInt64) -> Bool {
+        registrationKeys[connection]?[id] != nil
     }
 
     /// Applies one request of a subscriber, in order with change processing.
@@ -137,8 +162,15 @@ final class ChangeHub: @unchecked Sendable {
             try checkRoomForRegistration(subscriber, query: scoped)
             let entry = try self.entry(for: scoped)
             let listing = entry.currentListing()
-            let (snapshotID, expiresAt) = subscriber.session.fetchResults.add(.assets(listing))
+            // The live version's id, the same for every subscriber registering this fetch at
+            // this version, so that their first notifications are the same bytes too (built,
+            // encoded and decoded once per connection, not once per subscriber); a second
+            // registration of it in one subscription gets an id of its own.
+            let shared = entry.snapshotID(version: listing.version)
+            let (snapshotID, expiresAt) = subscriber.results[shared] == nil
+                ? subscriber.session.fetchResults.add(.assets(listing), id: shared) : subscriber.session.fetchResults.add(.assets(listing))
             subscriber.results[snapshotID] = Subscriber.Registration(entry: entry, snapshotID: snapshotID, count: listing.count)
+            rememberKey(snapshotID, of: subscriber)
             let prefetchIDs = try listing.identifiers(in: 0..<min(listing.count, min(Int(fetch.prefetchCount), 1000)))
             let prefetch = try library.assets(withIdentifiers: prefetchIDs)
             let snapshot = PhotoLibraryService.fitting(prefetch, within: subscriber.session.maxResponseSize) { objects in
@@ -162,6 +194,7 @@ final class ChangeHub: @unchecked Sendable {
             let entry = try self.entry(for: listing.query)
             let current = entry.currentListing()
             subscriber.results[id] = Subscriber.Registration(entry: entry, snapshotID: id, count: listing.count)
+            rememberKey(id, of: subscriber)
             let snapshotIDs = try listing.identifiers(in: 0..<listing.count)
             let currentIDs = entry.currentIdentifiers()
             // Assets whose values may have changed since the snapshot was read (a favourite
@@ -186,7 +219,10 @@ final class ChangeHub: @unchecked Sendable {
             // for it (each notification's after-snapshot).
             let id = unregister.fetchResultID
             let key = subscriber.results[id] != nil ? id : subscriber.results.first(where: { $0.value.snapshotID == id })?.key
-            if let key, let registration = subscriber.results.removeValue(forKey: key) { release(registration.entry) }
+            if let key, let registration = subscriber.results.removeValue(forKey: key) {
+                release(registration.entry)
+                forgetKey(key, of: subscriber)
+            }
         case .registerObjects(let register)?:
             for id in register.localIdentifiers { try LocalIdentifier.validate(id) }
             let added = Set(register.localIdentifiers).subtracting(subscriber.objects)
@@ -386,7 +422,14 @@ final class ChangeHub: @unchecked Sendable {
         }
         // Object details, once for the round, if anyone observes objects.
         let changedObjects = changes.map(\.identifier)
-        let observed = subscribers.values.reduce(into: Set<String>()) { $0.formUnion($1.objects) }.intersection(changedObjects)
+        // One pass over the subscribers: the objects observed, and the limited clients observing some.
+        var observed = Set<String>()
+        var observing = Set<String>()
+        for subscriber in subscribers.values where !subscriber.objects.isEmpty {
+            observed.formUnion(subscriber.objects)
+            if let limited = subscriber.limitedTo { observing.insert(limited) }
+        }
+        observed.formIntersection(changedObjects)
         let objectDetails = Dictionary(
             try objectMessages(changedObjects.filter(observed.contains), changes: changes.filter { observed.contains($0.identifier) }).map { ($0.localIdentifier, $0) },
             uniquingKeysWith: { first, _ in first })
@@ -394,7 +437,6 @@ final class ChangeHub: @unchecked Sendable {
         // selection (albums and folders are visible to it), computed once per client for the round.
         let changedAssets = changes.filter { $0.objectType == .asset }.map(\.identifier)
         var visibleAssets: [String: Set<String>] = [:]
-        let observing = Set(subscribers.values.filter { !$0.objects.isEmpty }.compactMap(\.limitedTo))
         for limited in observing where client == nil || limited == client {
             visibleAssets[limited] = try library.limited(to: limited).visibleIdentifiers(among: changedAssets)
         }
@@ -416,9 +458,55 @@ final class ChangeHub: @unchecked Sendable {
         var released = Set<ConnectionItem>()
         let order = deliveryOrder ?? subscribers.values.sorted { ($0.session.connectionID, $0.id) < ($1.session.connectionID, $1.id) }
         deliveryOrder = order
+        // The connection whose subscribers the round is at: the wakes of its subscribers wait
+        // until the round is done with it (one wake of its queue, which then pulls them while
+        // the round goes on with the next connection), and the notifications queued for them
+        // are one copy per shared notification (``Subscriber/Outgoing/init(copying:)``): its
+        // queue's reference counting and the hub's never touch the same object at once.
+        var current: UInt64?
+        var wakes: [ResponseSourceWake] = []
+        var copies: [ObjectIdentifier: Subscriber.Outgoing] = [:]
+        // The connection's last subscriber with one registration and no observed objects, and
+        // what the round made of it: the next one in the same state (the same live result,
+        // snapshot and token: in steady state, every subscriber of a shared fetch) gets the
+        // same notification, with nothing hashed or looked up.
+        var previous: SingleRegistrationRound?
+        defer { ResponseSourceWake.wakeAll(wakes) }
         for subscriber in order where subscriber.started && (client == nil || subscriber.limitedTo == client) {
-            var fetchMessages: [(key: MessageKey, index: Int)] = []
             let connection = subscriber.session.connectionID
+            if connection != current {
+                ResponseSourceWake.wakeAll(wakes)
+                wakes.removeAll(keepingCapacity: true)
+                copies.removeAll(keepingCapacity: true)
+                previous = nil
+                current = connection
+            }
+            if let same = previous, subscriber.token == same.since, subscriber.objects.isEmpty, subscriber.results.count == 1 {
+                let position = subscriber.results.startIndex
+                let registration = subscriber.results.values[position]
+                if ObjectIdentifier(registration.entry) == same.entry, registration.snapshotID == same.before {
+                    // As below: the registry was refreshed for this result on this connection
+                    // already; the before-snapshot is released once per connection.
+                    if !same.released, registration.snapshotID != subscriber.results.keys[position], registration.snapshotID != same.afterID,
+                        !registration.pinned.contains(registration.snapshotID) {
+                        if released.insert(ConnectionItem(connection: connection, item: UInt64(same.index))).inserted,
+                            !isRegistrationKey(registration.snapshotID, on: connection) {
+                            subscriber.session.fetchResults.release(registration.snapshotID)
+                        }
+                        previous?.released = true
+                    }
+                    subscriber.results.values[position].snapshotID = same.afterID
+                    subscriber.results.values[position].count = same.count
+                    if let wake = subscriber.enqueueDeferringWake(same.outgoing, resync: { replaced in self.resync(subscriber, replacing: replaced) }) {
+                        wakes.append(wake)
+                    }
+                    subscriber.token = token
+                    continue
+                }
+            }
+            var fetchMessages: [(key: MessageKey, index: Int)] = []
+            // The one registration's snapshots before and after the round (for `previous`).
+            var before = "", after = (id: "", count: 0)
             // Registrations are updated in place (by position: no key hashed again, and no
             // `indices` holding the storage, which would make the first write copy it).
             var position = subscriber.results.startIndex
@@ -440,9 +528,12 @@ final class ChangeHub: @unchecked Sendable {
                     messageIndex[messageKey] = index
                 }
                 fetchMessages.append((messageKey, index))
+                before = registration.snapshotID
+                after = (afterID, listing.count)
                 let key = subscriber.results.keys[position]
                 if registration.snapshotID != key, registration.snapshotID != afterID, !registration.pinned.contains(registration.snapshotID),
-                    released.insert(ConnectionItem(connection: connection, item: UInt64(index))).inserted {
+                    released.insert(ConnectionItem(connection: connection, item: UInt64(index))).inserted,
+                    !isRegistrationKey(registration.snapshotID, on: connection) {
                     subscriber.session.fetchResults.release(registration.snapshotID)
                 }
                 subscriber.results.values[position].snapshotID = afterID
@@ -476,16 +567,31 @@ final class ChangeHub: @unchecked Sendable {
                 // The same notification for everyone at this token with these messages:
                 // built and encoded once, and the one object queued for each of them.
                 let groupKey = GroupKey(since: subscriber.token, messages: fetchMessages.map(\.index))
+                let shared: Subscriber.Outgoing
                 if let made = outgoingCache[groupKey] {
-                    outgoing = made
+                    shared = made
                 } else {
-                    outgoing = makeOutgoing()
-                    outgoingCache[groupKey] = outgoing
+                    shared = makeOutgoing()
+                    outgoingCache[groupKey] = shared
+                }
+                if let copy = copies[ObjectIdentifier(shared)] {
+                    outgoing = copy
+                } else {
+                    outgoing = Subscriber.Outgoing(copying: shared)
+                    copies[ObjectIdentifier(shared)] = outgoing
                 }
             } else {
                 outgoing = makeOutgoing()
             }
-            subscriber.enqueue(outgoing) { replaced in self.resync(subscriber, replacing: replaced) }
+            if let wake = subscriber.enqueueDeferringWake(outgoing, resync: { replaced in self.resync(subscriber, replacing: replaced) }) {
+                wakes.append(wake)
+            }
+            if objectMessages.isEmpty, fetchMessages.count == 1, subscriber.objects.isEmpty, subscriber.results.count == 1,
+                let registration = subscriber.results.values.first {
+                previous = SingleRegistrationRound(
+                    entry: ObjectIdentifier(registration.entry), before: before, since: subscriber.token, afterID: after.id,
+                    count: after.count, index: fetchMessages[0].index, outgoing: outgoing)
+            }
             subscriber.token = token
         }
         if client == nil { lastToken = token }
@@ -585,7 +691,9 @@ final class ChangeHub: @unchecked Sendable {
             let listing = StaticAssetListing(identifiers: registration.entry.currentIdentifiers(), query: registration.entry.query)
             let (afterID, _) = subscriber.session.fetchResults.add(.assets(listing))
             // Snapshots named only by replaced notifications were never sent: release them.
-            for id in chain where id != key { subscriber.session.fetchResults.release(id) }
+            for id in chain where id != key && !isRegistrationKey(id, on: subscriber.session.connectionID) {
+                subscriber.session.fetchResults.release(id)
+            }
             var pinned = registration.pinned.filter { !chain.contains($0) } + [afterID]
             while pinned.count > Subscriber.maxPinned {
                 let oldest = pinned.removeFirst()
@@ -638,6 +746,24 @@ private struct MessageKey: Hashable, Comparable {
 private struct GroupKey: Hashable {
     var since: Int64
     var messages: [Int]
+}
+
+/// A subscriber with one registration, as a round left it: the next subscriber of the same
+/// connection in the same state before the round gets the same (``ChangeHub`` `deliver`).
+private struct SingleRegistrationRound {
+    /// The live result.
+    var entry: ObjectIdentifier
+    /// The snapshot the notification's details are relative to, and the token it is since.
+    var before: String
+    var since: Int64
+    /// The registration after the round.
+    var afterID: String
+    var count: Int
+    /// The round's message for (result, before) and the notification queued.
+    var index: Int
+    var outgoing: Subscriber.Outgoing
+    /// Whether the before-snapshot's release on this connection was settled.
+    var released = false
 }
 
 /// Something of a round (a live result's serial, a message's index) on one connection.

@@ -47,16 +47,29 @@ final class Subscriber: @unchecked Sendable {
 
     /// An event waiting to be sent, encoded. Immutable, and shared: the hub builds and
     /// encodes a notification once for all the subscribers it is the same for, and queues
-    /// the one object for each (the same bytes go to each).
+    /// one object for each connection's subscribers (``init(copying:)``: the same bytes go to
+    /// each, and the reference counts the connections' queues change as they pull are each
+    /// one connection's, not one count all of them and the hub change at once).
     final class Outgoing: Sendable {
         /// The event (the resync reads the notifications still waiting).
         let event: Wire.SubscriptionEvent.Event
         /// `Wire.SubscriptionEvent(event: event).encoded()`.
         let bytes: [UInt8]
+        /// Whether ``event`` is a change notification (bounded by ``maxQueued``), known
+        /// without copying the notification out of it.
+        let isChange: Bool
 
         init(event: Wire.SubscriptionEvent.Event) {
             self.event = event
             self.bytes = Wire.SubscriptionEvent(event: event).encoded()
+            if case .change = event { isChange = true } else { isChange = false }
+        }
+
+        /// The same event with bytes of its own (one copy per connection per round).
+        init(copying other: Outgoing) {
+            event = other.event
+            bytes = other.bytes.withUnsafeBufferPointer { [UInt8]($0) }
+            isChange = other.isChange
         }
     }
 
@@ -65,7 +78,7 @@ final class Subscriber: @unchecked Sendable {
     private struct Outbox {
         var queue: [Outgoing] = []
         /// Told when ``queue`` stops being empty (the connection pulls in its next turn).
-        var wake: (@Sendable () -> Void)?
+        var wake: ResponseSourceWake?
         /// The subscription's handler, waiting in ``untilFinished()``.
         var finishWaiter: CheckedContinuation<Void, Never>?
         var finished = false
@@ -94,40 +107,62 @@ final class Subscriber: @unchecked Sendable {
         enqueue(Outgoing(event: event), resync: resync)
     }
 
+    /// Queues an encoded event, possibly shared with other subscribers, and tells the
+    /// connection if it was waiting for none (see ``enqueueDeferringWake(_:resync:)``).
+    func enqueue(_ outgoing: Outgoing, resync: ([Wire.ChangeNotification]) -> Wire.SubscriptionEvent.Event? = { _ in nil }) {
+        enqueueDeferringWake(outgoing, resync: resync)?()
+    }
+
     /// Queues an encoded event, possibly shared with other subscribers. When a notification
     /// finds ``maxQueued`` notifications still waiting, or is itself too large for one frame
     /// to the client, those and it are replaced by the one notification `resync` builds from
     /// them (oldest first; every registered result non-incremental), so the client's token
     /// chain stays contiguous and the subscription goes on. Called on the hub's queue.
-    func enqueue(_ outgoing: Outgoing, resync: ([Wire.ChangeNotification]) -> Wire.SubscriptionEvent.Event? = { _ in nil }) {
-        guard case .change(let notification) = outgoing.event else {
-            push(outgoing)
-            return
-        }
+    ///
+    /// Returns the connection's wake when the outbox was empty (the connection pulls nothing
+    /// until told): the caller gives it, with those of the connection's other subscribers
+    /// (``ResponseSourceWake/wakeAll(_:)``), once it is done with them.
+    func enqueueDeferringWake(
+        _ outgoing: Outgoing, resync: ([Wire.ChangeNotification]) -> Wire.SubscriptionEvent.Event? = { _ in nil }
+    ) -> ResponseSourceWake? {
+        guard outgoing.isChange else { return push(outgoing) }
         let maxQueued = self.maxQueued
         let oversized = outgoing.bytes.count > session.maxResponseSize
+        // The usual case in one critical section: room in the outbox.
+        enum Fast { case pushed(ResponseSourceWake?), full }
+        let fast: Fast = outbox.withLock { outbox in
+            guard outbox.queue.count < maxQueued, !oversized else { return .full }
+            guard !outbox.finished else { return .pushed(nil) }
+            outbox.queue.append(outgoing)
+            return .pushed(outbox.queue.count == 1 ? outbox.wake : nil)
+        }
+        if case .pushed(let wake) = fast { return wake }
+        guard case .change(let notification) = outgoing.event else { return push(outgoing) }
         let replacement: Wire.SubscriptionEvent.Event? = outbox.withLock { outbox in
             guard outbox.queue.count >= maxQueued || oversized else { return nil }
             let waiting = outbox.queue.compactMap { item -> Wire.ChangeNotification? in
                 if case .change(let change) = item.event { return change } else { return nil }
             }
             guard waiting.count >= maxQueued || oversized, let replacement = resync(waiting + [notification]) else { return nil }
-            outbox.queue.removeAll { if case .change = $0.event { return true } else { return false } }
+            outbox.queue.removeAll(where: \.isChange)
             outbox.resyncCount += 1
             return replacement
         }
         if replacement == nil, !oversized {
-            push(outgoing)
-            return
+            return push(outgoing)
         }
         let final = replacement ?? outgoing.event
         guard case .change(let change) = final, Self.exceedsFrame(change, maxResponseSize: session.maxResponseSize) else {
-            push(Outgoing(event: final))
-            return
+            return push(Outgoing(event: final))
         }
         // Still too large: its object details alone are. They follow in notifications of
         // their own with since_token == change_token (nothing new happened between them).
-        for part in Self.split(change, maxResponseSize: session.maxResponseSize) { push(Outgoing(event: .change(part))) }
+        var wake: ResponseSourceWake?
+        for part in Self.split(change, maxResponseSize: session.maxResponseSize) {
+            let told = push(Outgoing(event: .change(part)))
+            wake = wake ?? told
+        }
+        return wake
     }
 
     /// `notification` as several that each fit a frame of `maxResponseSize`: the first has
@@ -164,15 +199,15 @@ final class Subscriber: @unchecked Sendable {
         return Wire.SubscriptionEvent(event: .change(notification)).encoded().count > maxResponseSize
     }
 
-    private func push(_ event: Outgoing) {
-        let wake: (@Sendable () -> Void)? = outbox.withLock { outbox in
+    /// Appends `event`; returns the wake to give when it is the only one waiting.
+    private func push(_ event: Outgoing) -> ResponseSourceWake? {
+        outbox.withLock { outbox in
             guard !outbox.finished else { return nil }
             outbox.queue.append(event)
             // Only the first event wakes the connection: while events wait, either a pull is
             // scheduled already or the stream waits for credit, and takes the rest then.
             return outbox.queue.count == 1 ? outbox.wake : nil
         }
-        wake?()
     }
 
     /// Events queued and not yet taken by the connection.
@@ -180,7 +215,7 @@ final class Subscriber: @unchecked Sendable {
 
     /// Sends the events through the connection from now on: `wake` tells it that events
     /// wait (it then calls ``nextResponse()`` in its next turn, as credit allows).
-    func attach(wake: @escaping @Sendable () -> Void) {
+    func attach(wake: ResponseSourceWake) {
         let waiting = outbox.withLock { outbox in
             outbox.wake = wake
             return !outbox.queue.isEmpty

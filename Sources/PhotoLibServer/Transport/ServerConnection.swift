@@ -471,11 +471,12 @@ final class ServerConnection: @unchecked Sendable {
         }
     }
 
-    /// The source of stream `id` has messages: they are pulled in the next turn of ``queue``,
-    /// together with those of every other stream that says so before it runs.
-    func sourceReady(stream id: UInt32) {
+    /// The sources of `streams` have messages: they are pulled in the next turn of ``queue``,
+    /// together with those of every other stream that says so before it runs
+    /// (``ResponseSourceWake``).
+    func sourcesReady(streams: some Sequence<UInt32>) {
         let schedule = readySources.withLock { ready in
-            ready.streams.insert(id)
+            for id in streams { ready.streams.insert(id) }
             defer { ready.scheduled = true }
             return !ready.scheduled
         }
