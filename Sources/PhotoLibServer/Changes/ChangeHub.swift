@@ -117,6 +117,32 @@ final class ChangeHub: @unchecked Sendable {
         if registrationKeys[connection]?.isEmpty == true { registrationKeys[connection] = nil }
     }
 
+    /// The subscribers grouped by connection (by connection id, then subscriber id): the
+    /// order a round visits them in, kept until a subscriber comes or goes.
+    private func orderedSubscribers() -> [Subscriber] {
+        if let deliveryOrder { return deliveryOrder }
+        let order = subscribers.values.sorted { ($0.session.connectionID, $0.id) < ($1.session.connectionID, $1.id) }
+        deliveryOrder = order
+        return order
+    }
+
+    /// Whether a subscriber on `connection` other than `subscriber` follows snapshot `id` or
+    /// keeps it pinned. Looks at the connection's subscribers (found by binary search in
+    /// ``orderedSubscribers()``): for resyncs only, a slow subscriber's path.
+    private func isHeld(_ id: String, on connection: UInt64, besides subscriber: Subscriber) -> Bool {
+        let order = orderedSubscribers()
+        var low = 0, high = order.count
+        while low < high {
+            let middle = (low + high) / 2
+            if order[middle].session.connectionID < connection { low = middle + 1 } else { high = middle }
+        }
+        for other in order[low...] {
+            guard other.session.connectionID == connection else { break }
+            if other !== subscriber && other.results.values.contains(where: { $0.snapshotID == id || $0.pinned.contains(id) }) { return true }
+        }
+        return false
+    }
+
     /// Whether `id` is the key of a registration of a subscriber on `connection`.
     private func isRegistrationKey(_ id: String, on connection: UInt64) -> Bool {
         registrationKeys[connection]?[id] != nil
@@ -456,8 +482,7 @@ final class ChangeHub: @unchecked Sendable {
         // need not touch its registry.
         var refreshed = Set<ConnectionItem>()
         var released = Set<ConnectionItem>()
-        let order = deliveryOrder ?? subscribers.values.sorted { ($0.session.connectionID, $0.id) < ($1.session.connectionID, $1.id) }
-        deliveryOrder = order
+        let order = orderedSubscribers()
         // The connection whose subscribers the round is at: the wakes of its subscribers wait
         // until the round is done with it (one wake of its queue, which then pulls them while
         // the round goes on with the next connection), and the notifications queued for them
@@ -690,14 +715,17 @@ final class ChangeHub: @unchecked Sendable {
             // result may have moved on (a live version is readable only while current).
             let listing = StaticAssetListing(identifiers: registration.entry.currentIdentifiers(), query: registration.entry.query)
             let (afterID, _) = subscriber.session.fetchResults.add(.assets(listing))
-            // Snapshots named only by replaced notifications were never sent: release them.
-            for id in chain where id != key && !isRegistrationKey(id, on: subscriber.session.connectionID) {
+            // Snapshots named only by replaced notifications were never sent to this
+            // subscriber: release them, unless another subscriber of the connection holds one
+            // (a version's snapshot is shared by the connection's subscribers of the result).
+            let connection = subscriber.session.connectionID
+            for id in chain where id != key && !isRegistrationKey(id, on: connection) && !isHeld(id, on: connection, besides: subscriber) {
                 subscriber.session.fetchResults.release(id)
             }
             var pinned = registration.pinned.filter { !chain.contains($0) } + [afterID]
             while pinned.count > Subscriber.maxPinned {
                 let oldest = pinned.removeFirst()
-                if oldest != known.id { subscriber.session.fetchResults.release(oldest) }
+                if oldest != known.id && !isHeld(oldest, on: connection, besides: subscriber) { subscriber.session.fetchResults.release(oldest) }
             }
             messages.append(Wire.FetchResultChangeDetails(
                 FetchResultChangeDetails(nonIncrementalFrom: known.count, to: listing.count),

@@ -201,6 +201,15 @@ final class FanOutTests: XCTestCase {
                 since = change.changeToken
             }
         }
+        // The readers' latest snapshot stays readable: the stalled subscriber's resyncs, whose
+        // replaced notifications named the same shared versions, do not release it.
+        guard case .change(let latest)? = events[1]?.last, let afterID = latest.fetchResultChanges.first?.fetchResultAfterID else {
+            return XCTFail("stream 1 has no last change")
+        }
+        let page = try connection.call(
+            stream: 7, method: PhotoLibraryMethods.fetchResultObjects.path,
+            request: Wire.FetchResultObjectsRequest(fetchResultID: afterID, offset: 0, length: 10).encoded())
+        XCTAssertEqual(page.status.code, .ok, "the readers' current snapshot \(afterID): \(page.status.message)")
         // The stalled stream reads again: what it was sent before its credit ran out, then
         // one resync that covers the rest, its tokens contiguous up to the last transaction.
         connection.send(Frame(.windowUpdate, stream: stalled, payload: Wire.WindowUpdate(increment: 64 << 20).encoded()))
