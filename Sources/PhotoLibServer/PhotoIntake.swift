@@ -33,8 +33,8 @@ public struct PhotoIntake: Sendable {
     /// Imports the file at `path` (`photolibd import`), like ``add(_:filename:fallbackDate:pairingWith:)``
     /// but never holding a video in memory: a movie (by its first bytes) is inspected where it
     /// lies and copied into the library through a `copyBufferSize` buffer, hashed on the way
-    /// (up to ``ImportLimits/videoBytes``); a photo, which is decoded from memory, is read whole
-    /// when it is at most ``ImportLimits/photoBytes`` and refused (`invalidArgument`) when larger.
+    /// (up to the library's `ImportLimits.videoBytes`); a photo, which is decoded from memory, is
+    /// read whole when it is at most `ImportLimits.photoBytes` and refused (`invalidArgument`) when larger.
     public func add(
         fileAt path: String, filename: String, fallbackDate: Date, pairingWith partner: String? = nil,
         copyBufferSize: Int = PhotoLibrary.defaultCopyBufferSize
@@ -44,7 +44,9 @@ public struct PhotoIntake: Sendable {
             let metadata = try Self.videoMetadata(.path(path), type: movie, filename: filename, fallbackDate: fallbackDate, control: nil)
             return try library.addVideo(fileAt: path, metadata: metadata, pairingWith: partner, bufferSize: copyBufferSize)
         }
-        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? 0
+        // The size of what will be read: through a symbolic link, its target's.
+        let resolved = (path as NSString).resolvingSymlinksInPath
+        let size = (try? FileManager.default.attributesOfItem(atPath: resolved)[.size] as? NSNumber)?.intValue ?? 0
         let limit = library.importLimits.photoBytes
         guard size <= limit else {
             throw PhotoLibError(
@@ -52,7 +54,7 @@ public struct PhotoIntake: Sendable {
                 "\(size) bytes is over the \(limit >> 20) MiB limit for a photo (a video may have \(library.importLimits.videoBytes >> 20) MiB)",
                 reason: .invalidImage)
         }
-        guard let data = FileManager.default.contents(atPath: path) else {
+        guard let data = FileManager.default.contents(atPath: resolved) else {
             throw PhotoLibError(.notFound, "cannot read the file")
         }
         return try add([UInt8](data), filename: filename, fallbackDate: fallbackDate, pairingWith: partner)

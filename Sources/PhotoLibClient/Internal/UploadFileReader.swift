@@ -21,7 +21,7 @@ final class UploadFileReader: @unchecked Sendable {
     /// The file's size when it was opened: the size the upload announces.
     private(set) var size = 0
 
-    /// Bytes read per hop to ``queue`` (1 MiB): sent as several chunks of ``WireLimits/chunkSize``.
+    /// Bytes read per hop to ``queue`` (1 MiB): sent as several chunks of `WireLimits.chunkSize`.
     static let pieceSize = 1 << 20
 
     /// Opens the file at `path` (on ``queue``) and reads its size.
