@@ -1,4 +1,5 @@
 import Foundation
+import PhotoLibCore
 import PhotoLibWire
 
 /// The outcome of `PhotoLibrary.performChanges(_:)`.
@@ -124,6 +125,45 @@ extension PhotoLibrary {
                 try await send(Wire.UploadChunk(part: .data(Array(data[offset..<end]))))
                 offset = end
                 progress?(offset, data.count)
+            }
+        }
+        return try Upload(result)
+    }
+}
+
+extension PhotoLibrary {
+    /// Uploads the photo or video file at `path` in chunks (client-streaming, flow controlled)
+    /// and stages it, like ``upload(_:filename:progress:)`` but reading the file a piece
+    /// (1 MiB) at a time off the cooperative pool: a video of many GiB is never held in memory.
+    /// `filename` defaults to the file's name.
+    ///
+    /// The server takes photos up to 256 MiB and videos up to 16 GiB by default; a file that
+    /// changes size while it is sent is refused.
+    public func upload(fileAt path: String, filename: String? = nil, progress: (@Sendable (Int, Int) -> Void)? = nil) async throws -> Upload {
+        let reader = try await UploadFileReader(path: path)
+        let size = reader.size
+        let name = filename ?? (path as NSString).lastPathComponent
+        let type = OriginalFileType(path: name)?.uniformTypeIdentifier ?? ""
+        let result = try await connection.clientStreaming(PhotoLibraryMethods.uploadAsset, timeout: nil) { send in
+            try await send(Wire.UploadChunk(part: .header(Wire.UploadHeader(originalFilename: name, size: UInt64(size), uniformTypeIdentifier: type))))
+            var sent = 0
+            while true {
+                let piece = try await reader.nextPiece()
+                if piece.isEmpty { break }
+                guard sent + piece.count <= size else {
+                    throw PhotoLibError(.failedPrecondition, "\(name) grew while it was uploaded; upload it again once it is complete")
+                }
+                var offset = 0
+                while offset < piece.count {
+                    let end = min(offset + WireLimits.chunkSize, piece.count)
+                    try await send(Wire.UploadChunk(part: .data(Array(piece[offset..<end]))))
+                    offset = end
+                }
+                sent += piece.count
+                progress?(sent, size)
+            }
+            guard sent == size else {
+                throw PhotoLibError(.failedPrecondition, "\(name) shrank while it was uploaded (\(sent) of \(size) bytes); upload it again")
             }
         }
         return try Upload(result)

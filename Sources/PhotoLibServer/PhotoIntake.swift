@@ -30,6 +30,36 @@ public struct PhotoIntake: Sendable {
         try library.addPhoto(bytes, metadata: Self.metadata(for: bytes, filename: filename, fallbackDate: fallbackDate), pairingWith: partner)
     }
 
+    /// Imports the file at `path` (`photolibd import`), like ``add(_:filename:fallbackDate:pairingWith:)``
+    /// but never holding a video in memory: a movie (by its first bytes) is inspected where it
+    /// lies and copied into the library through a `copyBufferSize` buffer, hashed on the way
+    /// (up to the library's `ImportLimits.videoBytes`); a photo, which is decoded from memory, is
+    /// read whole when it is at most `ImportLimits.photoBytes` and refused (`invalidArgument`) when larger.
+    public func add(
+        fileAt path: String, filename: String, fallbackDate: Date, pairingWith partner: String? = nil,
+        copyBufferSize: Int = PhotoLibrary.defaultCopyBufferSize
+    ) throws(PhotoLibError) -> ImportOutcome {
+        let head = try Self.readHead(path)
+        if let movie = OriginalFileType.movieType(of: head) {
+            let metadata = try Self.videoMetadata(.path(path), type: movie, filename: filename, fallbackDate: fallbackDate, control: nil)
+            return try library.addVideo(fileAt: path, metadata: metadata, pairingWith: partner, bufferSize: copyBufferSize)
+        }
+        // The size of what will be read: through a symbolic link, its target's.
+        let resolved = (path as NSString).resolvingSymlinksInPath
+        let size = (try? FileManager.default.attributesOfItem(atPath: resolved)[.size] as? NSNumber)?.intValue ?? 0
+        let limit = library.importLimits.photoBytes
+        guard size <= limit else {
+            throw PhotoLibError(
+                .invalidArgument,
+                "\(size) bytes is over the \(limit >> 20) MiB limit for a photo (a video may have \(library.importLimits.videoBytes >> 20) MiB)",
+                reason: .invalidImage)
+        }
+        guard let data = FileManager.default.contents(atPath: resolved) else {
+            throw PhotoLibError(.notFound, "cannot read the file")
+        }
+        return try add([UInt8](data), filename: filename, fallbackDate: fallbackDate, pairingWith: partner)
+    }
+
     /// Stages `bytes` as an upload that a `createAsset` change request turns into an asset
     /// (`UploadResource`); dated `now` when the photo has no EXIF date.
     public func stage(_ bytes: [UInt8], filename: String, now: Date = Date()) throws(PhotoLibError) -> Upload {

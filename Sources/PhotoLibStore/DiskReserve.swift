@@ -88,13 +88,14 @@ public final class DiskReserve: Sendable {
     /// Throws `resourceExhausted` ("disk full") unless the disk can take `bytes` more and
     /// keep ``uploadMargin`` free without touching the reserve (and, when the reserve was
     /// released, with room to allocate it again).
-    func checkRoom(for bytes: Int) throws(PhotoLibError) {
+    /// `what` names the file in the message ("this upload", "this video").
+    func checkRoom(for bytes: Int, what: String = "this upload") throws(PhotoLibError) {
         guard let free = freeBytes() else { return }
         let needed = bytes + Self.uploadMargin + (isHeld ? 0 : size)
         guard free >= needed else {
             throw PhotoLibError(
                 .resourceExhausted,
-                "disk full: the library's disk has \(free / (1024 * 1024)) MiB free and this upload needs \(bytes / (1024 * 1024) + 1) MiB plus \(needed / (1024 * 1024) - bytes / (1024 * 1024)) MiB kept for the library; the owner can free space by purging the trash")
+                "disk full: the library's disk has \(free / (1024 * 1024)) MiB free and \(what) needs \(bytes / (1024 * 1024) + 1) MiB plus \(needed / (1024 * 1024) - bytes / (1024 * 1024)) MiB kept for the library; the owner can free space by purging the trash")
         }
     }
 }

@@ -2,9 +2,27 @@ import Crypto
 import Foundation
 import PhotoLibCore
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 extension PhotoLibrary {
-    /// The largest file ``addPhoto(_:metadata:pairingWith:)`` accepts (photo or video), in bytes.
+    /// The largest photo a library takes by default (``ImportLimits/photoBytes``), and the most
+    /// any original handed over in memory (``addPhoto(_:metadata:pairingWith:)``,
+    /// ``stageUpload(_:metadata:now:)-([UInt8],_,_)``) may have: 256 MiB. A photo is decoded
+    /// from memory, so this bounds the memory one import or upload of a photo holds.
     public static let maximumImportBytes = 256 * 1024 * 1024
+
+    /// The largest video a library takes by default (``ImportLimits/videoBytes``): 16 GiB, an
+    /// iPhone's 4K video of over half an hour. A video is copied from its file in a bounded
+    /// buffer (``addVideo(fileAt:metadata:pairingWith:bufferSize:)``) or spooled as it is
+    /// uploaded, and inspected where it lies: never held in memory, so this bounds disk alone.
+    public static let maximumVideoImportBytes = 16 * 1024 * 1024 * 1024
+
+    /// The buffer a video is copied through by default (1 MiB).
+    public static let defaultCopyBufferSize = 1 << 20
 
     /// Adds a photo or video from its bytes.
     ///
@@ -27,18 +45,98 @@ extension PhotoLibrary {
         _ data: [UInt8], metadata: ImportMetadata, pairingWith partner: String? = nil
     ) throws(PhotoLibError) -> (outcome: ImportOutcome, token: Int64?) {
         let name = metadata.originalFilename
-        let digest = try Self.checkedDigest(data, metadata: metadata, what: name)
+        let digest = try checkedDigest(data, metadata: metadata, what: name)
         if let existing = try withDatabase({ (database) throws(PhotoLibError) in try Self.asset(withOriginalSHA256: digest, in: database) }) {
             return (.alreadyPresent(existing), nil)
         }
         if let partner { try LocalIdentifier.validate(partner) }
-        let now = Microseconds.now
         let original = NewOriginal(
             metadata: metadata, sha256: digest, byteSize: data.count, creationDate: Microseconds.from(metadata.creationDate),
             location: metadata.location)
+        return try insertOriginal(original, pairingWith: partner) { (relativePath) throws(PhotoLibError) in
+            try files.writeAtomically(data, to: relativePath)
+        }
+    }
+
+    /// Adds a video from the file at `path`, never holding it in memory: the file is copied
+    /// into the library `bufferSize` bytes at a time (default ``defaultCopyBufferSize``) and
+    /// hashed on the way; its first bytes must say it is the metadata's file type (a movie),
+    /// and it may have up to ``ImportLimits/videoBytes`` (default ``maximumVideoImportBytes``).
+    /// The disk must have room for it beside the library's reserve (``DiskReserve``:
+    /// `resourceExhausted` "disk full" before anything is copied). The caller has inspected the
+    /// movie where it lies and read `metadata` from it.
+    ///
+    /// Otherwise as ``addPhoto(_:metadata:pairingWith:)``: the same bytes give `.alreadyPresent`
+    /// (the copy is removed unsynced), a new file is placed atomically (fsync, link, directory
+    /// fsync) and recorded in one transaction, and the movie pairs with its still as a Live Photo.
+    public func addVideo(
+        fileAt path: String, metadata: ImportMetadata, pairingWith partner: String? = nil, bufferSize: Int = defaultCopyBufferSize
+    ) throws(PhotoLibError) -> ImportOutcome {
+        try addVideoRecordingChange(fileAt: path, metadata: metadata, pairingWith: partner, bufferSize: bufferSize).outcome
+    }
+
+    /// ``addVideo(fileAt:metadata:pairingWith:bufferSize:)``, also returning the change token of
+    /// the import's transaction, or `nil` when the bytes were present already.
+    public func addVideoRecordingChange(
+        fileAt path: String, metadata: ImportMetadata, pairingWith partner: String? = nil, bufferSize: Int = defaultCopyBufferSize
+    ) throws(PhotoLibError) -> (outcome: ImportOutcome, token: Int64?) {
+        try metadata.validate()
+        let name = metadata.originalFilename
+        guard metadata.fileType.isVideo else {
+            throw PhotoLibError(
+                .invalidArgument, "\(name) is a \(metadata.fileType.rawValue.uppercased()) photo; photos are added from their bytes (addPhoto), only videos from a file")
+        }
+        guard bufferSize > 0 else { throw PhotoLibError(.invalidArgument, "a copy buffer of \(bufferSize) bytes is too small") }
+        if let partner { try LocalIdentifier.validate(partner) }
+        let limit = importLimits.videoBytes
+        var info = stat()
+        guard stat(path, &info) == 0 else { throw FileStore.error(errno, "read \(name)") }
+        let size = Int(info.st_size)
+        guard size > 0, size <= limit else {
+            throw PhotoLibError(
+                .invalidArgument, "\(name) is \(size) bytes; a video must be 1…\(limit) bytes (\(limit >> 20) MiB)", reason: .invalidImage)
+        }
+        try diskReserve.checkRoom(for: size, what: "this video")
+        let copy = try files.copyIn(from: path, bufferSize: bufferSize, maximumSize: limit) { (head) throws(PhotoLibError) in
+            guard head.count >= 4, metadata.fileType.matches(head) else {
+                throw PhotoLibError(
+                    .invalidArgument, "\(name) is not a \(metadata.fileType.rawValue.uppercased()) file (its first bytes do not say so)", reason: .invalidImage)
+            }
+        }
+        let existing: Asset?
+        do {
+            existing = try withDatabase { (database) throws(PhotoLibError) in try Self.asset(withOriginalSHA256: copy.sha256, in: database) }
+        } catch {
+            files.discard(copy)
+            throw error
+        }
+        if let existing {
+            files.discard(copy)
+            return (.alreadyPresent(existing), nil)
+        }
+        let original = NewOriginal(
+            metadata: metadata, sha256: copy.sha256, byteSize: copy.byteSize, creationDate: Microseconds.from(metadata.creationDate),
+            location: metadata.location)
+        do {
+            return try insertOriginal(original, pairingWith: partner) { (relativePath) throws(PhotoLibError) in
+                try files.place(copy, at: relativePath)
+            }
+        } catch {
+            files.discard(copy)
+            throw error
+        }
+    }
+
+    /// Places a checked, hashed, not yet present original with `placeFile` (outside the
+    /// transaction: the writer is not held while it syncs) and records it in one batch;
+    /// removes the file again when the batch fails, and answers `.alreadyPresent` when another
+    /// process imported the same bytes in between.
+    private func insertOriginal(
+        _ original: NewOriginal, pairingWith partner: String?, placeFile: (String) throws(PhotoLibError) -> Void
+    ) throws(PhotoLibError) -> (outcome: ImportOutcome, token: Int64?) {
+        let now = Microseconds.now
         let relativePath = original.path
-        // The file first, outside the transaction: the writer is not held while it syncs.
-        try files.writeAtomically(data, to: relativePath)
+        try placeFile(relativePath)
         var placement: OriginalPlacement?
         let result: ChangeResult
         do {
@@ -68,23 +166,24 @@ extension PhotoLibrary {
         return (.added(asset), result.token)
     }
 
-    /// The asset whose original has this SHA-256, if any.
-    /// What every photo entering the library goes through, imported or uploaded: the
-    /// metadata is valid, the bytes are 1…``maximumImportBytes`` long and start like the
-    /// metadata's file type (the caller has decoded them fully); returns their SHA-256 in hex,
-    /// which deduplicates.
-    static func checkedDigest(_ data: [UInt8], metadata: ImportMetadata, what name: String) throws(PhotoLibError) -> String {
+    /// What every original handed over in memory goes through, imported or uploaded: the
+    /// metadata is valid, the bytes are 1…``ImportLimits/photoBytes`` long (photos and videos
+    /// alike: a larger video comes from its file, ``addVideo(fileAt:metadata:pairingWith:bufferSize:)``)
+    /// and start like the metadata's file type (the caller has decoded them fully); returns
+    /// their SHA-256 in hex, which deduplicates.
+    func checkedDigest(_ data: [UInt8], metadata: ImportMetadata, what name: String) throws(PhotoLibError) -> String {
         try metadata.validate()
-        guard !data.isEmpty, data.count <= Self.maximumImportBytes else {
+        let limit = importLimits.photoBytes
+        guard !data.isEmpty, data.count <= limit else {
             throw PhotoLibError(
-                .invalidArgument, "\(name) is \(data.count) bytes; an original must be 1…\(Self.maximumImportBytes) bytes",
+                .invalidArgument, "\(name) is \(data.count) bytes; an original must be 1…\(limit) bytes (\(limit >> 20) MiB)",
                 reason: .invalidImage)
         }
         guard data.count >= 4, metadata.fileType.matches(Array(data.prefix(OriginalFileType.signatureLength))) else {
             throw PhotoLibError(
                 .invalidArgument, "\(name) is not a \(metadata.fileType.rawValue.uppercased()) file (its first bytes do not say so)", reason: .invalidImage)
         }
-        return sha256Hex(data)
+        return Self.sha256Hex(data)
     }
 
     /// The SHA-256 of `data` as 64 lowercase hex digits: how the library names content.
@@ -92,6 +191,7 @@ extension PhotoLibrary {
         SHA256.hash(data: data).map { OwnerToken.hexByte($0) }.joined()
     }
 
+    /// The asset whose original has this SHA-256, if any.
     static func asset(withOriginalSHA256 digest: String, in database: Database) throws(PhotoLibError) -> Asset? {
         try database.prepare(
             """

@@ -1,7 +1,7 @@
 import Foundation
 import PhotoLibCore
 
-/// How long staged uploads live and how many may wait at once (given to ``PhotoLibrary/open(at:createIfMissing:uploadLimits:diskReserveSize:readers:)``).
+/// How long staged uploads live and how many may wait at once (given to ``PhotoLibrary/open(at:createIfMissing:uploadLimits:importLimits:diskReserveSize:readers:)``).
 public struct UploadLimits: Sendable, Hashable {
     /// Seconds a staged upload stays usable (default one hour).
     public var lifetime: TimeInterval
@@ -70,11 +70,11 @@ extension PhotoLibrary {
     /// `staged_upload`, expiring after ``UploadLimits/lifetime``. When the same bytes are
     /// already an asset, `Upload.existingAssetIdentifier` names it.
     ///
-    /// Throws `invalidArgument` for empty, over-large (> ``maximumImportBytes``) bytes, bytes
+    /// Throws `invalidArgument` for empty, over-large (> ``ImportLimits/photoBytes``) bytes, bytes
     /// not of the metadata's file type, and bad metadata, `resourceExhausted` when ``UploadLimits/maximumCount``
     /// unexpired uploads are waiting already.
     public func stageUpload(_ data: [UInt8], metadata: ImportMetadata, now: Date = Date()) throws(PhotoLibError) -> Upload {
-        let digest = try Self.checkedDigest(data, metadata: metadata, what: "upload \(metadata.originalFilename)")
+        let digest = try checkedDigest(data, metadata: metadata, what: "upload \(metadata.originalFilename)")
         return try recordUpload(digest: digest, size: data.count, metadata: metadata, now: now) { (relativePath) throws(PhotoLibError) in
             try files.writeAtomically(data, to: relativePath)
         }

@@ -17,6 +17,8 @@ public final class PhotoLibrary: @unchecked Sendable {
     public let lastRecovery: RecoveryReport
     /// How long staged uploads live and how many may wait at once.
     public let uploadLimits: UploadLimits
+    /// The largest photo and the largest video this instance imports or accepts as an upload.
+    public let importLimits: ImportLimits
     /// Disk space held back so that deletes and purges run on a full disk.
     public let diskReserve: DiskReserve
 
@@ -36,12 +38,13 @@ public final class PhotoLibrary: @unchecked Sendable {
     public let limitedTo: String?
 
     private init(directory: String, pool: DatabasePool, files: FileStore, libraryLock: LibraryLock,
-                 libraryIdentifier: String, lastRecovery: RecoveryReport, uploadLimits: UploadLimits, diskReserve: DiskReserve,
-                 limitedTo: String? = nil) {
+                 libraryIdentifier: String, lastRecovery: RecoveryReport, uploadLimits: UploadLimits, importLimits: ImportLimits,
+                 diskReserve: DiskReserve, limitedTo: String? = nil) {
         self.pool = pool
         self.limitedTo = limitedTo
         self.directory = directory
         self.uploadLimits = uploadLimits
+        self.importLimits = importLimits
         self.diskReserve = diskReserve
         self.files = files
         self.libraryLock = libraryLock
@@ -54,15 +57,17 @@ public final class PhotoLibrary: @unchecked Sendable {
     ///
     /// Throws `notFound` when DIR does not exist and `createIfMissing` is false, and
     /// `failedPrecondition` when DIR holds other files but no library. `uploadLimits` bounds
-    /// staged uploads (see ``stageUpload(_:metadata:now:)-([UInt8],_,_)``); `diskReserveSize` bytes of disk
+    /// staged uploads (see ``stageUpload(_:metadata:now:)-([UInt8],_,_)``); `importLimits` bounds the size
+    /// of a photo and of a video (see ``ImportLimits``); `diskReserveSize` bytes of disk
     /// are held back in `DIR/reserve` for deletes on a full disk (see ``DiskReserve``; 0: none).
     /// `readers` WAL connections serve reads beside the writer (default one per core, 2…8;
     /// 0: reads share the writer's connection and wait for its writes).
     public static func open(
         at directory: String, createIfMissing: Bool = true, uploadLimits: UploadLimits = UploadLimits(),
-        diskReserveSize: Int = DiskReserve.defaultSize, readers: Int = defaultReaderCount
+        importLimits: ImportLimits = ImportLimits(), diskReserveSize: Int = DiskReserve.defaultSize, readers: Int = defaultReaderCount
     ) throws(PhotoLibError) -> PhotoLibrary {
         try uploadLimits.validate()
+        try importLimits.validate()
         guard !directory.isEmpty, !directory.utf8.contains(0) else {
             throw PhotoLibError(.invalidArgument, "the library directory path is empty or contains NUL")
         }
@@ -114,7 +119,8 @@ public final class PhotoLibrary: @unchecked Sendable {
         reserve.replenish()
         return PhotoLibrary(
             directory: directory, pool: pool, files: files, libraryLock: libraryLock,
-            libraryIdentifier: identifier, lastRecovery: report, uploadLimits: uploadLimits, diskReserve: reserve)
+            libraryIdentifier: identifier, lastRecovery: report, uploadLimits: uploadLimits, importLimits: importLimits,
+            diskReserve: reserve)
     }
 
     /// The default number of reader connections: one per core, at least 2 and at most 8.
@@ -132,7 +138,8 @@ public final class PhotoLibrary: @unchecked Sendable {
     public func limited(to client: String) -> PhotoLibrary {
         PhotoLibrary(
             directory: directory, pool: pool, files: files, libraryLock: libraryLock, libraryIdentifier: libraryIdentifier,
-            lastRecovery: lastRecovery, uploadLimits: uploadLimits, diskReserve: diskReserve, limitedTo: client)
+            lastRecovery: lastRecovery, uploadLimits: uploadLimits, importLimits: importLimits,
+            diskReserve: diskReserve, limitedTo: client)
     }
 
     /// The owner token (`DIR/owner.token`, mode 0600): 64 hex digits.

@@ -20,6 +20,8 @@ import Darwin
 public final class UploadSpool: Sendable {
     /// The size the upload announced; more is refused.
     public let expectedSize: Int
+    /// The largest photo the library takes: an upload announcing more must be a video.
+    let photoLimit: Int
     /// Where the bytes are, relative to the library.
     let relativePath: String
     private let files: FileStore
@@ -40,9 +42,10 @@ public final class UploadSpool: Sendable {
     /// How many leading bytes the signature check needs.
     static let signatureLength = OriginalFileType.signatureLength
 
-    init(files: FileStore, expectedSize: Int) throws(PhotoLibError) {
+    init(files: FileStore, expectedSize: Int, photoLimit: Int) throws(PhotoLibError) {
         self.files = files
         self.expectedSize = expectedSize
+        self.photoLimit = photoLimit
         let relativePath = FileStore.temporaryFolder + "/upload-" + UUID().uuidString.lowercased() + ".part"
         self.relativePath = relativePath
         let descriptor = open(files.absolutePath(relativePath), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, FileStore.fileMode)
@@ -58,9 +61,11 @@ public final class UploadSpool: Sendable {
     /// Bytes written so far.
     public var receivedSize: Int { state.withLock { $0.received } }
 
-    /// Appends `bytes`: refuses more than ``expectedSize`` in all (`invalidArgument`) and a
-    /// first chunk that is not a JPEG (`invalidArgument`, as soon as three bytes are in);
-    /// a full disk is `resourceExhausted`.
+    /// Appends `bytes`: refuses more than ``expectedSize`` in all (`invalidArgument`), a
+    /// first chunk that is not a type the library stores (`invalidArgument`, as soon as its
+    /// first bytes are in), and a photo announced larger than the library's photo limit
+    /// (`resourceExhausted`: only a video may be that large, see ``ImportLimits``); a full disk
+    /// is `resourceExhausted`.
     public func append(_ bytes: [UInt8]) throws(PhotoLibError) {
         try state.withLock { (state) throws(PhotoLibError) in
             guard state.descriptor >= 0, state.digest == nil else {
@@ -71,7 +76,13 @@ public final class UploadSpool: Sendable {
             }
             if state.head.count < Self.signatureLength {
                 state.head.append(contentsOf: bytes.prefix(Self.signatureLength - state.head.count))
-                try PhotoLibrary.checkSignature(state.head, complete: state.head.count == Self.signatureLength || state.received + bytes.count == expectedSize)
+                let complete = state.head.count == Self.signatureLength || state.received + bytes.count == expectedSize
+                try PhotoLibrary.checkSignature(state.head, complete: complete)
+                if complete, expectedSize > photoLimit, OriginalFileType.movieType(of: state.head) == nil {
+                    throw PhotoLibError(
+                        .resourceExhausted,
+                        "an upload of \(expectedSize) bytes is larger than the \(photoLimit) bytes (\(photoLimit >> 20) MiB) a photo may have; only a video (MOV, MP4, M4V) may be larger")
+                }
             }
             var written = 0
             while written < bytes.count {
@@ -134,18 +145,23 @@ public final class UploadSpool: Sendable {
 
 extension PhotoLibrary {
     /// Starts an upload of `size` bytes: checks the size (an empty upload is
-    /// `invalidArgument` "empty file", more than ``maximumImportBytes`` `resourceExhausted`) and
+    /// `invalidArgument` "empty file", more than ``ImportLimits/videoBytes`` `resourceExhausted`;
+    /// a photo over ``ImportLimits/photoBytes`` is refused once its first bytes say it is not a
+    /// video, see ``UploadSpool/append(_:)``) and
     /// that the disk can take it without touching the library's reserve (`resourceExhausted`
     /// "disk full"), then opens the spool the chunks are written to.
     public func beginUpload(size: Int) throws(PhotoLibError) -> UploadSpool {
         guard size > 0 else {
             throw PhotoLibError(.invalidArgument, "the upload is an empty file (its header announces 0 bytes)", reason: .invalidImage)
         }
-        guard size <= Self.maximumImportBytes else {
-            throw PhotoLibError(.resourceExhausted, "an upload of \(size) bytes is larger than the \(Self.maximumImportBytes) bytes a photo or video may have")
+        let limit = importLimits.largest
+        guard size <= limit else {
+            throw PhotoLibError(
+                .resourceExhausted,
+                "an upload of \(size) bytes is larger than the \(limit) bytes (\(limit >> 20) MiB) a video may have (photos: \(importLimits.photoBytes >> 20) MiB)")
         }
         try diskReserve.checkRoom(for: size)
-        return try UploadSpool(files: files, expectedSize: size)
+        return try UploadSpool(files: files, expectedSize: size, photoLimit: importLimits.photoBytes)
     }
 
     /// Throws `invalidArgument` unless `head` starts like a file type the library stores

@@ -15,7 +15,8 @@ extension PhotoLibCommand {
                 a movie with the same base name in one folder (IMG_0001.HEIC + IMG_0001.MOV): they \
                 are created together and become one Live Photo (the server also pairs files whose \
                 Apple content identifiers match, in any order). A refused file does not stop the \
-                others, and the exit status is 1 when any was refused.
+                others, and the exit status is 1 when any was refused. Files are read and sent a \
+                piece at a time; the server takes photos up to 256 MiB and videos up to 16 GiB.
                 """)
 
         @OptionGroup var connection: ConnectionOptions
@@ -38,9 +39,9 @@ extension PhotoLibCommand {
                     do {
                         var uploads: [(file: String, upload: Upload)] = []
                         for file in group {
-                            guard let data = FileManager.default.contents(atPath: file) else { throw CLIError("\(file): cannot read the file") }
                             let bar = showProgress ? ProgressBar(label: (file as NSString).lastPathComponent) : nil
-                            let upload = try await library.upload([UInt8](data), filename: (file as NSString).lastPathComponent) { sent, total in bar?.update(sent, of: total) }
+                            // Read a piece at a time: a large video is never held in memory.
+                            let upload = try await library.upload(fileAt: file) { sent, total in bar?.update(sent, of: total) }
                             bar?.finish()
                             uploads.append((file, upload))
                         }

@@ -18,7 +18,9 @@ extension PhotoLibDaemon {
                 IMG_0001.MOV), become one Live Photo ("paired"). In folders, only \
                 .jpg/.jpeg/.jpe/.heic/.heif/.png/.webp/.mov/.mp4/.m4v/.qt files are considered. Works \
                 while the server runs: its clients see the new assets. Exit status 1 when any file \
-                was refused.
+                was refused. A photo may have 256 MiB (it is read whole to be decoded); a video 16 GiB \
+                (it is copied into the library 1 MiB at a time and inspected where it lies, never \
+                held in memory), and the disk must have room for it beside the library's reserve.
                 """)
 
         @Option(name: .long, help: "The library directory (created if missing).")

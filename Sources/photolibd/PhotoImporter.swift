@@ -68,16 +68,6 @@ struct PhotoImporter {
 
     private mutating func importFile(_ path: String) {
         let attributes = try? FileManager.default.attributesOfItem(atPath: path)
-        let size = (attributes?[.size] as? NSNumber)?.intValue ?? 0
-        guard size <= PhotoLibrary.maximumImportBytes else {
-            refuse(path, "\(size) bytes is over the \(PhotoLibrary.maximumImportBytes >> 20) MiB import limit")
-            return
-        }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            refuse(path, "cannot read the file")
-            return
-        }
-        let bytes = [UInt8](data)
         let modified = (attributes?[.modificationDate] as? Date) ?? Date()
         do {
             let key = OriginalFileType.livePhotoKey(path)
@@ -87,7 +77,8 @@ struct PhotoImporter {
                 stillsFolder = folder
             }
             let partner = Self.isMovie(path) ? stillsByBaseName[key] : nil
-            let outcome = try intake.add(bytes, filename: (path as NSString).lastPathComponent, fallbackDate: modified, pairingWith: partner)
+            // A video is copied in a bounded buffer, never read whole; a photo is read whole.
+            let outcome = try intake.add(fileAt: path, filename: (path as NSString).lastPathComponent, fallbackDate: modified, pairingWith: partner)
             if !Self.isMovie(path) { stillsByBaseName[key] = outcome.asset.localIdentifier }
             switch outcome {
             case .added(let asset):

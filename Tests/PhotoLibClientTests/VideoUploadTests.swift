@@ -65,6 +65,40 @@ final class VideoUploadTests: XCTestCase {
         XCTAssertEqual(videos, 1)
     }
 
+    func testAVideoFileLargerThanThePhotoLimitUploadsFromItsFileAndAPhotoThatLargeIsRefused() async throws {
+        let photoLimit = 5000
+        let server = try InProcessServer(maximumPhotoBytes: photoLimit)
+        addTeardownBlock { await server.tearDown() }
+        let library = try await PhotoLibrary.connect(connectedSocket: try server.connectedSocket(), token: server.token)
+        defer { library.close() }
+        let moviePath = Fixtures.path("Tests/Fixtures/media/video-rotated-gps.mov")
+        let movie = try Self.media("video-rotated-gps.mov")
+        XCTAssertGreaterThan(movie.count, photoLimit)
+        let progress = ProgressLog()
+        let upload = try await library.upload(fileAt: moviePath) { sent, total in progress.record(sent, total) }
+        XCTAssertEqual(upload.size, movie.count)
+        XCTAssertEqual(progress.last, [movie.count, movie.count])
+        let id = try await create([upload], in: library)[0]
+        let fetched = try await library.fetchAssets(withLocalIdentifiers: [id]).firstObject
+        let asset = try XCTUnwrap(fetched)
+        XCTAssertEqual(asset.mediaType, .video)
+        XCTAssertEqual([asset.pixelWidth, asset.pixelHeight], [240, 320], "inspected where it lies, upright")
+        let resources = try await AssetResourceManager(library: library).assetResources(for: id)
+        XCTAssertEqual(resources.first?.originalFilename, "video-rotated-gps.mov")
+        let stored = try await resource(.video, of: id, in: library)
+        XCTAssertTrue(stored == movie, "the video, byte for byte")
+
+        let still = Fixtures.path("Tests/Fixtures/media/jpeg_live_still.jpg")
+        XCTAssertGreaterThan(try Fixtures.bytes(at: still).count, photoLimit)
+        do {
+            _ = try await library.upload(fileAt: still)
+            XCTFail("a photo over the photo limit was staged")
+        } catch let error as PhotoLibError {
+            XCTAssertEqual(error.code, .resourceExhausted, error.message)
+            XCTAssertTrue(error.message.contains("a photo may have"), error.message)
+        }
+    }
+
     func testALivePhotoPairsInOneBatchByNameAndInTwoUploadsByContentIdentifier() async throws {
         let server = try InProcessServer()
         addTeardownBlock { await server.tearDown() }
@@ -130,5 +164,24 @@ final class VideoUploadTests: XCTestCase {
                 XCTAssertTrue(error.message.lowercased().contains(words), "\(name): \(error.message)")
             }
         }
+    }
+}
+
+/// The progress reports of an upload, from whichever thread reports them.
+private final class ProgressLog: @unchecked Sendable {
+    /// Guards ``reports``: the progress closure may run on another thread than the test.
+    private let lock = NSLock()
+    private var reports: [[Int]] = []
+
+    func record(_ sent: Int, _ total: Int) {
+        lock.lock()
+        reports.append([sent, total])
+        lock.unlock()
+    }
+
+    var last: [Int]? {
+        lock.lock()
+        defer { lock.unlock() }
+        return reports.last
     }
 }

@@ -22,11 +22,13 @@ public final class InProcessServer: @unchecked Sendable {
     /// The identifiers of the photos imported at start, in the order given.
     public let assets: [String]
 
-    /// Imports `photos` (paths) into a new library and starts serving it with `configuration`.
-    public init(photos: [String] = [], configuration: ServerConfiguration = ServerConfiguration()) throws {
+    /// Imports `photos` (paths) into a new library and starts serving it with `configuration`;
+    /// `maximumPhotoBytes` lowers the library's photo limit (``ImportLimits/photoBytes``).
+    public init(photos: [String] = [], configuration: ServerConfiguration = ServerConfiguration(), maximumPhotoBytes: Int? = nil) throws {
         directory = try TestDirectory()
         do {
-            library = try PhotoLibrary.open(at: directory.library)
+            library = try PhotoLibrary.open(
+                at: directory.library, importLimits: ImportLimits(photoBytes: maximumPhotoBytes ?? PhotoLibrary.maximumImportBytes))
             let intake = PhotoIntake(library: library)
             var imported: [String] = []
             for path in photos {

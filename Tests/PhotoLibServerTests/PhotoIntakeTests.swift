@@ -44,6 +44,39 @@ struct PhotoIntakeTests {
         #expect(regularFiles(in: temp.library + "/originals").isEmpty, "nothing written for a refused photo")
     }
 
+    @Test("a video file over the photo limit is inspected where it lies and imported; a photo file over it is refused; the two pair")
+    func videoFileOverThePhotoLimit() throws {
+        let temp = try TestDirectory()
+        defer { temp.cleanUp() }
+        let photoLimit = 5000
+        let library = try PhotoLibrary.open(at: temp.library, importLimits: ImportLimits(photoBytes: photoLimit))
+        let intake = PhotoIntake(library: library)
+        let movie = Fixtures.path("Tests/Fixtures/media/live-IMG_0002.mov"), still = Fixtures.path("Tests/Fixtures/media/jpeg_live_still.jpg")
+        let big = Fixtures.path("Tests/Fixtures/media/video-rotated-gps.mov")
+        #expect(try Fixtures.bytes(at: big).count > photoLimit && Fixtures.bytes(at: still).count > photoLimit)
+
+        guard case .added(let video) = try intake.add(fileAt: big, filename: "IMG_0004.MOV", fallbackDate: Date(), copyBufferSize: 1000) else {
+            Issue.record("the video was not added")
+            return
+        }
+        #expect(video.mediaType == .video && video.pixelWidth == 240 && video.pixelHeight == 320 && abs(video.duration - 2) < 0.1)
+        #expect(video.location != nil, "the movie's place, read from its file")
+        let refused = thrownError { () throws(PhotoLibError) in _ = try intake.add(fileAt: still, filename: "IMG_0002.JPG", fallbackDate: Date()) }
+        #expect(refused?.code == .invalidArgument && refused?.message.contains("limit for a photo") == true, "\(String(describing: refused))")
+
+        // With room for the still, its movie (by content identifier, movie first) pairs from its file.
+        let roomy = PhotoIntake(library: try PhotoLibrary.open(at: temp.path + "/Roomy", importLimits: ImportLimits(photoBytes: 10_000, videoBytes: 10_000)))
+        let first = try roomy.add(fileAt: movie, filename: "IMG_0002.MOV", fallbackDate: Date(), copyBufferSize: 1000).asset
+        let paired = try roomy.add(fileAt: still, filename: "IMG_0002.JPG", fallbackDate: Date()).asset
+        #expect(paired.localIdentifier == first.localIdentifier && paired.mediaSubtypes.contains(.photoLive))
+        let again = try roomy.add(fileAt: movie, filename: "copy.mov", fallbackDate: Date())
+        guard case .alreadyPresent(let same) = again else {
+            Issue.record("the movie was added twice")
+            return
+        }
+        #expect(same.localIdentifier == first.localIdentifier)
+    }
+
     private func regularFiles(in directory: String) -> [String] {
         (FileManager.default.enumerator(atPath: directory)?.allObjects as? [String] ?? []).filter { !$0.hasPrefix(".") && $0.contains(".") }
     }

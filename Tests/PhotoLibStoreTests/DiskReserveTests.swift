@@ -96,4 +96,31 @@ struct DiskReserveTests {
         #expect(stat(path, &info) != 0)
         #expect(library.replenishDiskReserve() && stat(path, &info) == 0)
     }
+
+    @Test("a video larger than the disk's room beside the reserve is refused before a byte is copied; one that fits is imported",
+          .enabled(if: getuid() == 0, "mounting a small tmpfs needs root"))
+    func videoNeedsRoom() throws {
+        let disk = try FullDisk(megabytes: 24)
+        defer { disk.cleanUp() }
+        let library = try PhotoLibrary.open(at: disk.library, diskReserveSize: 4 << 20)
+        let movie = try Fixtures.bytes(at: Fixtures.path("Tests/Fixtures/media/video-rotated-gps.mov"))
+        // A movie's head and 20 MiB more (the store checks the signature, not the contents),
+        // outside the small disk: it fits the disk, but not beside the reserve.
+        let large = disk.temp.path + "/large.mov"
+        try Data(movie + [UInt8](repeating: 0, count: 20 << 20)).write(to: URL(fileURLWithPath: large))
+        let metadata = ImportMetadata(
+            originalFilename: "large.mov", pixelWidth: 64, pixelHeight: 48, creationDate: Date(timeIntervalSince1970: 1_600_000_000),
+            mediaType: .video, fileType: .quickTimeMovie, duration: 1)
+        let refused = expectError { () throws(PhotoLibError) in _ = try library.addVideo(fileAt: large, metadata: metadata) }
+        #expect(refused.code == .resourceExhausted && refused.message.hasPrefix("disk full") && refused.message.contains("this video"), "\(refused.message)")
+        #expect(library.diskReserve.isHeld, "a refused video does not touch the reserve")
+        #expect(regularFiles(under: disk.library + "/tmp").isEmpty && regularFiles(under: disk.library + "/originals").isEmpty)
+
+        let small = disk.temp.path + "/small.mov"
+        try Data(movie).write(to: URL(fileURLWithPath: small))
+        guard case .added = try library.addVideo(fileAt: small, metadata: metadata) else {
+            Issue.record("a small video was not imported")
+            return
+        }
+    }
 }
