@@ -25,15 +25,25 @@ final class ImageCacheDisk: @unchecked Sendable {
     private var entries: [String: Entry] = [:]
     private var totalBytes = 0
     private var clock: UInt64 = 0
-    private let writer = DispatchQueue(label: "photolibd.image-cache.disk", qos: .utility)
+    /// Writes and evictions, one at a time, in the background. Internal so that tests can
+    /// hold it up (a slow disk).
+    let writer = DispatchQueue(label: "photolibd.image-cache.disk", qos: .utility)
+    /// The most bytes of images waiting for ``writer`` at once: a store beyond it is skipped
+    /// (it is a cache), so a disk slower than the renders cannot make the queue grow.
+    let maxQueuedBytes: Int
+    /// Bytes of the images waiting for ``writer`` now (guarded by ``lock``).
+    private var queuedBytes = 0
+    /// Stores skipped because ``maxQueuedBytes`` was reached (guarded by ``lock``).
+    private var skipped = 0
     private let logger: Logger
     private static let magic: [UInt8] = Array("PLIC".utf8)
     private static let headerSize = 16
 
     /// Opens (creating) the cache in `directory` (`DIR/cache`), indexing the files there and
     /// removing leftovers of interrupted writes.
-    init(directory: String, budget: Int, logger: Logger) {
+    init(directory: String, budget: Int, maxQueuedBytes: Int = 64 << 20, logger: Logger) {
         self.budget = max(0, budget)
+        self.maxQueuedBytes = max(0, maxQueuedBytes)
         self.root = directory + "/images"
         self.temporary = directory + "/tmp"
         self.logger = logger
@@ -83,12 +93,29 @@ final class ImageCacheDisk: @unchecked Sendable {
         return image
     }
 
-    /// Stores `image` in the background.
+    /// Stores `image` in the background, unless ``maxQueuedBytes`` of images wait for the
+    /// disk already (then it is not stored: a later request renders it again).
     func put(_ key: ImageCacheKey, _ image: CachedImage) {
-        guard budget > 0, image.jpeg.count + Self.headerSize <= budget / 4 else { return }
+        let size = image.jpeg.count + Self.headerSize
+        guard budget > 0, size <= budget / 4 else { return }
+        let queued: Bool = lock.withLock {
+            guard queuedBytes + size <= maxQueuedBytes else {
+                skipped += 1
+                return false
+            }
+            queuedBytes += size
+            return true
+        }
+        guard queued else { return }
         let digest = key.digest
-        writer.async { self.write(digest, image) }
+        writer.async {
+            self.write(digest, image)
+            self.lock.withLock { self.queuedBytes -= size }
+        }
     }
+
+    /// Bytes of images waiting to be written, and the stores skipped because too many were.
+    var queue: (bytes: Int, skipped: Int) { lock.withLock { (queuedBytes, skipped) } }
 
     /// Waits until every queued write is on disk (tests, shutdown).
     func flush() {
