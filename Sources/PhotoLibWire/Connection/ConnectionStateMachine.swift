@@ -654,14 +654,8 @@ public struct ConnectionStateMachine: Sendable {
     /// and retries it on ``Event/windowOpened(stream:)``.
     public mutating func send(_ payload: [UInt8], stream id: UInt32, endStream: Bool = false) -> SendOutcome {
         guard phase != .closed, var stream = streams[id] else { return .notOpen }
-        let size = payload.count
-        guard stream.sendWindow.allows(size) else { return .blockedOnStream }
-        guard sendConnectionWindow.allows(size) else {
-            waitForConnection(stream: id)
-            return .blockedOnConnection
-        }
-        try? stream.sendWindow.spend(size)
-        try? sendConnectionWindow.spend(size)
+        let charged = charge(payload.count, on: &stream, id: id)
+        guard charged == .sent else { return charged }
         let ends = configuration.role == .client && endStream
         if ends { stream.requestEnded = true }
         streams[id] = stream
@@ -678,6 +672,19 @@ public struct ConnectionStateMachine: Sendable {
     public mutating func send(prefix: [UInt8], bodyCount: Int, stream id: UInt32) -> SendOutcome {
         guard configuration.role == .server, bodyCount >= 0, phase != .closed, var stream = streams[id] else { return .notOpen }
         let size = prefix.count + bodyCount
+        let charged = charge(size, on: &stream, id: id)
+        guard charged == .sent else { return charged }
+        streams[id] = stream
+        Frame.encodeHeader(.message, stream: id, flags: [], length: size, reserving: prefix.count, into: &outbound)
+        outbound.append(contentsOf: prefix)
+        wroteSinceKeepalive = true
+        return .sent
+    }
+
+    /// Charges a message of `size` bytes to `stream`'s and the connection's send windows, or
+    /// says which one it waits for (`.sent`: charged). A stream blocked on the connection
+    /// window is queued for ``Event/windowOpened(stream:)``.
+    private mutating func charge(_ size: Int, on stream: inout StreamState, id: UInt32) -> SendOutcome {
         guard stream.sendWindow.allows(size) else { return .blockedOnStream }
         guard sendConnectionWindow.allows(size) else {
             waitForConnection(stream: id)
@@ -685,10 +692,6 @@ public struct ConnectionStateMachine: Sendable {
         }
         try? stream.sendWindow.spend(size)
         try? sendConnectionWindow.spend(size)
-        streams[id] = stream
-        Frame.encodeHeader(.message, stream: id, flags: [], length: size, reserving: prefix.count, into: &outbound)
-        outbound.append(contentsOf: prefix)
-        wroteSinceKeepalive = true
         return .sent
     }
 

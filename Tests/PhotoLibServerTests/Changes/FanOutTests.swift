@@ -53,7 +53,9 @@ final class FanOutTests: XCTestCase {
         func nextPayload() throws -> [UInt8] { try inbox.next(on: stream) }
     }
 
-    func testSubscribersOfOneResultGetTheSameBytesAfterTheirFirstNotification() async throws {
+    /// An in-process server with 20 synthetic assets, and three subscriptions (each then
+    /// registers the same fetch of them all): two on one connection, one on another.
+    private func threeSubscriptions() throws -> (server: InProcessServer, ids: [String], subscriptions: [RawSubscription]) {
         let server = try InProcessServer()
         addTeardownBlock { await server.tearDown() }
         _ = try server.library.addSyntheticAssetsForBenchmark(count: 20)
@@ -61,9 +63,12 @@ final class FanOutTests: XCTestCase {
         let first = try server.rawConnection(), second = try server.rawConnection()
         _ = try first.handshake(token: server.token)
         _ = try second.handshake(token: server.token)
-        // Two subscriptions on one connection, one on another.
         let firstInbox = Inbox(first), secondInbox = Inbox(second)
-        let subscriptions = [RawSubscription(firstInbox, stream: 1), RawSubscription(firstInbox, stream: 3), RawSubscription(secondInbox, stream: 1)]
+        return (server, ids, [RawSubscription(firstInbox, stream: 1), RawSubscription(firstInbox, stream: 3), RawSubscription(secondInbox, stream: 1)])
+    }
+
+    func testSubscribersOfOneResultGetTheSameBytesAfterTheirFirstNotification() async throws {
+        let (server, ids, subscriptions) = try threeSubscriptions()
         for subscription in subscriptions {
             guard case .registeredFetchResult? = try Wire.SubscriptionEvent(decoding: try subscription.nextPayload()).event else {
                 return XCTFail("not registered")
@@ -90,7 +95,7 @@ final class FanOutTests: XCTestCase {
             afterIDs = [details.fetchResultAfterID]
         }
         // The shared snapshot is readable on each connection.
-        for connection in [first, second] {
+        for connection in [subscriptions[0].inbox.connection, subscriptions[2].inbox.connection] {
             connection.send(Frame(.call, stream: 101, payload: Wire.CallStart(method: PhotoLibraryMethods.fetchResultObjects.path).encoded()))
             connection.send(Frame(.message, stream: 101, flags: .endStream,
                 payload: Wire.FetchResultObjectsRequest(fetchResultID: afterIDs.first!, offset: 0, length: 5, identifiersOnly: true).encoded()))
@@ -105,15 +110,7 @@ final class FanOutTests: XCTestCase {
     /// registration of that fetch in one subscription gets an id of its own, and both are
     /// followed.
     func testRegistrationsOfOneVersionShareTheirSnapshotIDAndFirstNotification() async throws {
-        let server = try InProcessServer()
-        addTeardownBlock { await server.tearDown() }
-        _ = try server.library.addSyntheticAssetsForBenchmark(count: 20)
-        let ids = try server.library.fetchAssetIdentifiers(AssetQuery())
-        let first = try server.rawConnection(), second = try server.rawConnection()
-        _ = try first.handshake(token: server.token)
-        _ = try second.handshake(token: server.token)
-        let firstInbox = Inbox(first), secondInbox = Inbox(second)
-        let subscriptions = [RawSubscription(firstInbox, stream: 1), RawSubscription(firstInbox, stream: 3), RawSubscription(secondInbox, stream: 1)]
+        let (server, ids, subscriptions) = try threeSubscriptions()
         var registered: [String] = []
         for subscription in subscriptions {
             guard case .registeredFetchResult(let fetch)? = try Wire.SubscriptionEvent(decoding: try subscription.nextPayload()).event else {
@@ -124,7 +121,7 @@ final class FanOutTests: XCTestCase {
         XCTAssertEqual(Set(registered).count, 1, "one id for the version, on both connections: \(registered)")
         // The first subscription registers the same fetch again: an id of its own.
         let fetch = Wire.FetchAssetsRequest(options: Wire.FetchOptions(FetchOptions(sortDescriptors: [AssetSortDescriptor(key: .creationDate, ascending: true)])))
-        first.send(Frame(.message, stream: 1, payload: Wire.SubscriptionRequest(request: .registerFetch(fetch)).encoded()))
+        subscriptions[0].inbox.connection.send(Frame(.message, stream: 1, payload: Wire.SubscriptionRequest(request: .registerFetch(fetch)).encoded()))
         guard case .registeredFetchResult(let again)? = try Wire.SubscriptionEvent(decoding: try subscriptions[0].nextPayload()).event else {
             return XCTFail("not registered again")
         }
