@@ -166,7 +166,7 @@ struct  Photolib__V1__ImageStart
   protobuf_c_boolean degraded;
   /*
    * "public.jpeg"; for the original file as it is (IMAGE_VERSION_ORIGINAL, 0 x 0,
-   * RESIZE_MODE_NONE), the file's type, e.g. "public.heic".
+   * RESIZE_MODE_NONE, no crop), the file's type, e.g. "public.heic".
    */
   char *uniform_type_identifier;
   /*

@@ -294,16 +294,47 @@ extension PhotoLibraryService {
     }
 
     /// Sends `job`'s original file unchanged, as one final image: ImageStart with the file's
-    /// upright size (its header read on the render pool; the bytes read for it are dropped
-    /// before anything is sent), its byte count and its type (`public.heic` for a HEIC
-    /// original), then the file's bytes as ImageChunks, each read on the library I/O pool
-    /// when the one before it has been handed to the connection (``streamFile(_:from:to:send:)``),
-    /// then ImageEnd. A call waiting for a client's credit so holds one chunk, never the file:
-    /// a client that opens `maxConcurrentStreams` of these and reads nothing makes the server
+    /// upright size (``originalInfo(_:_:job:control:)``), its byte count and its type
+    /// (`public.heic` for a HEIC original), then the file's bytes as ImageChunks, each read on
+    /// the library I/O pool when the one before it has been handed to the connection, then
+    /// ImageEnd. A call waiting for a client's credit so holds one chunk, never the file: a
+    /// client that opens `maxConcurrentStreams` of these and reads nothing makes the server
     /// hold at most that many chunks.
     private func sendOriginalFile(_ job: ImageJob, control: RenderControl, sender: ImageSender) async throws {
         let record = job.source.original
-        let info = try await renderer.run(control: control) { () throws -> StillImageInfo in
+        let file = try await openLibraryFile(record)
+        let info = try await originalInfo(record, file, job: job, control: control)
+        let call = sender.call
+        if sender.wantsProgress { try await call.send(ImageSender.progress(1)) }
+        try await call.send(ImageSender.start(
+            width: info.pixelWidth, height: info.pixelHeight, byteCount: record.byteSize, degraded: false,
+            uniformTypeIdentifier: record.uniformTypeIdentifier, index: 0))
+        try await streamFile(file, from: 0, to: record.byteSize) { offset, bytes in
+            try await call.send(Wire.ImageResponse(part: .chunk(Wire.ImageChunk(offset: UInt64(offset), data: bytes))))
+        }
+        try await call.send(ImageSender.end(index: 0, isFinal: true))
+    }
+
+    /// The bytes of a JPEG original read to find its size: its markers, EXIF included,
+    /// come before the pixels, and in far less than this.
+    static let originalHeadBytes = 1 << 20
+
+    /// An original's upright size. A JPEG's is read from its first ``originalHeadBytes`` on
+    /// the library I/O pool; any other format (whose metadata may follow the pixels: a HEIC's
+    /// items, a WebP's or PNG's EXIF), or a JPEG whose head does not tell, is inspected whole
+    /// on the render pool (at most `renderConcurrency` files in memory at once).
+    private func originalInfo(
+        _ record: AssetResourceRecord, _ file: LibraryFileReader, job: ImageJob, control: RenderControl
+    ) async throws -> StillImageInfo {
+        if record.uniformTypeIdentifier == "public.jpeg" {
+            let count = min(record.byteSize, Self.originalHeadBytes)
+            let fromHead = try await libraryIO.run { () throws(PhotoLibError) -> StillImageInfo? in
+                let info = try? StillImageRenderer.inspect(try file.bytes(count, at: 0))
+                return info?.format == .jpeg ? info : nil
+            }
+            if let fromHead { return fromHead }
+        }
+        return try await renderer.run(control: control) { () throws -> StillImageInfo in
             let data = try Self.readFile(record.path, asset: job.assetIdentifier)
             do throws(ImagingError) {
                 return try StillImageRenderer.inspect(data)
@@ -311,15 +342,6 @@ extension PhotoLibraryService {
                 throw Self.photoLibError(error, asset: job.assetIdentifier)
             }
         }
-        let call = sender.call
-        if sender.wantsProgress { try await call.send(ImageSender.progress(1)) }
-        try await call.send(ImageSender.start(
-            width: info.pixelWidth, height: info.pixelHeight, byteCount: record.byteSize, degraded: false,
-            uniformTypeIdentifier: record.uniformTypeIdentifier, index: 0))
-        try await streamFile(record, from: 0, to: record.byteSize) { offset, bytes in
-            try await call.send(Wire.ImageResponse(part: .chunk(Wire.ImageChunk(offset: UInt64(offset), data: bytes))))
-        }
-        try await call.send(ImageSender.end(index: 0, isFinal: true))
     }
 
     /// Reads a library file, refusing absurd sizes before reading. One `read` straight into

@@ -130,25 +130,28 @@ extension PhotoLibraryService {
     func streamFile(
         _ record: AssetResourceRecord, from start: Int, to end: Int, send: (Int, [UInt8]) async throws -> Void
     ) async throws {
-        let file = try await openLibraryFile(record)
+        try await streamFile(try await openLibraryFile(record), from: start, to: end, send: send)
+    }
+
+    /// ``streamFile(_:from:to:send:)`` of a file already open.
+    func streamFile(_ file: LibraryFileReader, from start: Int, to end: Int, send: (Int, [UInt8]) async throws -> Void) async throws {
         var offset = start
         while offset < end {
             try Task.checkCancellation()
-            let count = min(WireLimits.chunkSize, end - offset), at = offset
-            let data = try await libraryIO.run { () throws -> [UInt8] in
-                try [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
-                    try file.read(into: UnsafeMutableRawBufferPointer(buffer), at: at)
-                    initialized = count
-                }
-            }
-            try await send(offset, data)
+            let count = min(WireLimits.chunkSize, end - offset)
+            try await send(offset, try await readChunk(file, count, at: offset))
             offset += count
         }
     }
 
+    /// `count` bytes of `file` from `offset`, read on the library I/O pool.
+    func readChunk(_ file: LibraryFileReader, _ count: Int, at offset: Int) async throws -> [UInt8] {
+        try await libraryIO.run { () throws(PhotoLibError) -> [UInt8] in try file.bytes(count, at: offset) }
+    }
+
     /// Opens `record`'s file on the library I/O pool and checks its size against the recorded
     /// one (a mismatch is `dataLoss`: the file was changed behind the library's back).
-    private func openLibraryFile(_ record: AssetResourceRecord) async throws -> LibraryFileReader {
+    func openLibraryFile(_ record: AssetResourceRecord) async throws -> LibraryFileReader {
         let path = record.path, total = record.byteSize
         let what = "the \(record.type.name) file of \(record.assetIdentifier)"
         return try await libraryIO.run { () throws(PhotoLibError) -> LibraryFileReader in
@@ -185,6 +188,22 @@ final class LibraryFileReader: Sendable {
     }
 
     deinit { close(descriptor) }
+
+    /// `count` bytes from `offset` (blocking; see ``read(into:at:)``).
+    func bytes(_ count: Int, at offset: Int) throws(PhotoLibError) -> [UInt8] {
+        var failure: PhotoLibError?
+        let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            do throws(PhotoLibError) {
+                try read(into: UnsafeMutableRawBufferPointer(buffer), at: offset)
+                initialized = count
+            } catch {
+                failure = error
+                initialized = 0
+            }
+        }
+        if let failure { throw failure }
+        return bytes
+    }
 
     /// Fills `buffer` with the bytes at `offset`; a file shorter than that is `dataLoss`, a
     /// failed read the errno's error.

@@ -347,7 +347,7 @@ extension Wire {
         /// True for the opportunistic first (lower quality) image.
         public var degraded: Bool
         /// "public.jpeg"; for the original file as it is (IMAGE_VERSION_ORIGINAL, 0 x 0,
-        /// RESIZE_MODE_NONE), the file's type, e.g. "public.heic".
+        /// RESIZE_MODE_NONE, no crop), the file's type, e.g. "public.heic".
         public var uniformTypeIdentifier: String
         /// 0 for the first image of the call, 1 for the second.
         public var imageIndex: UInt32
