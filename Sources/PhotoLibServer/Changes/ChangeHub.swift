@@ -482,6 +482,19 @@ final class ChangeHub: @unchecked Sendable {
         // need not touch its registry.
         var refreshed = Set<ConnectionItem>()
         var released = Set<ConnectionItem>()
+        /// Releases the snapshot `registration` leaves for `afterID`, once per connection and
+        /// message, unless it is the registration's `key`, the snapshot after, one it pins or
+        /// another registration's key on the connection. Returns whether the snapshot was one
+        /// to release (then the connection's others in the same state need not look again).
+        @discardableResult
+        func releaseBefore(_ registration: Subscriber.Registration, key: String, afterID: String, message index: Int, of subscriber: Subscriber) -> Bool {
+            let before = registration.snapshotID, connection = subscriber.session.connectionID
+            guard before != key, before != afterID, !registration.pinned.contains(before) else { return false }
+            if released.insert(ConnectionItem(connection: connection, item: UInt64(index))).inserted, !isRegistrationKey(before, on: connection) {
+                subscriber.session.fetchResults.release(before)
+            }
+            return true
+        }
         let order = orderedSubscribers()
         // The connection whose subscribers the round is at: the wakes of its subscribers wait
         // until the round is done with it (one wake of its queue, which then pulls them while
@@ -512,12 +525,8 @@ final class ChangeHub: @unchecked Sendable {
                 if ObjectIdentifier(registration.entry) == same.entry, registration.snapshotID == same.before {
                     // As below: the registry was refreshed for this result on this connection
                     // already; the before-snapshot is released once per connection.
-                    if !same.released, registration.snapshotID != subscriber.results.keys[position], registration.snapshotID != same.afterID,
-                        !registration.pinned.contains(registration.snapshotID) {
-                        if released.insert(ConnectionItem(connection: connection, item: UInt64(same.index))).inserted,
-                            !isRegistrationKey(registration.snapshotID, on: connection) {
-                            subscriber.session.fetchResults.release(registration.snapshotID)
-                        }
+                    if !same.released,
+                        releaseBefore(registration, key: subscriber.results.keys[position], afterID: same.afterID, message: same.index, of: subscriber) {
                         previous?.released = true
                     }
                     subscriber.results.values[position].snapshotID = same.afterID
@@ -555,12 +564,7 @@ final class ChangeHub: @unchecked Sendable {
                 fetchMessages.append((messageKey, index))
                 before = registration.snapshotID
                 after = (afterID, listing.count)
-                let key = subscriber.results.keys[position]
-                if registration.snapshotID != key, registration.snapshotID != afterID, !registration.pinned.contains(registration.snapshotID),
-                    released.insert(ConnectionItem(connection: connection, item: UInt64(index))).inserted,
-                    !isRegistrationKey(registration.snapshotID, on: connection) {
-                    subscriber.session.fetchResults.release(registration.snapshotID)
-                }
+                releaseBefore(registration, key: subscriber.results.keys[position], afterID: afterID, message: index, of: subscriber)
                 subscriber.results.values[position].snapshotID = afterID
                 subscriber.results.values[position].count = listing.count
             }

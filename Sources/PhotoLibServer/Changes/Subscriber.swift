@@ -55,21 +55,22 @@ final class Subscriber: @unchecked Sendable {
         let event: Wire.SubscriptionEvent.Event
         /// `Wire.SubscriptionEvent(event: event).encoded()`.
         let bytes: [UInt8]
-        /// Whether ``event`` is a change notification (bounded by ``maxQueued``), known
-        /// without copying the notification out of it.
-        let isChange: Bool
+        /// Whether ``event`` is a change notification (bounded by ``maxQueued``); the match
+        /// binds nothing, so the notification is not copied out.
+        var isChange: Bool {
+            if case .change = event { return true }
+            return false
+        }
 
         init(event: Wire.SubscriptionEvent.Event) {
             self.event = event
             self.bytes = Wire.SubscriptionEvent(event: event).encoded()
-            if case .change = event { isChange = true } else { isChange = false }
         }
 
         /// The same event with bytes of its own (one copy per connection per round).
         init(copying other: Outgoing) {
             event = other.event
             bytes = other.bytes.withUnsafeBufferPointer { [UInt8]($0) }
-            isChange = other.isChange
         }
     }
 
@@ -137,6 +138,7 @@ final class Subscriber: @unchecked Sendable {
             return .pushed(outbox.queue.count == 1 ? outbox.wake : nil)
         }
         if case .pushed(let wake) = fast { return wake }
+        // A change (checked above): bound only here, on the slow path.
         guard case .change(let notification) = outgoing.event else { return push(outgoing) }
         let replacement: Wire.SubscriptionEvent.Event? = outbox.withLock { outbox in
             guard outbox.queue.count >= maxQueued || oversized else { return nil }
