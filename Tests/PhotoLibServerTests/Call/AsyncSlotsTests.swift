@@ -17,19 +17,27 @@ final class AsyncSlotsTests: XCTestCase {
     func testNeverMoreHoldersThanTheLimit() async throws {
         let slots = AsyncSlots(limit: 3)
         let counts = Shared((now: 0, most: 0))
+        // Holders keep their slot until the gate opens: the rest must be waiting by then.
+        let gate = Shared(false)
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<64 {
                 group.addTask {
                     try await slots.acquire()
                     counts.withLock { $0.now += 1; $0.most = max($0.most, $0.now) }
-                    await Task.yield()
+                    while !gate.withLock({ $0 }) { await Task.yield() }
                     counts.withLock { $0.now -= 1 }
                     slots.release()
                 }
             }
+            let deadline = ContinuousClock.now + .seconds(30)
+            while !(slots.inUse == 3 && slots.waiting == 61) && ContinuousClock.now < deadline { await Task.yield() }
+            XCTAssertEqual(slots.inUse, 3)
+            XCTAssertEqual(slots.waiting, 61, "every task beyond the limit waits")
+            XCTAssertEqual(counts.withLock { $0.most }, 3)
+            gate.withLock { $0 = true }
             try await group.waitForAll()
         }
-        XCTAssertLessThanOrEqual(counts.withLock { $0.most }, 3)
+        XCTAssertEqual(counts.withLock { $0.most }, 3)
         XCTAssertEqual(slots.inUse, 0)
         XCTAssertEqual(slots.waiting, 0)
     }
