@@ -30,6 +30,9 @@ public final class DiskReserve: Sendable {
     private let directory: String
     /// Whether the file is allocated; guards the create/release so two threads never race on it.
     private let held = Mutex(false)
+    /// Bytes promised to uploads and imports in progress (see ``reserveRoom(for:what:)``);
+    /// guards the check-and-promise so two uploads never both take the same free space.
+    private let promised = Mutex(0)
 
     init(directory: String, size: Int) {
         self.directory = directory
@@ -85,18 +88,70 @@ public final class DiskReserve: Sendable {
         }
     }
 
-    /// Throws `resourceExhausted` ("disk full") unless the disk can take `bytes` more and
-    /// keep ``uploadMargin`` free without touching the reserve (and, when the reserve was
-    /// released, with room to allocate it again).
+    /// Throws `resourceExhausted` ("disk full") unless the disk can take `bytes` more beside
+    /// what is promised to uploads and imports in progress (``promisedBytes``) and keep
+    /// ``uploadMargin`` free without touching the reserve (and, when the reserve was released,
+    /// with room to allocate it again); otherwise promises the bytes until the returned
+    /// promise is released (when the file is in place, or given up).
     /// `what` names the file in the message ("this upload", "this video").
-    func checkRoom(for bytes: Int, what: String = "this upload") throws(PhotoLibError) {
-        guard let free = freeBytes() else { return }
-        let needed = bytes + Self.uploadMargin + (isHeld ? 0 : size)
-        guard free >= needed else {
-            throw PhotoLibError(
-                .resourceExhausted,
-                "disk full: the library's disk has \(free / (1024 * 1024)) MiB free and \(what) needs \(bytes / (1024 * 1024) + 1) MiB plus \(needed / (1024 * 1024) - bytes / (1024 * 1024)) MiB kept for the library; the owner can free space by purging the trash")
+    func reserveRoom(for bytes: Int, what: String = "this upload") throws(PhotoLibError) -> DiskPromise {
+        // Read before taking `promised`: the two locks never nest.
+        let kept = Self.uploadMargin + (isHeld ? 0 : size)
+        return try promised.withLock { (promised) throws(PhotoLibError) in
+            if let free = freeBytes() {
+                let needed = bytes + promised + kept
+                guard free >= needed else {
+                    let inFlight = promised > 0 ? ", \(promised / (1024 * 1024) + 1) MiB are promised to uploads and imports in progress" : ""
+                    throw PhotoLibError(
+                        .resourceExhausted,
+                        "disk full: the library's disk has \(free / (1024 * 1024)) MiB free\(inFlight) and \(what) needs \(bytes / (1024 * 1024) + 1) MiB plus \(kept / (1024 * 1024)) MiB kept for the library; the owner can free space by purging the trash, or try again when other uploads end")
+                }
+            }
+            promised += bytes
+            return DiskPromise(reserve: self, bytes: bytes)
         }
+    }
+
+    /// Bytes promised to uploads and imports in progress (not yet in place, not yet given up).
+    var promisedBytes: Int { promised.withLock { $0 } }
+
+    /// Takes back `bytes` of the promised total (a promise released or written).
+    fileprivate func unpromise(_ bytes: Int) {
+        promised.withLock { $0 -= bytes }
+    }
+}
+
+/// Room on the disk promised to one upload or import by ``DiskReserve/reserveRoom(for:what:)``:
+/// later checks count it as used until ``release()`` (idempotent; also on deinit).
+final class DiskPromise: Sendable {
+    private let reserve: DiskReserve
+    /// The bytes still promised; guards the release so the count is taken back once.
+    private let remaining: Mutex<Int>
+
+    fileprivate init(reserve: DiskReserve, bytes: Int) {
+        self.reserve = reserve
+        self.remaining = Mutex(bytes)
+    }
+
+    deinit { release() }
+
+    /// Gives the promised room back (the file is in place, or given up); idempotent.
+    func release() {
+        let bytes = remaining.withLock { (remaining) -> Int in
+            defer { remaining = 0 }
+            return remaining
+        }
+        if bytes > 0 { reserve.unpromise(bytes) }
+    }
+
+    /// Takes back `bytes` written to the disk (the free space counts them now).
+    func wrote(_ bytes: Int) {
+        let taken = remaining.withLock { (remaining) -> Int in
+            let taken = min(bytes, remaining)
+            remaining -= taken
+            return taken
+        }
+        if taken > 0 { reserve.unpromise(taken) }
     }
 }
 

@@ -19,18 +19,17 @@ public struct ImportLimits: Sendable, Hashable {
         self.videoBytes = videoBytes
     }
 
-    /// The limit for an original of `type`.
-    public func maximumBytes(for type: OriginalFileType) -> Int {
-        type.isVideo ? videoBytes : photoBytes
-    }
-
-    /// The larger of the two: what an upload may announce before its first bytes say what it is.
-    public var largest: Int { max(photoBytes, videoBytes) }
-
-    /// Throws `invalidArgument` for a limit under 1 byte.
+    /// Throws `invalidArgument` for a limit under 1 byte, and for a video limit under the photo
+    /// limit (an upload announcing more than a photo may have must be a video, so the video
+    /// limit is what bounds every upload).
     func validate() throws(PhotoLibError) {
         guard photoBytes > 0, videoBytes > 0 else {
             throw PhotoLibError(.invalidArgument, "import limits must be at least 1 byte (photos \(photoBytes), videos \(videoBytes))")
+        }
+        guard videoBytes >= photoBytes else {
+            throw PhotoLibError(
+                .invalidArgument,
+                "the video import limit (\(videoBytes) bytes) is under the photo limit (\(photoBytes) bytes); give videos at least as much as photos")
         }
     }
 }

@@ -62,7 +62,8 @@ extension PhotoLibrary {
     /// into the library `bufferSize` bytes at a time (default ``defaultCopyBufferSize``) and
     /// hashed on the way; its first bytes must say it is the metadata's file type (a movie),
     /// and it may have up to ``ImportLimits/videoBytes`` (default ``maximumVideoImportBytes``).
-    /// The disk must have room for it beside the library's reserve (``DiskReserve``:
+    /// The disk must have room for it beside the library's reserve and the uploads and imports
+    /// in progress (``DiskReserve``:
     /// `resourceExhausted` "disk full" before anything is copied). The caller has inspected the
     /// movie where it lies and read `metadata` from it.
     ///
@@ -96,7 +97,9 @@ extension PhotoLibrary {
             throw PhotoLibError(
                 .invalidArgument, "\(name) is \(size) bytes; a video must be 1…\(limit) bytes (\(limit >> 20) MiB)", reason: .invalidImage)
         }
-        try diskReserve.checkRoom(for: size, what: "this video")
+        let room = try diskReserve.reserveRoom(for: size, what: "this video")
+        // Promised until the copy is in place or given up, whichever way this returns.
+        defer { room.release() }
         let copy = try files.copyIn(from: path, bufferSize: bufferSize, maximumSize: limit) { (head) throws(PhotoLibError) in
             guard head.count >= 4, metadata.fileType.matches(head) else {
                 throw PhotoLibError(

@@ -25,6 +25,8 @@ public final class UploadSpool: Sendable {
     /// Where the bytes are, relative to the library.
     let relativePath: String
     private let files: FileStore
+    /// The disk room promised to the upload; released when it is staged or discarded.
+    private let room: DiskPromise
 
     private struct State {
         var descriptor: Int32
@@ -42,8 +44,9 @@ public final class UploadSpool: Sendable {
     /// How many leading bytes the signature check needs.
     static let signatureLength = OriginalFileType.signatureLength
 
-    init(files: FileStore, expectedSize: Int, photoLimit: Int) throws(PhotoLibError) {
+    init(files: FileStore, expectedSize: Int, photoLimit: Int, room: DiskPromise) throws(PhotoLibError) {
         self.files = files
+        self.room = room
         self.expectedSize = expectedSize
         self.photoLimit = photoLimit
         let relativePath = FileStore.temporaryFolder + "/upload-" + UUID().uuidString.lowercased() + ".part"
@@ -98,6 +101,8 @@ public final class UploadSpool: Sendable {
             state.hasher.update(data: bytes)
             state.received += bytes.count
         }
+        // The free space counts these bytes now (outside `state`: the locks never nest).
+        room.wrote(bytes.count)
     }
 
     /// Ends the upload: checks that exactly ``expectedSize`` bytes came, syncs the file and
@@ -128,10 +133,12 @@ public final class UploadSpool: Sendable {
     /// Marks the spool as taken over by a staged upload (its file is linked there).
     func markStaged() {
         state.withLock { $0.staged = true }
+        room.release()
     }
 
     /// Closes and removes the file (idempotent).
     public func discard() {
+        room.release()
         let descriptor = state.withLock { (state) -> Int32 in
             let descriptor = state.descriptor
             state.descriptor = -1
@@ -148,20 +155,21 @@ extension PhotoLibrary {
     /// `invalidArgument` "empty file", more than ``ImportLimits/videoBytes`` `resourceExhausted`;
     /// a photo over ``ImportLimits/photoBytes`` is refused once its first bytes say it is not a
     /// video, see ``UploadSpool/append(_:)``) and
-    /// that the disk can take it without touching the library's reserve (`resourceExhausted`
-    /// "disk full"), then opens the spool the chunks are written to.
+    /// that the disk can take it beside the uploads and imports in progress without touching
+    /// the library's reserve (`resourceExhausted` "disk full"; the room stays promised to the
+    /// upload until it is staged or discarded), then opens the spool the chunks are written to.
     public func beginUpload(size: Int) throws(PhotoLibError) -> UploadSpool {
         guard size > 0 else {
             throw PhotoLibError(.invalidArgument, "the upload is an empty file (its header announces 0 bytes)", reason: .invalidImage)
         }
-        let limit = importLimits.largest
+        let limit = importLimits.videoBytes
         guard size <= limit else {
             throw PhotoLibError(
                 .resourceExhausted,
                 "an upload of \(size) bytes is larger than the \(limit) bytes (\(limit >> 20) MiB) a video may have (photos: \(importLimits.photoBytes >> 20) MiB)")
         }
-        try diskReserve.checkRoom(for: size)
-        return try UploadSpool(files: files, expectedSize: size, photoLimit: importLimits.photoBytes)
+        let room = try diskReserve.reserveRoom(for: size)
+        return try UploadSpool(files: files, expectedSize: size, photoLimit: importLimits.photoBytes, room: room)
     }
 
     /// Throws `invalidArgument` unless `head` starts like a file type the library stores

@@ -123,4 +123,31 @@ struct DiskReserveTests {
             return
         }
     }
+
+    @Test("uploads in progress count against the disk: two that each fit alone but not together, the second is refused until the first is discarded",
+          .enabled(if: getuid() == 0, "mounting a small tmpfs needs root"))
+    func uploadsInFlightShareTheRoom() throws {
+        let disk = try FullDisk(megabytes: 24)
+        defer { disk.cleanUp() }
+        let library = try PhotoLibrary.open(at: disk.library, diskReserveSize: 4 << 20)
+        let free = try #require(library.diskReserve.freeBytes())
+        let room = free - DiskReserve.uploadMargin
+        // Each fits the room alone; two do not.
+        let size = room * 2 / 3
+        #expect(size > 0 && 2 * size > room, "free \(free)")
+
+        let first = try library.beginUpload(size: size)
+        #expect(library.diskReserve.promisedBytes == size)
+        let refused = expectError { () throws(PhotoLibError) in _ = try library.beginUpload(size: size) }
+        #expect(refused.code == .resourceExhausted && refused.message.hasPrefix("disk full"), "\(refused.message)")
+        #expect(library.diskReserve.promisedBytes == size, "a refused upload promises nothing")
+
+        first.discard()
+        #expect(library.diskReserve.promisedBytes == 0)
+        let second = try library.beginUpload(size: size)
+        #expect(library.diskReserve.promisedBytes == size)
+        second.discard()
+        second.discard()
+        #expect(library.diskReserve.promisedBytes == 0, "a discard releases the room once")
+    }
 }

@@ -132,6 +132,17 @@ struct VideoFileImportTests {
         #expect(regularFiles(under: temp.path + "/Small/originals").isEmpty && regularFiles(under: temp.path + "/Small/tmp").isEmpty)
     }
 
+    @Test("a video limit under the photo limit is refused when the library opens")
+    func videoLimitUnderPhotoLimit() throws {
+        let temp = try TestDirectory()
+        defer { temp.cleanUp() }
+        let refused = expectError { () throws(PhotoLibError) in
+            _ = try PhotoLibrary.open(at: temp.library, importLimits: ImportLimits(photoBytes: 10_000, videoBytes: 9_999))
+        }
+        #expect(refused.code == .invalidArgument && refused.message.contains("under the photo limit"), "\(refused.message)")
+        _ = try PhotoLibrary.open(at: temp.library, importLimits: ImportLimits(photoBytes: 10_000, videoBytes: 10_000))
+    }
+
     @Test("a file whose first bytes are not the movie its metadata names is refused before it is copied, and a photo is not taken from a file")
     func wrongType() throws {
         let temp = try TestDirectory()
