@@ -44,20 +44,14 @@ public struct PhotoIntake: Sendable {
             let metadata = try Self.videoMetadata(.path(path), type: movie, filename: filename, fallbackDate: fallbackDate, control: nil)
             return try library.addVideo(fileAt: path, metadata: metadata, pairingWith: partner, bufferSize: copyBufferSize)
         }
-        // The size of what will be read: through a symbolic link, its target's.
-        let resolved = (path as NSString).resolvingSymlinksInPath
-        let size = (try? FileManager.default.attributesOfItem(atPath: resolved)[.size] as? NSNumber)?.intValue ?? 0
-        let limit = library.importLimits.photoBytes
-        guard size <= limit else {
-            throw PhotoLibError(
+        let limits = library.importLimits
+        let bytes = try WholeFile.read(path, what: "the file", limit: limits.photoBytes) { size in
+            PhotoLibError(
                 .invalidArgument,
-                "\(size) bytes is over the \(limit >> 20) MiB limit for a photo (a video may have \(library.importLimits.videoBytes >> 20) MiB)",
+                "\(size) bytes is over the \(limits.photoBytes >> 20) MiB limit for a photo (a video may have \(limits.videoBytes >> 20) MiB)",
                 reason: .invalidImage)
         }
-        guard let data = FileManager.default.contents(atPath: resolved) else {
-            throw PhotoLibError(.notFound, "cannot read the file")
-        }
-        return try add([UInt8](data), filename: filename, fallbackDate: fallbackDate, pairingWith: partner)
+        return try add(bytes, filename: filename, fallbackDate: fallbackDate, pairingWith: partner)
     }
 
     /// Stages `bytes` as an upload that a `createAsset` change request turns into an asset
@@ -96,12 +90,7 @@ public struct PhotoIntake: Sendable {
         if let movie = OriginalFileType.movieType(of: head) {
             return try videoMetadata(.path(path), type: movie, filename: filename, fallbackDate: fallbackDate, control: control)
         }
-        let data: [UInt8]
-        do {
-            data = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
-        } catch {
-            throw PhotoLibError(.internalError, "cannot read the upload back from the library's disk: \(error.localizedDescription)")
-        }
+        let data = try WholeFile.read(path, what: "the upload on the library's disk", limit: ImagingLimits.default.maxInputBytes)
         return try metadata(for: data, filename: filename, fallbackDate: fallbackDate, control: control)
     }
 

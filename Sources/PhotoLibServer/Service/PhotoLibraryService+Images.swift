@@ -344,38 +344,10 @@ extension PhotoLibraryService {
         }
     }
 
-    /// Reads a library file, refusing absurd sizes before reading. One `read` straight into
-    /// the array (originals are megabytes; no intermediate `Data`).
+    /// Reads a library file whole for decoding (``WholeFile/read(_:what:limit:tooLarge:)``),
+    /// at most `ImagingLimits.maxInputBytes`.
     static func readFile(_ path: String, asset: String) throws(PhotoLibError) -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw LibraryFileError.make(errno: errno, "the image file of \(asset)") }
-        defer { close(fd) }
-        var status = stat()
-        guard fstat(fd, &status) == 0 else { throw LibraryFileError.make(errno: errno, "the image file of \(asset)") }
-        let size = Int(status.st_size)
-        guard size <= ImagingLimits.default.maxInputBytes else {
-            throw PhotoLibError(.resourceExhausted, "the image file of \(asset) is \(size) bytes, over the \(ImagingLimits.default.maxInputBytes)-byte limit", reason: .invalidImage)
-        }
-        var failure: Int32 = 0
-        let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
-            count = 0
-            while count < size {
-                let n = read(fd, buffer.baseAddress! + count, size - count)
-                if n > 0 {
-                    count += n
-                } else if n < 0 && errno == EINTR {
-                    continue
-                } else {
-                    failure = n < 0 ? errno : 0
-                    return
-                }
-            }
-        }
-        guard bytes.count == size else {
-            let reason = failure == 0 ? "it shrank from \(size) to \(bytes.count) bytes while being read" : SystemError.text(failure)
-            throw PhotoLibError(.dataLoss, "cannot read the image file of \(asset): \(reason)")
-        }
-        return bytes
+        try WholeFile.read(path, what: "the image file of \(asset)", limit: ImagingLimits.default.maxInputBytes)
     }
 
     func cancelImageRequest(_ call: ServerCall<Wire.CancelImageRequestRequest, Wire.Empty>) async throws {
