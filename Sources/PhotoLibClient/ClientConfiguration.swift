@@ -14,6 +14,11 @@ public struct ClientConfiguration: Sendable {
     public var initialStreamWindow: Int = 2 * WireLimits.defaultMaxFrameSize
     /// Initial connection credit granted to the server (bytes).
     public var initialConnectionWindow: Int = WireLimits.defaultConnectionWindow
+    /// How long a task's request waits at most for the tasks resumed before it (seconds):
+    /// their next requests usually follow at once and leave with it in one `send`
+    /// (`SocketChannel.holdsWrites`), but one of them may never run soon (a main-actor task
+    /// while the main thread waits for this very call). Tests raise it to observe the hold.
+    var requestHoldLimit: Double = 0.001
     /// How long to wait for the TCP connection (seconds).
     public var connectTimeout: Double = 10
     /// Deadline of unary calls (seconds; `nil`: none).

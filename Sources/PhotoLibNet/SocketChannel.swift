@@ -78,8 +78,15 @@ public final class SocketChannel: @unchecked Sendable {
     /// sends what waits: while it returns `true`, the bytes stay queued (up to
     /// ``sendThreshold``), because the owner expects more to follow at once; the owner then
     /// calls ``sendHeldWrites()`` as soon as it would return `false`. Read turns (and the work
-    /// that joins them) send as usual. `nil`: never hold.
+    /// that joins them) send as usual. `nil`: never hold. A hold lasts at most
+    /// ``heldWritesLimit``: the owner's release may never come (the task that would send
+    /// may be waiting for a thread that waits for the held bytes' reply).
     public var holdsWrites: (() -> Bool)?
+    /// How long held writes (``holdsWrites``) wait at most: a turn that holds schedules one
+    /// send of what is still held this long after (one pending at a time, on ``queue``).
+    public var heldWritesLimit: DispatchTimeInterval = .milliseconds(1)
+    /// Whether a send of held writes after ``heldWritesLimit`` is scheduled (on ``queue``).
+    private var heldWritesBackstopPending = false
     /// Whether a turn kept its writes (``holdsWrites``): set before the question is asked,
     /// so that an owner who changes the answer right after sees it.
     private let holdingWrites = Atomic<Bool>(false)
@@ -222,12 +229,6 @@ public final class SocketChannel: @unchecked Sendable {
     public func sendHeldWrites() {
         guard holdingWrites.load(ordering: .sequentiallyConsistent) else { return }
         submit {}
-    }
-
-    /// On ``queue``: sends what turns held back (``holdsWrites``), if they did.
-    public func sendHeldWritesOnQueue() {
-        guard holdingWrites.load(ordering: .sequentiallyConsistent) else { return }
-        sendPending()
     }
 
     /// On ``queue``, in a turn: runs the work others handed to it so far (its writes join
@@ -400,10 +401,23 @@ public final class SocketChannel: @unchecked Sendable {
     private func sendUnlessHeld() {
         if let holds = holdsWrites, pendingWriteCount > 0 {
             holdingWrites.store(true, ordering: .sequentiallyConsistent)
-            if holds() { return }
+            if holds() { return scheduleHeldWritesBackstop() }
             holdingWrites.store(false, ordering: .sequentiallyConsistent)
         }
         sendPending()
+    }
+
+    /// On ``queue``, when a turn held its writes: sends what is still held after
+    /// ``heldWritesLimit``, whether or not the owner released it by then.
+    private func scheduleHeldWritesBackstop() {
+        guard !heldWritesBackstopPending else { return }
+        heldWritesBackstopPending = true
+        queue.asyncAfter(deadline: .now() + heldWritesLimit) { [weak self] in
+            guard let self else { return }
+            heldWritesBackstopPending = false
+            guard holdingWrites.load(ordering: .sequentiallyConsistent) else { return }
+            sendPending()
+        }
     }
 
     /// Sends what is queued now, unless nothing is or the socket is full already (the loop

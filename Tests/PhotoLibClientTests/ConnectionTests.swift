@@ -1,5 +1,5 @@
 import Foundation
-import PhotoLibClient
+@testable import PhotoLibClient
 import PhotoLibServerTestSupport
 import PhotoLibTestSupport
 import PhotoLibWire
@@ -93,9 +93,12 @@ final class ConnectionTests: XCTestCase {
     /// so the order is certain: both calls end in one read turn, which resumes B and A; A
     /// runs once that turn is over and opens its next call, which must wait for B; B runs,
     /// and A's call must reach the server without anything else happening on the connection.
+    /// (The hold's time limit is raised, so that only B's run can end it.)
     func testACallHeldForAResumedTaskLeavesWhenThatTaskRuns() async throws {
         let peer = try ScriptedServer()
-        let library = try await peer.connect()
+        var configuration = ClientConfiguration()
+        configuration.requestHoldLimit = 60
+        let library = try await peer.connect(configuration: configuration)
         defer { library.close() }
         let gateA = GatedExecutor()
         let gateB = GatedExecutor()
@@ -126,6 +129,47 @@ final class ConnectionTests: XCTestCase {
         let countsA = try await taskA.value
         XCTAssertEqual(countB, 2)
         XCTAssertEqual(countsA, [1, 3])
+    }
+
+    /// A task's next call held for a resumed task that does not run (its executor is
+    /// blocked, as a main-actor task is while the main thread waits for the held call) still
+    /// reaches the server: a hold has a time limit (a liveness check with a generous bound).
+    func testACallHeldForAResumedTaskThatNeverRunsStillLeaves() async throws {
+        let peer = try ScriptedServer()
+        let library = try await peer.connect()
+        defer { library.close() }
+        let gateA = GatedExecutor()
+        let gateB = GatedExecutor()
+        let taskA = Task(executorPreference: gateA) {
+            let first = try await library.libraryInfo()
+            let second = try await library.libraryInfo()
+            return [first.assetCount, second.assetCount]
+        }
+        let callA = try await peer.next { $0.type == .call }
+        let taskB = Task(executorPreference: gateB) { try await library.libraryInfo().assetCount }
+        let callB = try await peer.next { $0.type == .call }
+        gateA.close()
+        gateB.close()
+        func answer(_ stream: UInt32, count: UInt64) -> [UInt8] {
+            Frame(.message, stream: stream, payload: Wire.LibraryInfo(assetCount: count).encoded()).encoded
+                + Frame(.status, stream: stream, payload: Wire.Status(code: .ok).encoded()).encoded
+        }
+        XCTAssertTrue(peer.raw.send(answer(callB.streamID, count: 2) + answer(callA.streamID, count: 1)))
+        try await gateA.waitForParkedJob()
+        try await gateB.waitForParkedJob()
+        gateA.open()
+        let secondA = try? await peer.next(timeout: 5) { $0.type == .call }
+        XCTAssertNotNil(secondA, "A's next call waited for B, which never ran")
+        gateB.open()
+        if let secondA { XCTAssertTrue(peer.raw.send(answer(secondA.streamID, count: 3))) }
+        let countB = try await taskB.value
+        XCTAssertEqual(countB, 2)
+        if secondA != nil {
+            let countsA = try await taskA.value
+            XCTAssertEqual(countsA, [1, 3])
+        } else {
+            taskA.cancel()
+        }
     }
 
     func testADeadlineEndsACallTheServerNeverAnswersAndCancelsIt() async throws {

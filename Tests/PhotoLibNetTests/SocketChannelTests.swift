@@ -188,6 +188,7 @@ final class SocketChannelTests: XCTestCase {
         let hold = LockedBytes()
         hold.append([1])
         pair.channel.holdsWrites = { hold.bytes == [1] }
+        pair.channel.heldWritesLimit = .seconds(60)
         try start(pair.channel)
         pair.channel.submit { [channel = pair.channel] in channel.write(Array("first;".utf8)) }
         pair.channel.submit { [channel = pair.channel] in channel.write(Array("second".utf8)) }
@@ -196,6 +197,21 @@ final class SocketChannelTests: XCTestCase {
         hold.removeAll()
         pair.channel.sendHeldWrites()
         XCTAssertEqual(String(decoding: read(pair.peer, count: 12), as: UTF8.self), "first;second")
+        pair.channel.queue.sync { pair.channel.close() }
+    }
+
+    /// A hold that is never released still ends: what a submitted turn held is sent after
+    /// ``SocketChannel/heldWritesLimit`` (a liveness check, with a generous bound, not a
+    /// timing one), and so is what a later turn held after that.
+    func testHeldWritesLeaveWhenNeverReleased() throws {
+        let pair = try makePair()
+        defer { close(pair.peer) }
+        pair.channel.holdsWrites = { true }
+        try start(pair.channel)
+        pair.channel.submit { [channel = pair.channel] in channel.write(Array("held;".utf8)) }
+        XCTAssertEqual(String(decoding: read(pair.peer, count: 5, within: 5), as: UTF8.self), "held;", "held writes waited for a release that never came")
+        pair.channel.submit { [channel = pair.channel] in channel.write(Array("again".utf8)) }
+        XCTAssertEqual(String(decoding: read(pair.peer, count: 5, within: 5), as: UTF8.self), "again", "a later hold waited for a release that never came")
         pair.channel.queue.sync { pair.channel.close() }
     }
 

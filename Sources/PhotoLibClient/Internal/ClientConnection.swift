@@ -67,6 +67,7 @@ final class ClientConnection: @unchecked Sendable {
         // server's flow-control windows already, and a client that stopped reading while the
         // server does the same (each waiting for the other to drain) would deadlock.
         channel.sendQueueHighWater = .max
+        channel.heldWritesLimit = .nanoseconds(Int(configuration.requestHoldLimit * 1e9))
         self.phase = .awaitingWelcome(continuation)
         self.machine = ConnectionStateMachine(
             configuration: .init(
@@ -194,13 +195,9 @@ final class ClientConnection: @unchecked Sendable {
         }
         // This task runs again: if it was the last one resumed, what the others opened meanwhile
         // (held back for it) leaves now.
-        if resumedTasks.ran() {
-            if isOnQueue {
-                queue.async { self.channel.sendHeldWritesOnQueue() }
-            } else {
-                channel.sendHeldWrites()
-            }
-        }
+        // (A resumed task never runs on the connection's queue: see "In: one hop" in
+        // docs/ARCHITECTURE.md.)
+        if resumedTasks.ran() { channel.sendHeldWrites() }
         return try result.get()
     }
 
