@@ -78,7 +78,7 @@ final class ClientStream: @unchecked Sendable {
         case .task(let continuation):
             if let outcome { continuation.finish(throwing: outcome) } else { continuation.finish() }
         case .queue(let consumer):
-            resumes?.resuming()
+            if consumer.resumesInFinish { resumes?.resuming() }
             consumer.finish(outcome)
         case nil:
             break

@@ -158,8 +158,12 @@ final class ResourceFileWriter: @unchecked Sendable {
     }
 
     /// The call is over (`error`: why it failed): after every chunk taken before it is written.
+    /// The task waiting in ``ClientConnection/consume(_:request:timeout:_:)`` is counted as
+    /// resumed only now (``ResumedTasks``), so other tasks' requests are not held while the
+    /// writes finish.
     private func finish(_ error: PhotoLibError?, _ continuation: CheckedContinuation<Void, any Error>) {
         queue.async { [self] in
+            connection.resumedTasks.resuming()
             if let failure = failure ?? error {
                 file?.close()
                 continuation.resume(throwing: failure)
@@ -198,6 +202,9 @@ final class ResourceFileWriter: @unchecked Sendable {
 
         /// Credit goes back once a chunk is written (``ResourceFileWriter/write(_:_:stream:)``).
         var returnsCreditOnReceipt: Bool { false }
+
+        /// The writer's queue resumes the task once the chunks are written.
+        var resumesInFinish: Bool { false }
 
         func opened(stream id: UInt32) {
             stream = id

@@ -25,10 +25,19 @@ protocol ResponseConsumer: AnyObject, Sendable {
     /// The call is open as stream `id` (before its first message): what a consumer that
     /// returns its own credit names in ``ClientConnection/consumed(_:stream:)``.
     func opened(stream id: UInt32)
+
+    /// Whether ``finish(_:)`` resumes the waiting task itself, on the connection's queue
+    /// (`true`, the default), or hands the end to another queue that resumes it later
+    /// (`false`: that queue calls ``ResumedTasks/resuming()`` just before it resumes the
+    /// task, so that other tasks' requests are not held while it works; see
+    /// ``ClientConnection/consume(_:request:timeout:_:)``).
+    var resumesInFinish: Bool { get }
 }
 
 extension ResponseConsumer {
     var returnsCreditOnReceipt: Bool { true }
 
     func opened(stream id: UInt32) {}
+
+    var resumesInFinish: Bool { true }
 }
