@@ -12,8 +12,11 @@ public struct ClientConfiguration: Sendable {
     /// notification of a subscription cost a WINDOW_UPDATE written here and read, decoded and
     /// acted on by the server (a tenth of the server's CPU with 10,000 subscribers).
     public var initialStreamWindow: Int = 2 * WireLimits.defaultMaxFrameSize
-    /// Initial connection credit granted to the server (bytes).
-    public var initialConnectionWindow: Int = WireLimits.defaultConnectionWindow
+    /// Initial connection credit granted to the server (bytes): by default 16 MiB, room for
+    /// eight calls' stream windows, so that up to eight calls left unread (each holding at
+    /// most its stream window, docs/PROTOCOL.md 9.3) do not starve the others; also the most
+    /// a server uses by default (`ServerConfiguration.maxResponseConnectionWindow`).
+    public var initialConnectionWindow: Int = 16 << 20
     /// How long a task's request waits at most for the tasks resumed before it (seconds):
     /// their next requests usually follow at once and leave with it in one `send`
     /// (`SocketChannel.holdsWrites`), but one of them may never run soon (a main-actor task
