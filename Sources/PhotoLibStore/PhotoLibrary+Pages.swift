@@ -52,15 +52,16 @@ extension PhotoLibrary {
             let (statement, values) = try Self.pageRange(from: first, count: identifiers.count, of: query, keys: keys, database: database)
             var index = 0
             var matched = true
-            try statement.forEachRow(values) { row in
-                guard matched else { return }
+            // The first row that does not match ends the read: the page is answered elsewhere.
+            try statement.forEachRow(values, while: { row in
                 guard index < identifiers.count, AssetColumns.identifier(of: row, is: identifiers[index]), let columns = AssetColumns(row) else {
                     matched = false
-                    return
+                    return false
                 }
                 visit(columns)
                 index += 1
-            }
+                return true
+            })
             return matched && index == identifiers.count
         }
     }
@@ -111,8 +112,6 @@ struct PageKeys {
         self.names = names
         self.ascending = direction ?? true
     }
-
-    var count: Int { names.count }
 
     /// The columns as SQL, qualified with `table`.
     func columns(table: String) -> String {

@@ -98,6 +98,14 @@ final class Statement {
         while try step() { try row(self) }
     }
 
+    /// Binds `values` and calls `row` for each result row while it returns `true`: SQLite
+    /// steps no further once it returns `false`.
+    func forEachRow(_ values: [DatabaseValue], while row: (Statement) throws(PhotoLibError) -> Bool) throws(PhotoLibError) {
+        try bind(values)
+        defer { sqlite3_reset(handle) }
+        while try step(), try row(self) {}
+    }
+
     /// Binds `values` and decodes every row with `decode`.
     func rows<T>(_ values: [DatabaseValue], _ decode: (Statement) throws(PhotoLibError) -> T) throws(PhotoLibError) -> [T] {
         var result: [T] = []
@@ -165,16 +173,6 @@ final class Statement {
 
     /// Column `index` as a 64-bit integer, `nil` for NULL.
     func optionalInt64(_ index: Int32) -> Int64? { isNull(index) ? nil : int64(index) }
-
-    /// Column `index` in its storage class, to bind again elsewhere (a blob reads as NULL).
-    func value(_ index: Int32) -> DatabaseValue {
-        switch sqlite3_column_type(handle, index) {
-        case SQLITE_INTEGER: return .integer(int64(index))
-        case SQLITE_FLOAT: return .real(double(index))
-        case SQLITE_TEXT: return .text(text(index))
-        default: return .null
-        }
-    }
 }
 
 @available(*, unavailable)
