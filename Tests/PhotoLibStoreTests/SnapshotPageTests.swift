@@ -23,7 +23,11 @@ struct SnapshotPageTests {
     }
 
     /// Every page of up to `length` identifiers of every query's listing `lists`, both ways.
-    static func expectSamePages(_ library: PhotoLibrary, _ lists: [(AssetQuery, [String])]) throws {
+    /// With `unchanged` (the lists are the library's current listings), every page of a query
+    /// with ``PageKeys`` must also be read as one keyset range (`visitAssets(page:of:)`
+    /// answers it, visiting exactly the page), and no other: `assets(page:of:)` falls back to
+    /// lookups, so a wrong range would otherwise go unnoticed.
+    static func expectSamePages(_ library: PhotoLibrary, _ lists: [(AssetQuery, [String])], unchanged: Bool = false) throws {
         for (query, list) in lists {
             for length in [1, 3, 7] {
                 for start in 0..<list.count {
@@ -31,6 +35,15 @@ struct SnapshotPageTests {
                     let paged = try library.assets(page: page, of: query)
                     let lookedUp = try library.assets(withIdentifiers: page)
                     #expect(paged == lookedUp, "\(query) page at \(start) of \(length)")
+                    if unchanged {
+                        var visited: [String] = []
+                        let ranged = try library.visitAssets(page: page, of: query) { (columns) in
+                            visited.append(columns.withLocalIdentifier { String(decoding: $0, as: UTF8.self) })
+                        }
+                        let keyed = PageKeys(query) != nil
+                        #expect(ranged == keyed, "\(query) page at \(start) of \(length): keyset range \(ranged), keys \(keyed)")
+                        if keyed { #expect(visited == page, "\(query) page at \(start) of \(length)") }
+                    }
                 }
             }
         }
@@ -45,7 +58,7 @@ struct SnapshotPageTests {
         try library.insertSyntheticAssets(assets)
         let lists = try Self.queries().map { query in (query, try library.fetchAssetIdentifiers(query)) }
         #expect(lists.allSatisfy { !$0.1.isEmpty })
-        try Self.expectSamePages(library, lists)
+        try Self.expectSamePages(library, lists, unchanged: true)
 
         // One asset moves to the end, one is trashed, one hidden, one favourite toggled, and
         // a new one lands in the middle of the default order.
