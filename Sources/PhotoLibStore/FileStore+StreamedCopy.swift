@@ -71,17 +71,10 @@ extension FileStore {
                 }
                 // 0, or the errno of a failed write.
                 let failure = buffer.withUnsafeBytes { (bytes) -> Int32 in
-                    var written = 0
-                    while written < count {
-                        let result = write(destination, bytes.baseAddress! + written, count - written)
-                        if result < 0 {
-                            if errno == EINTR { continue }
-                            return errno
-                        }
-                        written += result
-                    }
-                    hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: bytes[0..<count]))
-                    return 0
+                    let filled = UnsafeRawBufferPointer(rebasing: bytes[0..<count])
+                    let failure = Self.writeAll(destination, filled)
+                    if failure == 0 { hasher.update(bufferPointer: filled) }
+                    return failure
                 }
                 if failure != 0 { throw Self.error(failure, "write \(temporaryPath) in the library") }
             }

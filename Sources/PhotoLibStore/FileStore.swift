@@ -146,18 +146,24 @@ struct FileStore: Sendable {
         defer { close(descriptor) }
         // The umask may have taken bits away (or a permissive one left them): set it exactly.
         try check(fchmod(descriptor, mode), "set the mode of \(path)")
+        let failure = bytes.withUnsafeBytes { writeAll(descriptor, $0) }
+        guard failure == 0 else { throw error(failure, "write \(path)") }
+        try check(fsync(descriptor), "fsync \(path)")
+    }
+
+    /// Writes all of `bytes` to `descriptor`, again after a short write or `EINTR`; returns 0,
+    /// or the errno of the write that failed (callers throw with their own action).
+    static func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Int32 {
         var written = 0
         while written < bytes.count {
-            let count = bytes.withUnsafeBytes { buffer in
-                write(descriptor, buffer.baseAddress! + written, buffer.count - written)
-            }
+            let count = write(descriptor, bytes.baseAddress! + written, bytes.count - written)
             if count < 0 {
                 if errno == EINTR { continue }
-                throw error(errno, "write \(path)")
+                return errno
             }
             written += count
         }
-        try check(fsync(descriptor), "fsync \(path)")
+        return 0
     }
 
     /// Creates the file at `path` empty with mode ``fileMode`` when it does not exist (so that

@@ -101,10 +101,7 @@ extension PhotoLibrary {
         // Promised until the copy is in place or given up, whichever way this returns.
         defer { room.release() }
         let copy = try files.copyIn(from: path, bufferSize: bufferSize, maximumSize: limit) { (head) throws(PhotoLibError) in
-            guard head.count >= 4, metadata.fileType.matches(head) else {
-                throw PhotoLibError(
-                    .invalidArgument, "\(name) is not a \(metadata.fileType.rawValue.uppercased()) file (its first bytes do not say so)", reason: .invalidImage)
-            }
+            try Self.checkFileType(head, is: metadata.fileType, name: name)
         }
         let existing: Asset?
         do {
@@ -182,11 +179,17 @@ extension PhotoLibrary {
                 .invalidArgument, "\(name) is \(data.count) bytes; an original must be 1…\(limit) bytes (\(limit >> 20) MiB)",
                 reason: .invalidImage)
         }
-        guard data.count >= 4, metadata.fileType.matches(Array(data.prefix(OriginalFileType.signatureLength))) else {
-            throw PhotoLibError(
-                .invalidArgument, "\(name) is not a \(metadata.fileType.rawValue.uppercased()) file (its first bytes do not say so)", reason: .invalidImage)
-        }
+        try Self.checkFileType(Array(data.prefix(OriginalFileType.signatureLength)), is: metadata.fileType, name: name)
         return Self.sha256Hex(data)
+    }
+
+    /// Throws `invalidArgument` unless `head` (an original's first
+    /// ``OriginalFileType/signatureLength`` bytes, fewer for a shorter file) starts like `type`.
+    static func checkFileType(_ head: [UInt8], is type: OriginalFileType, name: String) throws(PhotoLibError) {
+        guard head.count >= 4, type.matches(head) else {
+            throw PhotoLibError(
+                .invalidArgument, "\(name) is not a \(type.rawValue.uppercased()) file (its first bytes do not say so)", reason: .invalidImage)
+        }
     }
 
     /// The SHA-256 of `data` as 64 lowercase hex digits: how the library names content.

@@ -87,17 +87,9 @@ public final class UploadSpool: Sendable {
                         "an upload of \(expectedSize) bytes is larger than the \(photoLimit) bytes (\(photoLimit >> 20) MiB) a photo may have; only a video (MOV, MP4, M4V) may be larger")
                 }
             }
-            var written = 0
-            while written < bytes.count {
-                let count = bytes.withUnsafeBytes { buffer in
-                    write(state.descriptor, buffer.baseAddress! + written, buffer.count - written)
-                }
-                if count < 0 {
-                    if errno == EINTR { continue }
-                    throw FileStore.error(errno, "write an upload to the library's tmp/")
-                }
-                written += count
-            }
+            let descriptor = state.descriptor
+            let failure = bytes.withUnsafeBytes { FileStore.writeAll(descriptor, $0) }
+            guard failure == 0 else { throw FileStore.error(failure, "write an upload to the library's tmp/") }
             state.hasher.update(data: bytes)
             state.received += bytes.count
         }
