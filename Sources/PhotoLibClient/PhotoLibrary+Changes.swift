@@ -113,25 +113,14 @@ extension PhotoLibrary {
 
     /// Uploads a photo's bytes in chunks (client-streaming, flow controlled) and stages them.
     ///
-    /// `progress` receives bytes sent so far. The server validates the JPEG and answers with
-    /// the existing asset when the same bytes are already in the library.
+    /// `progress` receives bytes sent so far. The server validates the photo (JPEG, HEIC, PNG
+    /// or WebP) and answers with the existing asset when the same bytes are already in the
+    /// library.
     public func upload(_ data: [UInt8], filename: String, progress: (@Sendable (Int, Int) -> Void)? = nil) async throws -> Upload {
-        let result = try await connection.clientStreaming(PhotoLibraryMethods.uploadAsset, timeout: nil) { send in
-            try await send(Wire.UploadChunk(part: .header(Wire.UploadHeader(
-                originalFilename: filename, size: UInt64(data.count), uniformTypeIdentifier: "public.jpeg"))))
-            var offset = 0
-            while offset < data.count {
-                let end = min(offset + WireLimits.chunkSize, data.count)
-                try await send(Wire.UploadChunk(part: .data(Array(data[offset..<end]))))
-                offset = end
-                progress?(offset, data.count)
-            }
-        }
-        return try Upload(result)
+        var pieces = [data]
+        return try await upload(named: filename, size: data.count, progress: progress) { pieces.popLast() ?? [] }
     }
-}
 
-extension PhotoLibrary {
     /// Uploads the photo or video file at `path` in chunks (client-streaming, flow controlled)
     /// and stages it, like ``upload(_:filename:progress:)`` but reading the file a piece
     /// (1 MiB) at a time off the cooperative pool: a video of many GiB is never held in memory.
@@ -141,15 +130,24 @@ extension PhotoLibrary {
     /// changes size while it is sent is refused.
     public func upload(fileAt path: String, filename: String? = nil, progress: (@Sendable (Int, Int) -> Void)? = nil) async throws -> Upload {
         let reader = try await UploadFileReader(path: path)
-        let size = reader.size
-        let name = filename ?? (path as NSString).lastPathComponent
-        let type = OriginalFileType(path: name)?.uniformTypeIdentifier ?? ""
+        return try await upload(named: filename ?? (path as NSString).lastPathComponent, size: reader.size, progress: progress) {
+            try await reader.nextPiece()
+        }
+    }
+
+    /// Sends an upload of `size` bytes, the pieces `nextPiece` returns (empty at the end), in
+    /// chunks after a header whose type is read from the first piece's signature
+    /// (``OriginalFileType/init(signature:)``; none when it names no known type: the server
+    /// reads the bytes anyway). Pieces adding up to more or less than `size` fail the upload.
+    private func upload(
+        named name: String, size: Int, progress: (@Sendable (Int, Int) -> Void)?, nextPiece: () async throws -> [UInt8]
+    ) async throws -> Upload {
         let result = try await connection.clientStreaming(PhotoLibraryMethods.uploadAsset, timeout: nil) { send in
+            var piece = try await nextPiece()
+            let type = OriginalFileType(signature: Array(piece.prefix(OriginalFileType.signatureLength)))?.uniformTypeIdentifier ?? ""
             try await send(Wire.UploadChunk(part: .header(Wire.UploadHeader(originalFilename: name, size: UInt64(size), uniformTypeIdentifier: type))))
             var sent = 0
-            while true {
-                let piece = try await reader.nextPiece()
-                if piece.isEmpty { break }
+            while !piece.isEmpty {
                 guard sent + piece.count <= size else {
                     throw PhotoLibError(.failedPrecondition, "\(name) grew while it was uploaded; upload it again once it is complete")
                 }
@@ -158,9 +156,10 @@ extension PhotoLibrary {
                     let end = min(offset + WireLimits.chunkSize, piece.count)
                     try await send(Wire.UploadChunk(part: .data(Array(piece[offset..<end]))))
                     offset = end
+                    progress?(sent + offset, size)
                 }
                 sent += piece.count
-                progress?(sent, size)
+                piece = try await nextPiece()
             }
             guard sent == size else {
                 throw PhotoLibError(.failedPrecondition, "\(name) shrank while it was uploaded (\(sent) of \(size) bytes); upload it again")

@@ -90,6 +90,20 @@ public enum OriginalFileType: String, Sendable, Hashable, CaseIterable {
         self = type
     }
 
+    /// The type `head` (a file's first bytes, at least ``signatureLength`` of them) starts
+    /// like, if any: a movie by its box and brand (``movieType(of:)``), an ISO file of a
+    /// HEIF brand as HEIC, otherwise JPEG, PNG or WebP by their signatures.
+    public init?(signature head: [UInt8]) {
+        guard head.count >= Self.signatureLength else { return nil }
+        if let movie = Self.movieType(of: head) {
+            self = movie
+        } else if let type = ([.jpeg, .png, .webp, .heic] as [Self]).first(where: { $0.matches(head) }) {
+            self = type
+        } else {
+            return nil
+        }
+    }
+
     /// How many leading bytes ``matches(_:complete:)`` reads.
     public static let signatureLength = 12
 

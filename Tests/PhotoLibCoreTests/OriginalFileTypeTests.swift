@@ -25,6 +25,19 @@ struct OriginalFileTypeTests {
         #expect(OriginalFileType.movieType(of: [0xFF, 0xD8, 0xFF, 0xE0, 0, 0, 0, 0, 0, 0, 0, 0]) == nil)
     }
 
+    @Test("a file's type by its first bytes: movies by brand, HEIF brands as HEIC, stills by signature")
+    func bySignature() {
+        func head(_ box: String, _ brand: String) -> [UInt8] { [0, 0, 0, 24] + Array(box.utf8) + Array(brand.utf8) }
+        #expect(OriginalFileType(signature: head("ftyp", "qt  ")) == .quickTimeMovie)
+        #expect(OriginalFileType(signature: head("ftyp", "isom")) == .mpeg4Movie)
+        #expect(OriginalFileType(signature: head("ftyp", "heic")) == .heic)
+        #expect(OriginalFileType(signature: [0xFF, 0xD8, 0xFF, 0xE0] + [UInt8](repeating: 0, count: 8)) == .jpeg)
+        #expect(OriginalFileType(signature: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13]) == .png)
+        #expect(OriginalFileType(signature: Array("RIFF".utf8) + [0, 0, 0, 0] + Array("WEBP".utf8)) == .webp)
+        #expect(OriginalFileType(signature: Array("GIF89a......".utf8)) == nil)
+        #expect(OriginalFileType(signature: [0xFF, 0xD8, 0xFF]) == nil, "shorter than the signature")
+    }
+
     @Test("the two halves of a Live Photo share a key: folder and base name, case-folded")
     func livePhotoKey() {
         #expect(OriginalFileType.livePhotoKey("DCIM/IMG_0001.HEIC") == OriginalFileType.livePhotoKey("dcim/img_0001.mov"))
