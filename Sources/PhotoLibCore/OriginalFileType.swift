@@ -34,6 +34,19 @@ public enum OriginalFileType: String, Sendable, Hashable, CaseIterable {
         }
     }
 
+    /// A short name for people: `JPEG`, `HEIC`, `PNG`, `WebP`, `MOV`, `MP4`, `M4V`.
+    public var displayName: String {
+        switch self {
+        case .jpeg: return "JPEG"
+        case .heic: return "HEIC"
+        case .png: return "PNG"
+        case .webp: return "WebP"
+        case .quickTimeMovie: return "MOV"
+        case .mpeg4Movie: return "MP4"
+        case .m4vMovie: return "M4V"
+        }
+    }
+
     /// The extension of the file under `originals/`.
     public var fileExtension: String {
         switch self {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PhotoLibClient
+import PhotoLibCore
 
 extension PhotoLibCommand {
     /// `photolib get`: an image of an asset with every PhotoKit request option, written to a file.
@@ -116,13 +117,7 @@ extension PhotoLibCommand {
 
     /// A short name for a delivered image's type, as `photolib get` prints it.
     static func imageTypeName(_ uniformTypeIdentifier: String) -> String {
-        switch uniformTypeIdentifier {
-        case "public.jpeg": "JPEG"
-        case "public.heic": "HEIC"
-        case "public.png": "PNG"
-        case "org.webmproject.webp": "WebP"
-        default: uniformTypeIdentifier
-        }
+        OriginalFileType(uniformTypeIdentifier: uniformTypeIdentifier)?.displayName ?? uniformTypeIdentifier
     }
 
     /// One delivered image in `photolib get --json` (one line each).

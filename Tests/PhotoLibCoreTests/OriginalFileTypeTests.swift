@@ -14,6 +14,14 @@ struct OriginalFileTypeTests {
         #expect(OriginalFileType(path: "README") == nil)
     }
 
+    @Test("a short name for people, found from the uniform type identifier")
+    func displayName() {
+        #expect(OriginalFileType(uniformTypeIdentifier: "public.jpeg")?.displayName == "JPEG")
+        #expect(OriginalFileType(uniformTypeIdentifier: "org.webmproject.webp")?.displayName == "WebP")
+        #expect(OriginalFileType(uniformTypeIdentifier: "com.apple.quicktime-movie")?.displayName == "MOV")
+        #expect(Set(OriginalFileType.allCases.map(\.displayName)).count == OriginalFileType.allCases.count, "each type its own name")
+    }
+
     @Test("a movie's type by its box and brand; a HEIF brand is no movie")
     func movieType() {
         func head(_ box: String, _ brand: String) -> [UInt8] { [0, 0, 0, 24] + Array(box.utf8) + Array(brand.utf8) }
