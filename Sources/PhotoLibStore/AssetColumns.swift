@@ -4,8 +4,9 @@ import PhotoLibCore
 /// One `asset` row of a page as ``PhotoLibrary/visitAssets(page:of:_:)`` reads it: the values
 /// an `Asset` holds, each read from the row when asked, text as its stored UTF-8 bytes, so
 /// that a page can be encoded without an `Asset` (and its strings) per row. Each value is
-/// the one `Asset` would hold for the row (`AssetRow.decode(_:)` makes the same
-/// conversions). Valid only during the `visit` call that hands it over.
+/// the one `Asset` would hold for the row (`AssetRow.decode(_:)` reads the row through these
+/// accessors: the columns' indices and conversions live here alone). Valid only during the
+/// call that hands it over.
 public struct AssetColumns {
     /// The statement, on the row (columns in `AssetRow.columns`' order).
     private let row: Statement
@@ -17,7 +18,6 @@ public struct AssetColumns {
     /// The row's columns, or `nil` for a row `AssetRow.decode(_:)` would refuse (an invalid
     /// media type or subtype) or whose burst identifier it would repair (not valid UTF-8).
     init?(_ row: Statement) {
-        guard let mediaType = MediaType(rawValue: row.int(1)), let subtypes = UInt32(exactly: row.int64(2)) else { return nil }
         let burstIsValid = row.withText(10) { bytes in
             // ASCII (the common case) is valid; anything else is checked as `String(decoding:)` would repair it.
             var high: UInt8 = 0
@@ -25,6 +25,13 @@ public struct AssetColumns {
             return high < 0x80 || String(decoding: bytes, as: UTF8.self).utf8.elementsEqual(bytes)
         }
         guard burstIsValid else { return nil }
+        self.init(anyBurst: row)
+    }
+
+    /// The row's columns whatever its burst identifier holds (``burstIdentifier`` repairs
+    /// invalid UTF-8), or `nil` for an invalid media type or subtype: what `AssetRow.decode(_:)` reads.
+    init?(anyBurst row: Statement) {
+        guard let mediaType = MediaType(rawValue: row.int(1)), let subtypes = UInt32(exactly: row.int64(2)) else { return nil }
         self.row = row
         self.mediaType = mediaType
         self.mediaSubtypes = MediaSubtypes(rawValue: subtypes)
@@ -43,6 +50,12 @@ public struct AssetColumns {
         }
     }
 
+    /// The local identifier of the current row of `row` (for messages about a row that has
+    /// no columns).
+    static func localIdentifier(of row: Statement) -> String { row.text(0) }
+
+    /// The local identifier.
+    var localIdentifier: String { Self.localIdentifier(of: row) }
     /// Calls `body` with the UTF-8 bytes of the local identifier (valid during the call).
     public func withLocalIdentifier<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R { row.withText(0, body) }
     /// Width in pixels, upright.
@@ -62,6 +75,8 @@ public struct AssetColumns {
     /// Calls `body` with the UTF-8 bytes of the burst identifier (empty when the asset is in
     /// no burst: `Asset.burstIdentifier` is then `nil`, or empty), valid during the call.
     public func withBurstIdentifier<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R { row.withText(10, body) }
+    /// The burst identifier as `Asset` holds it (`nil` for NULL; invalid UTF-8 repaired).
+    var burstIdentifier: String? { row.optionalText(10) }
     /// Where the asset was taken, if known.
     public var location: Location? {
         guard let latitude = row.optionalDouble(11), let longitude = row.optionalDouble(12) else { return nil }

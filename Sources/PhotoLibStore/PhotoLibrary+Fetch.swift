@@ -76,22 +76,18 @@ enum AssetRow {
         """
 
     /// The asset in the current row of `row`.
+    /// Read through ``AssetColumns``, where the columns' indices and conversions live.
     static func decode(_ row: Statement) throws(PhotoLibError) -> Asset {
-        let identifier = row.text(0)
-        guard let mediaType = MediaType(rawValue: row.int(1)), let subtypes = UInt32(exactly: row.int64(2)) else {
-            throw PhotoLibError(.dataLoss, "asset \(identifier) has an invalid media type or subtype in the database")
-        }
-        var location: Location?
-        if let latitude = row.optionalDouble(11), let longitude = row.optionalDouble(12) {
-            location = Location(latitude: latitude, longitude: longitude, altitude: row.optionalDouble(13))
+        guard let columns = AssetColumns(anyBurst: row) else {
+            throw PhotoLibError(.dataLoss, "asset \(AssetColumns.localIdentifier(of: row)) has an invalid media type or subtype in the database")
         }
         return Asset(
-            localIdentifier: identifier, mediaType: mediaType, mediaSubtypes: MediaSubtypes(rawValue: subtypes),
-            pixelWidth: row.int(3), pixelHeight: row.int(4),
-            creationDate: Microseconds.date(row.int64(5)), modificationDate: Microseconds.date(row.int64(6)),
-            isFavorite: row.int(7) != 0, isHidden: row.int(8) != 0, duration: row.double(9),
-            burstIdentifier: row.optionalText(10), location: location, hasAdjustments: row.int(14) != 0,
-            trashedDate: row.optionalInt64(15).map(Microseconds.date), contentVersion: row.int(16))
+            localIdentifier: columns.localIdentifier, mediaType: columns.mediaType, mediaSubtypes: columns.mediaSubtypes,
+            pixelWidth: columns.pixelWidth, pixelHeight: columns.pixelHeight,
+            creationDate: columns.creationDate, modificationDate: columns.modificationDate,
+            isFavorite: columns.isFavorite, isHidden: columns.isHidden, duration: columns.duration,
+            burstIdentifier: columns.burstIdentifier, location: columns.location, hasAdjustments: columns.hasAdjustments,
+            trashedDate: columns.trashedDate, contentVersion: columns.contentVersion)
     }
 }
 
