@@ -84,6 +84,13 @@ struct ProtoWriter {
         bytes.append(contentsOf: utf8)
     }
 
+    /// The tag and length of a `bytes` field whose `count` bytes the caller puts after them
+    /// (written even when `count` is 0).
+    mutating func lengthPrefix(_ field: UInt64, count: Int) {
+        tag(field, .lengthDelimited)
+        varint(UInt64(count))
+    }
+
     /// One element of a `repeated string` field (written even when empty).
     mutating func element(_ field: UInt64, _ value: String) {
         tag(field, .lengthDelimited)

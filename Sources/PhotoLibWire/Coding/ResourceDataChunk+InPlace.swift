@@ -3,11 +3,12 @@ import PhotoLibCore
 // `ResourceDataChunk` is the one message that carries bulk bytes at the rate of a disk or a
 // network (`RequestResourceData`: a 230 MB original is 3,500 of them). Through the generated
 // codec each chunk's bytes are copied twice more on each side (Swift array ⇄ protobuf-c
-// struct ⇄ payload). These two functions read and write the same protobuf encoding with the
-// data in place: the server reads the file straight into the payload, the client writes the
-// file straight from the payload. Same message, same bytes on the wire (fields in number
-// order, zero fields omitted, as protobuf-c packs them); `GeneratedCodeTests` checks both
-// against the generated codec.
+// struct ⇄ payload). These functions read and write the same protobuf encoding with the
+// data in place: the server reads the file straight into the payload (or sends it after a
+// `prefix`), the client writes the file straight from the payload. Same message: `encoded`
+// writes the bytes protobuf-c would (fields in number order, zero fields omitted), `prefix`
+// the same fields in the order 1, 3, 2 (the data last, so a file can follow it);
+// `ResourceDataChunkInPlaceTests` checks them against the generated codec.
 
 extension Wire.ResourceDataChunk {
     /// Largest encoded size of the fields around the data: offset and total size (tag + up to
@@ -61,29 +62,11 @@ extension Wire.ResourceDataChunk {
     /// which every protobuf decoder accepts (a message's fields may come in any order).
     public static func prefix(offset: UInt64, totalSize: UInt64, dataCount: Int) -> [UInt8] {
         precondition(dataCount >= 0, "a negative data count")
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(maxOverhead)
-        func putVarint(_ value: UInt64) {
-            var value = value
-            while value >= 0x80 {
-                bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
-                value >>= 7
-            }
-            bytes.append(UInt8(value))
-        }
-        if offset != 0 {
-            bytes.append(1 << 3 | 0)  // field 1, varint
-            putVarint(offset)
-        }
-        if totalSize != 0 {
-            bytes.append(3 << 3 | 0)  // field 3, varint
-            putVarint(totalSize)
-        }
-        if dataCount > 0 {
-            bytes.append(2 << 3 | 2)  // field 2, length-delimited
-            putVarint(UInt64(dataCount))
-        }
-        return bytes
+        var writer = ProtoWriter(capacity: maxOverhead)
+        writer.uint(1, offset)
+        writer.uint(3, totalSize)
+        if dataCount > 0 { writer.lengthPrefix(2, count: dataCount) }
+        return writer.bytes
     }
 
     /// The fields of an encoded `photolib.v1.ResourceDataChunk` with its data left in place:
