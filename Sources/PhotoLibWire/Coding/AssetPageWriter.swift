@@ -27,24 +27,13 @@ public struct AssetPageWriter {
         burstIdentifier: UnsafeRawBufferPointer, location: Location?, hasAdjustments: Bool, contentVersion: Int, trashedDate: Date?
     ) {
         writer.message(2) { writer in
-            writer.string(1, utf8: localIdentifier)
-            writer.int32(2, Wire.MediaType(mediaType).rawValue)
-            writer.uint(3, UInt64(mediaSubtypes.rawValue))
-            writer.uint(4, UInt64(UInt32(clamping: pixelWidth)))
-            writer.uint(5, UInt64(UInt32(clamping: pixelHeight)))
-            writer.sint64(6, Wire.milliseconds(creationDate))
-            writer.sint64(7, Wire.milliseconds(modificationDate))
-            writer.bool(8, isFavorite)
-            writer.bool(9, isHidden)
-            writer.double(10, duration)
-            writer.string(11, utf8: burstIdentifier)
-            if let location {
-                let wire = Wire.Location(location)
-                writer.message(12) { wire.write(to: &$0) }
-            }
-            writer.bool(13, hasAdjustments)
-            writer.uint(14, UInt64(max(0, contentVersion)))
-            writer.sint64(15, trashedDate.map(Wire.milliseconds) ?? 0)
+            writer.assetFields(
+                localIdentifier: localIdentifier, mediaType: Wire.MediaType(mediaType).rawValue, mediaSubtypes: UInt64(mediaSubtypes.rawValue),
+                pixelWidth: UInt64(UInt32(clamping: pixelWidth)), pixelHeight: UInt64(UInt32(clamping: pixelHeight)),
+                creationDateMs: Wire.milliseconds(creationDate), modificationDateMs: Wire.milliseconds(modificationDate),
+                isFavorite: isFavorite, isHidden: isHidden, duration: duration, burstIdentifier: burstIdentifier,
+                location: location.map(Wire.Location.init), hasAdjustments: hasAdjustments,
+                contentVersion: UInt64(max(0, contentVersion)), trashedDateMs: trashedDate.map(Wire.milliseconds) ?? 0)
         }
     }
 

@@ -134,21 +134,44 @@ extension Wire.Location {
 
 extension Wire.Asset {
     func write(to writer: inout ProtoWriter) {
-        writer.string(1, localIdentifier)
-        writer.int32(2, mediaType.rawValue)
-        writer.uint(3, UInt64(mediaSubtypes))
-        writer.uint(4, UInt64(pixelWidth))
-        writer.uint(5, UInt64(pixelHeight))
-        writer.sint64(6, creationDateMs)
-        writer.sint64(7, modificationDateMs)
-        writer.bool(8, isFavorite)
-        writer.bool(9, isHidden)
-        writer.double(10, duration)
-        writer.string(11, burstIdentifier)
-        if let location { writer.message(12) { location.write(to: &$0) } }
-        writer.bool(13, hasAdjustments)
-        writer.uint(14, contentVersion)
-        writer.sint64(15, trashedDateMs)
+        var localIdentifier = localIdentifier, burstIdentifier = burstIdentifier
+        localIdentifier.withUTF8 { identifier in
+            burstIdentifier.withUTF8 { burst in
+                writer.assetFields(
+                    localIdentifier: UnsafeRawBufferPointer(identifier), mediaType: mediaType.rawValue, mediaSubtypes: UInt64(mediaSubtypes),
+                    pixelWidth: UInt64(pixelWidth), pixelHeight: UInt64(pixelHeight), creationDateMs: creationDateMs,
+                    modificationDateMs: modificationDateMs, isFavorite: isFavorite, isHidden: isHidden, duration: duration,
+                    burstIdentifier: UnsafeRawBufferPointer(burst), location: location, hasAdjustments: hasAdjustments,
+                    contentVersion: contentVersion, trashedDateMs: trashedDateMs)
+            }
+        }
+    }
+}
+
+extension ProtoWriter {
+    /// The fields of a `photolib.v1.Asset` (the body of its message) from their wire values,
+    /// text as UTF-8 bytes: what ``Wire/Asset``'s own writer and ``AssetPageWriter`` (straight
+    /// from the store's row) both write.
+    mutating func assetFields(
+        localIdentifier: UnsafeRawBufferPointer, mediaType: Int32, mediaSubtypes: UInt64, pixelWidth: UInt64, pixelHeight: UInt64,
+        creationDateMs: Int64, modificationDateMs: Int64, isFavorite: Bool, isHidden: Bool, duration: Double,
+        burstIdentifier: UnsafeRawBufferPointer, location: Wire.Location?, hasAdjustments: Bool, contentVersion: UInt64, trashedDateMs: Int64
+    ) {
+        string(1, utf8: localIdentifier)
+        int32(2, mediaType)
+        uint(3, mediaSubtypes)
+        uint(4, pixelWidth)
+        uint(5, pixelHeight)
+        sint64(6, creationDateMs)
+        sint64(7, modificationDateMs)
+        bool(8, isFavorite)
+        bool(9, isHidden)
+        double(10, duration)
+        string(11, utf8: burstIdentifier)
+        if let location { message(12) { location.write(to: &$0) } }
+        bool(13, hasAdjustments)
+        uint(14, contentVersion)
+        sint64(15, trashedDateMs)
     }
 }
 
