@@ -21,6 +21,23 @@ public final class PhotoLibrary: Sendable {
     public let isOwner: Bool
     /// Image requests on this connection.
     public var imageManager: ImageManager { ImageManager(connection: connection) }
+    /// A task executor that runs tasks on this connection's serial queue, where result
+    /// handlers run: a task that prefers it and awaits this library's calls is resumed in the
+    /// turn that read the answer, without waking a thread, and its next request leaves with
+    /// that turn's writes. It makes the async API about as cheap as result handlers.
+    ///
+    /// ```swift
+    /// let image = try await withTaskExecutorPreference(library.taskExecutor) {
+    ///     try await library.imageManager.image(forAssetIdentifier: id, targetSize: size)
+    /// }
+    /// ```
+    ///
+    /// The rule is the result handlers': code that runs there must return quickly and never
+    /// block (no file I/O, no waiting for a lock held elsewhere, no `DispatchQueue.sync`), since
+    /// the connection's I/O waits for it. Awaiting other work is fine: the task leaves and comes
+    /// back. Keep the library alive while tasks prefer its executor (a task holds no reference
+    /// to its preferred executor).
+    public var taskExecutor: any TaskExecutor { connection.executor }
 
     let connection: ClientConnection
     /// What this connection's change subscriptions share (``SharedChangeDecoding``).

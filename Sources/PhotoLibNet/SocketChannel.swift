@@ -223,6 +223,17 @@ public final class SocketChannel: @unchecked Sendable {
         return true
     }
 
+    /// On ``queue``, outside any turn (a block of the owner's own on the queue): runs `work`
+    /// as a turn, whose writes leave in one `send` at its end instead of a `send` scheduled
+    /// apart. Within a turn already, `work` just runs (its writes join that turn's).
+    public func turn(_ work: () -> Void) {
+        if inTurn { return work() }
+        inTurn = true
+        work()
+        inTurn = false
+        sendPending()
+    }
+
     /// Sends what turns held back (``holdsWrites``), if they did: joins the turn running
     /// now, which sends at its end, or runs one on the calling thread. Call it (from a task,
     /// like ``submit(_:)``) when ``holdsWrites`` stops returning `true`.

@@ -163,9 +163,17 @@ extension PhotoLibCommand {
         @Option(name: .long, help: "Client API: async (image(...) / image streams in tasks) or handler (PhotoKit's result handler, run on the connection's queue).")
         var api: API = .async
 
+        @Option(name: .long, help: "With --api async, where the tasks run: pool (Swift's global executor) or connection (each prefers its connection's executor, PhotoLibrary.taskExecutor).")
+        var executor: Executor = .pool
+
         /// Which ImageManager API the requests go through.
         enum API: String, ExpressibleByArgument, CaseIterable {
             case async, handler
+        }
+
+        /// Where the async API's tasks run.
+        enum Executor: String, ExpressibleByArgument, CaseIterable {
+            case pool, connection
         }
 
         func validate() throws {
@@ -176,6 +184,7 @@ extension PhotoLibCommand {
             if let duration, !(duration > 0 && duration <= 3600) { throw ValidationError("--duration must be within 0…3600 s") }
             guard requests == nil || duration == nil else { throw ValidationError("give --requests or --duration, not both") }
             guard !(cold && warm) else { throw ValidationError("--cold and --warm exclude each other") }
+            guard executor == .pool || api == .async else { throw ValidationError("--executor applies to --api async only") }
         }
 
         func run() async throws {
@@ -220,7 +229,8 @@ extension PhotoLibCommand {
                 await withTaskGroup(of: Void.self) { group in
                     for worker in 0..<concurrency {
                         let manager = managers[worker % managers.count]
-                        group.addTask {
+                        let preferred = executor == .connection ? libraries[worker % libraries.count].taskExecutor : nil
+                        group.addTask(executorPreference: preferred) {
                             while let index = state.next() {
                                 let begin = DispatchTime.now()
                                 do {
@@ -244,7 +254,7 @@ extension PhotoLibCommand {
             }
             let seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
             let report = BenchReport(histogram: state.histogram, requests: state.completed, errors: state.errors, bytes: state.bytes, seconds: seconds, firstError: state.firstError)
-            let label = "images \(size) \(mode.rawValue) \(delivery.rawValue) \(cold ? "cold" : warm ? "warm" : "as-is") c=\(concurrency) n=\(connections)\(api == .handler ? " api=handler" : "")"
+            let label = "images \(size) \(mode.rawValue) \(delivery.rawValue) \(cold ? "cold" : warm ? "warm" : "as-is") c=\(concurrency) n=\(connections)\(api == .handler ? " api=handler" : executor == .connection ? " executor=connection" : "")"
             if let chart {
                 let dropped = state.samplesDropped > 0 ? "; the first \(BenchState.maxSamples) drawn" : ""
                 try LatencyChart(

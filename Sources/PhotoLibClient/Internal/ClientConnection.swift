@@ -59,10 +59,15 @@ final class ClientConnection: @unchecked Sendable {
     /// (``SocketChannel/holdsWrites``). Calls that join the event loop's read turn leave
     /// with its writes, as result handlers' do.
     let resumedTasks = ResumedTasks()
+    /// Runs the jobs of tasks that prefer it on ``queue``, at the end of the read turn that
+    /// resumed them (``PhotoLibrary/taskExecutor``).
+    let executor: ConnectionExecutor
 
     private init(fd: Int32, endpoint: Endpoint?, configuration: ClientConfiguration, continuation: CheckedContinuation<Wire.Welcome, any Error>) {
         self.configuration = configuration
-        self.channel = SocketChannel(fd: fd, peer: endpoint, queue: queue)
+        let channel = SocketChannel(fd: fd, peer: endpoint, queue: queue)
+        self.channel = channel
+        self.executor = ConnectionExecutor(queue: queue) { body in channel.turn(body) }
         // The client never stops reading for its own output: what it sends is bounded by the
         // server's flow-control windows already, and a client that stopped reading while the
         // server does the same (each waiting for the other to drain) would deadlock.
@@ -85,7 +90,7 @@ final class ClientConnection: @unchecked Sendable {
     }
 
     /// Whether the caller runs on ``queue`` (in a result handler, say).
-    private var isOnQueue: Bool {
+    var isOnQueue: Bool {
         DispatchQueue.getSpecific(key: Self.queueKey) == ObjectIdentifier(self)
     }
 
@@ -195,9 +200,10 @@ final class ClientConnection: @unchecked Sendable {
         }
         // This task runs again: if it was the last one resumed, what the others opened meanwhile
         // (held back for it) leaves now.
-        // (A resumed task never runs on the connection's queue: see "In: one hop" in
-        // docs/ARCHITECTURE.md.)
-        if resumedTasks.ran() { channel.sendHeldWrites() }
+        // A task on the connection's own executor runs in a turn of the queue, whose end sends
+        // them (and which it must not wait for). Others were resumed to Swift's pool: see
+        // "In: one hop" in docs/ARCHITECTURE.md.
+        if resumedTasks.ran() && !isOnQueue { channel.sendHeldWrites() }
         return try result.get()
     }
 
@@ -449,13 +455,18 @@ final class ClientConnection: @unchecked Sendable {
 
     /// Hands `bytes` to the machine and acts on each event, in order; held credit is decided
     /// about when they are used up.
+    ///
+    /// Tasks that prefer ``executor`` and were resumed by these events run at the end, before
+    /// the turn's writes leave: the requests they make go out with them.
     private func received(_ bytes: [UInt8]) {
         guard !isClosed else { return }
-        machine.receive(bytes)
-        let now = DispatchTime.now().uptimeNanoseconds
-        while let event = machine.nextEvent(now: now) {
-            handle(event)
-            writeOut()
+        executor.turn {
+            machine.receive(bytes)
+            let now = DispatchTime.now().uptimeNanoseconds
+            while let event = machine.nextEvent(now: now) {
+                handle(event)
+                writeOut()
+            }
         }
         flush()
     }

@@ -1,0 +1,68 @@
+import Dispatch
+
+/// A task executor that runs jobs on a connection's serial queue: what
+/// ``PhotoLibrary/taskExecutor`` hands out.
+///
+/// A task that prefers it (`Task(executorPreference:)`, `withTaskExecutorPreference`) and
+/// awaits a call of this connection is resumed where the call ends, in the turn of the queue
+/// that read the answer: its code after the `await` runs at the end of that turn, and the
+/// request it makes next leaves with the turn's writes. No thread wakes up for it, as with
+/// result handlers. Jobs run in the order they were enqueued, never nested in one another.
+///
+/// The contract is the result handlers': code running here must not block, since the
+/// connection's I/O (and, while it runs on an event loop's thread, other connections' I/O)
+/// waits for it.
+///
+/// `@unchecked Sendable`: ``waiting`` and ``turnTakesJobs`` are touched only on ``queue``.
+final class ConnectionExecutor: TaskExecutor, @unchecked Sendable {
+    /// The connection's queue: every job runs on it.
+    private let queue: DispatchQueue
+    /// Marks ``queue`` as this executor's, for ``isOnQueue``.
+    private static let queueKey = DispatchSpecificKey<ObjectIdentifier>()
+    /// Runs a turn of the executor's own on ``queue`` (the connection's socket turn, so that
+    /// the jobs' writes leave in one `send` at its end).
+    private let asTurn: @Sendable (() -> Void) -> Void
+    /// On ``queue``: jobs enqueued during the turn running now, which runs them before it ends.
+    private var waiting: [UnownedJob] = []
+    /// On ``queue``: whether the turn running now runs ``waiting`` before it ends.
+    private var turnTakesJobs = false
+
+    /// An executor for `queue`, whose turns of its own run inside `asTurn`.
+    init(queue: DispatchQueue, asTurn: @escaping @Sendable (() -> Void) -> Void) {
+        self.queue = queue
+        self.asTurn = asTurn
+        queue.setSpecific(key: Self.queueKey, value: ObjectIdentifier(self))
+    }
+
+    /// Whether the caller runs on ``queue``.
+    private var isOnQueue: Bool {
+        DispatchQueue.getSpecific(key: Self.queueKey) == ObjectIdentifier(self)
+    }
+
+    /// Takes a job: on the queue, within a turn that runs jobs (``turn(_:)``), it waits for
+    /// that turn's end; otherwise it gets a turn of its own, queued.
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        if isOnQueue && turnTakesJobs {
+            waiting.append(job)
+            return
+        }
+        queue.async { [self] in
+            asTurn { turn { waiting.append(job) } }
+        }
+    }
+
+    /// On ``queue``: runs `body`, then every job enqueued meanwhile (and those they enqueue),
+    /// in order. Nested in another turn, `body` just runs: the outer turn runs the jobs.
+    func turn(_ body: () -> Void) {
+        if turnTakesJobs { return body() }
+        turnTakesJobs = true
+        body()
+        while !waiting.isEmpty {
+            let jobs = waiting
+            waiting.removeAll(keepingCapacity: true)
+            for job in jobs { job.runSynchronously(on: asUnownedTaskExecutor()) }
+        }
+        turnTakesJobs = false
+    }
+}
