@@ -37,6 +37,15 @@ struct ProtoReader {
         return nil
     }
 
+    /// The next varint as a `bool`, read only in its canonical one-byte form (0 or 1);
+    /// `nil` for anything else, which the generated decoder then reads (protobuf-c takes
+    /// any set bit of any byte as `true`, even bits a 64-bit value cannot hold).
+    mutating func bool() -> Bool? {
+        let start = at
+        guard let value = varint(), at == start + 1, value <= 1 else { return nil }
+        return value == 1
+    }
+
     /// The next tag: field number and wire type.
     mutating func tag() -> (field: UInt64, type: UInt64)? {
         guard let key = varint(), key >> 3 != 0 else { return nil }
@@ -74,6 +83,11 @@ struct ProtoReader {
         return String(validating: bytes, as: UTF8.self)
     }
 
+    /// The bytes of `range` (from ``delimited()``), copied into an array of their own.
+    func bytes(_ range: Range<Int>) -> [UInt8] {
+        Array(UnsafeRawBufferPointer(rebasing: base[range]))
+    }
+
     /// A reader of a sub-message's bytes.
     func reader(_ range: Range<Int>) -> ProtoReader { ProtoReader(base, range) }
 }
@@ -89,7 +103,7 @@ extension Wire.Location {
             switch (field, type) {
             case (1, 1): guard let value = reader.double() else { return nil }; latitude = value
             case (2, 1): guard let value = reader.double() else { return nil }; longitude = value
-            case (3, 0): guard let value = reader.varint() else { return nil }; hasAltitude = value != 0
+            case (3, 0): guard let value = reader.bool() else { return nil }; hasAltitude = value
             case (4, 1): guard let value = reader.double() else { return nil }; altitude = value
             default: return nil
             }
@@ -113,8 +127,8 @@ extension Wire.Asset {
             case (5, 0): guard let value = reader.varint() else { return nil }; pixelHeight = UInt32(truncatingIfNeeded: value)
             case (6, 0): guard let value = reader.varint() else { return nil }; creationDateMs = Self.zigzag(value)
             case (7, 0): guard let value = reader.varint() else { return nil }; modificationDateMs = Self.zigzag(value)
-            case (8, 0): guard let value = reader.varint() else { return nil }; isFavorite = value != 0
-            case (9, 0): guard let value = reader.varint() else { return nil }; isHidden = value != 0
+            case (8, 0): guard let value = reader.bool() else { return nil }; isFavorite = value
+            case (9, 0): guard let value = reader.bool() else { return nil }; isHidden = value
             case (10, 1): guard let value = reader.double() else { return nil }; duration = value
             case (11, 2): guard let value = reader.string() else { return nil }; burstIdentifier = value
             case (12, 2):
@@ -122,7 +136,7 @@ extension Wire.Asset {
                 var inner = reader.reader(range)
                 guard let value = Wire.Location(reading: &inner) else { return nil }
                 location = value
-            case (13, 0): guard let value = reader.varint() else { return nil }; hasAdjustments = value != 0
+            case (13, 0): guard let value = reader.bool() else { return nil }; hasAdjustments = value
             case (14, 0): guard let value = reader.varint() else { return nil }; contentVersion = value
             case (15, 0): guard let value = reader.varint() else { return nil }; trashedDateMs = Self.zigzag(value)
             default: return nil

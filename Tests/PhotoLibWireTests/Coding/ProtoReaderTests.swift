@@ -71,6 +71,7 @@ final class ProtoReaderTests: XCTestCase {
             ("field zero", [0x00, 0x01]),
             ("a length past the end", [0x12, 0x7F, 0x08]),
             ("non-canonical booleans and varints", field(2, [0x40, 0x80, 0x00, 0x48, 0x82, 0x00, 0x18, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01])),
+            ("a boolean of ten bytes whose high bits are set", field(2, [0x40] + Array(repeating: 0x80, count: 9) + [0x02])),
         ]
         for (what, bytes) in shapes { assertAgree(bytes, what) }
     }
