@@ -115,7 +115,7 @@ public struct ImageManager: Sendable {
             return id
         }
         connection.start(
-            PhotoLibraryMethods.requestImage.info, request: request.encoded(), timeout: nil,
+            PhotoLibraryMethods.requestImage.info, request: request.encodedDirectly(), timeout: nil,
             consumer: ImageAssembler(delivery: .handler(resultHandler), progress: progress))
         return id
     }
@@ -148,7 +148,7 @@ public struct ImageManager: Sendable {
         let request = try imageRequest(identifier, targetSize, contentMode, options, wantsProgress: progress != nil, requestID: requestID)
         let (images, continuation) = AsyncThrowingStream<DeliveredImage, any Error>.makeStream()
         let call = try await connection.open(
-            PhotoLibraryMethods.requestImage.info, request: request.encoded(), timeout: nil,
+            PhotoLibraryMethods.requestImage.info, request: request.encodedDirectly(), timeout: nil,
             consumer: ImageAssembler(delivery: .every(continuation), progress: progress))
         continuation.onTermination = { [connection] termination in
             if case .cancelled = termination { connection.cancel(call) }
@@ -166,7 +166,7 @@ public struct ImageManager: Sendable {
         options: ImageRequestOptions = ImageRequestOptions(), progress: (@Sendable (ImageRequestProgress) -> Void)? = nil
     ) async throws -> DeliveredImage {
         let request = try imageRequest(identifier, targetSize, contentMode, options, wantsProgress: progress != nil, requestID: Self.requestIDs.next())
-        return try await connection.consume(PhotoLibraryMethods.requestImage.info, request: request.encoded(), timeout: nil) {
+        return try await connection.consume(PhotoLibraryMethods.requestImage.info, request: request.encodedDirectly(), timeout: nil) {
             ImageAssembler(delivery: .last($0), progress: progress)
         }
     }

@@ -30,7 +30,7 @@ final class ImageAssembler: ResponseConsumer, @unchecked Sendable {
     }
 
     func receive(_ payload: [UInt8]) throws(PhotoLibError) {
-        guard let image = try assembly.add(Wire.ImageResponse(decoding: payload), progress: progress) else { return }
+        guard let image = try assembly.add(Wire.ImageResponse.decoded(payload), progress: progress) else { return }
         switch delivery {
         case .every(let images):
             images.yield(image)

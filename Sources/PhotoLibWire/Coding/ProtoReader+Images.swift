@@ -1,0 +1,88 @@
+import PhotoLibCore
+
+// An image's parts, read by `ProtoReader`: a cached thumbnail is three messages (start, one
+// chunk, end), decoded on the client for every image, where protobuf-c's unpack, the copies
+// out of its structs and its free cost more than the reading.
+
+extension Wire.ImageStart {
+    /// The start in `reader`'s bytes, or `nil` (see ``ProtoReader``).
+    init?(reading reader: inout ProtoReader) {
+        self.init()
+        var seen: UInt64 = 0
+        while !reader.isAtEnd {
+            guard let (field, type) = reader.tag(), field <= 6, seen & (1 << field) == 0 else { return nil }
+            seen |= 1 << field
+            switch (field, type) {
+            case (1, 0): guard let value = reader.varint() else { return nil }; width = UInt32(truncatingIfNeeded: value)
+            case (2, 0): guard let value = reader.varint() else { return nil }; height = UInt32(truncatingIfNeeded: value)
+            case (3, 0): guard let value = reader.varint() else { return nil }; byteCount = value
+            case (4, 0): guard let value = reader.bool() else { return nil }; degraded = value
+            case (5, 2): guard let value = reader.string() else { return nil }; uniformTypeIdentifier = value
+            case (6, 0): guard let value = reader.varint() else { return nil }; imageIndex = UInt32(truncatingIfNeeded: value)
+            default: return nil
+            }
+        }
+    }
+}
+
+extension Wire.ImageChunk {
+    /// The chunk in `reader`'s bytes (its data copied out once), or `nil` (see ``ProtoReader``).
+    init?(reading reader: inout ProtoReader) {
+        self.init()
+        var seen: UInt64 = 0
+        while !reader.isAtEnd {
+            guard let (field, type) = reader.tag(), field <= 2, seen & (1 << field) == 0 else { return nil }
+            seen |= 1 << field
+            switch (field, type) {
+            case (1, 0): guard let value = reader.varint() else { return nil }; offset = value
+            case (2, 2): guard let range = reader.delimited() else { return nil }; data = reader.bytes(range)
+            default: return nil
+            }
+        }
+    }
+}
+
+extension Wire.ImageEnd {
+    /// The end in `reader`'s bytes, or `nil` (see ``ProtoReader``).
+    init?(reading reader: inout ProtoReader) {
+        self.init()
+        var seen: UInt64 = 0
+        while !reader.isAtEnd {
+            guard let (field, type) = reader.tag(), field <= 2, seen & (1 << field) == 0 else { return nil }
+            seen |= 1 << field
+            switch (field, type) {
+            case (1, 0): guard let value = reader.varint() else { return nil }; imageIndex = UInt32(truncatingIfNeeded: value)
+            case (2, 0): guard let value = reader.bool() else { return nil }; isFinal = value
+            default: return nil
+            }
+        }
+    }
+}
+
+extension Wire.ImageResponse {
+    /// The part in `bytes` read straight into values when it is a start, a chunk or an end
+    /// (each once, with only the fields it knows); `nil` for anything else, which
+    /// ``init(decoding:)`` then decodes or refuses.
+    init?(readingPart bytes: [UInt8]) {
+        let part: Part? = bytes.withUnsafeBytes { raw in
+            var reader = ProtoReader(raw, 0..<raw.count)
+            guard let (field, type) = reader.tag(), type == 2, let range = reader.delimited(), reader.isAtEnd else { return nil }
+            var inner = reader.reader(range)
+            switch field {
+            case 1: return Wire.ImageStart(reading: &inner).map { .start($0) }
+            case 2: return Wire.ImageChunk(reading: &inner).map { .chunk($0) }
+            case 3: return Wire.ImageEnd(reading: &inner).map { .end($0) }
+            default: return nil
+            }
+        }
+        guard let part else { return nil }
+        self.init(part: part)
+    }
+
+    /// Decodes a frame payload: an image's start, chunk or end read straight into values
+    /// (by `ProtoReader`), anything else by the generated codec.
+    public static func decoded(_ bytes: [UInt8]) throws(PhotoLibError) -> Self {
+        if let response = Self(readingPart: bytes) { return response }
+        return try Self(decoding: bytes)
+    }
+}
