@@ -44,7 +44,7 @@ final class ClientConnection: @unchecked Sendable {
     /// Whether the socket was told to close once the machine closed (GOAWAY drained).
     private var isClosingChannel = false
     /// Encoded CALL messages of calls without a deadline, by method name.
-    private var callStarts: [String: Wire.CallStart] = [:]
+    private var callStarts: [String: [UInt8]] = [:]
     /// One-shot timer set to the machine's next deadline (keepalive, a call's deadline).
     private var timer: (any DispatchSourceTimer)?
     /// The deadline ``timer`` is set to (uptime nanoseconds).
@@ -303,8 +303,9 @@ final class ClientConnection: @unchecked Sendable {
         if let oversized = requests.first(where: { $0.count > serverMaxFrameSize }) {
             throw PhotoLibError(.resourceExhausted, "a \(oversized.count)-byte request exceeds the server's maximum frame size")
         }
+        let (call, timeoutMs) = callStart(stream.method, timeout: timeout)
         let id = try machine.openStream(
-            callStart(stream.method, timeout: timeout), endStream: requests.isEmpty && endStream, now: DispatchTime.now().uptimeNanoseconds)
+            encodedCall: call, timeoutMs: timeoutMs, endStream: requests.isEmpty && endStream, now: DispatchTime.now().uptimeNanoseconds)
         stream.id = id
         stream.timeout = timeout
         streams[id] = stream
@@ -316,15 +317,17 @@ final class ClientConnection: @unchecked Sendable {
         }
     }
 
-    /// The CALL message of `method` with `timeout` (kept once per method when there is none).
-    private func callStart(_ method: MethodInfo, timeout: Double?) -> Wire.CallStart {
+    /// The encoded CALL message of `method` with `timeout`, and that deadline in
+    /// milliseconds (encoded once per method when there is none).
+    private func callStart(_ method: MethodInfo, timeout: Double?) -> (call: [UInt8], timeoutMs: UInt64) {
         if let timeout {
-            return Wire.CallStart(method: method.path, timeoutMs: UInt64(max(1, (timeout * 1000).rounded())))
+            let milliseconds = UInt64(max(1, (timeout * 1000).rounded()))
+            return (Wire.CallStart(method: method.path, timeoutMs: milliseconds).encoded(), milliseconds)
         }
-        if let cached = callStarts[method.name] { return cached }
-        let start = Wire.CallStart(method: method.path)
-        callStarts[method.name] = start
-        return start
+        if let cached = callStarts[method.name] { return (cached, 0) }
+        let call = Wire.CallStart(method: method.path).encoded()
+        callStarts[method.name] = call
+        return (call, 0)
     }
 
     /// Sends one request message, waiting for credit.

@@ -609,6 +609,13 @@ public struct ConnectionStateMachine: Sendable {
     /// the call sends no request message (CALL carries END_STREAM). A `timeoutMs` in `call`
     /// also sets the call's deadline here (``Event/deadlineExceeded(stream:)``).
     public mutating func openStream(_ call: Wire.CallStart, endStream: Bool, now: UInt64) throws(PhotoLibError) -> UInt32 {
+        try openStream(encodedCall: call.encoded(), timeoutMs: call.timeoutMs, endStream: endStream, now: now)
+    }
+
+    /// Client: ``openStream(_:endStream:now:)`` with the CALL message already encoded
+    /// (`encodedCall`, whose deadline is `timeoutMs`): a client that opens many calls of one
+    /// method encodes its CALL once.
+    public mutating func openStream(encodedCall: [UInt8], timeoutMs: UInt64, endStream: Bool, now: UInt64) throws(PhotoLibError) -> UInt32 {
         switch phase {
         case .closed:
             throw PhotoLibError(.unavailable, "the connection is closed; reconnect")
@@ -631,8 +638,8 @@ public struct ConnectionStateMachine: Sendable {
             receiveWindow: FlowWindow(initial: configuration.initialStreamWindow),
             credit: ReceiveCredit(initial: configuration.initialStreamWindow, largestMessage: configuration.maxFrameSize),
             requestEnded: endStream,
-            deadline: call.timeoutMs > 0 ? now &+ min(call.timeoutMs, UInt64(Int32.max)) &* 1_000_000 : nil)
-        write(Frame(.call, stream: id, flags: endStream ? .endStream : [], payload: call.encoded()))
+            deadline: timeoutMs > 0 ? now &+ min(timeoutMs, UInt64(Int32.max)) &* 1_000_000 : nil)
+        write(Frame(.call, stream: id, flags: endStream ? .endStream : [], payload: encodedCall))
         return id
     }
 
