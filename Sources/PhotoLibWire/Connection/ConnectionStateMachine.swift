@@ -161,6 +161,9 @@ public struct ConnectionStateMachine: Sendable {
     private var phase = Phase.handshaking
     private var decoder: FrameDecoder
     private var streams: [UInt32: StreamState] = [:]
+    /// How many of ``streams`` have a deadline: without any (image calls, say), working out
+    /// the next deadline after every turn does not visit each open call.
+    private var streamsWithDeadline = 0
     /// Server: the highest stream id a CALL used. Client: the highest id opened.
     private var highestStreamID: UInt32 = 0
     private var nextStreamID: UInt32 = 1
@@ -265,7 +268,9 @@ public struct ConnectionStateMachine: Sendable {
                 }
             }
         }
-        for stream in streams.values { consider(stream.deadline) }
+        if streamsWithDeadline > 0 {
+            for stream in streams.values { consider(stream.deadline) }
+        }
         consider(deferredPings.first?.due)
         return next
     }
@@ -458,6 +463,7 @@ public struct ConnectionStateMachine: Sendable {
             credit: ReceiveCredit(initial: configuration.initialStreamWindow, largestMessage: configuration.maxFrameSize),
             requestEnded: endStream,
             deadline: call.timeoutMs > 0 ? now &+ min(call.timeoutMs, UInt64(Int32.max)) &* 1_000_000 : nil)
+        if call.timeoutMs > 0 { streamsWithDeadline += 1 }
         pendingEvents.append(.callOpened(stream: id, call: call, endStream: endStream))
     }
 
@@ -506,7 +512,8 @@ public struct ConnectionStateMachine: Sendable {
         case .message: try receiveResponse(frame)
         case .status:
             guard frame.streamID != 0 else { throw violation("STATUS on stream 0") }
-            let status = try Wire.Status(decoding: frame.payload)
+            // The usual STATUS, OK with nothing else, is an empty message.
+            let status = frame.payload.isEmpty ? Wire.Status() : try Wire.Status(decoding: frame.payload)
             guard forget(frame.streamID) else { return }
             pendingEvents.append(.status(stream: frame.streamID, status))
             closeIfDrained()
@@ -639,6 +646,7 @@ public struct ConnectionStateMachine: Sendable {
             credit: ReceiveCredit(initial: configuration.initialStreamWindow, largestMessage: configuration.maxFrameSize),
             requestEnded: endStream,
             deadline: timeoutMs > 0 ? now &+ min(timeoutMs, UInt64(Int32.max)) &* 1_000_000 : nil)
+        if timeoutMs > 0 { streamsWithDeadline += 1 }
         write(Frame(.call, stream: id, flags: endStream ? .endStream : [], payload: encodedCall))
         return id
     }
@@ -786,6 +794,7 @@ public struct ConnectionStateMachine: Sendable {
         guard configuration.role == .server else { return }
         for id in streams.keys.sorted() { writeStatus(id, status) }
         streams = [:]
+        streamsWithDeadline = 0
         blockedOnConnection = []
     }
 
@@ -803,6 +812,7 @@ public struct ConnectionStateMachine: Sendable {
     @discardableResult
     private mutating func forget(_ id: UInt32) -> Bool {
         guard let stream = streams.removeValue(forKey: id) else { return false }
+        if stream.deadline != nil { streamsWithDeadline -= 1 }
         blockedOnConnection.removeAll { $0 == id }
         if configuration.role == .client {
             // Responses never consumed (a task stopped iterating) give their connection credit
@@ -902,10 +912,13 @@ public struct ConnectionStateMachine: Sendable {
         case .closed:
             return []
         }
-        for id in streams.keys.sorted() {
-            guard let deadline = streams[id]?.deadline, deadline <= now else { continue }
-            streams[id]?.deadline = nil
-            events.append(.deadlineExceeded(stream: id))
+        if streamsWithDeadline > 0 {
+            for id in streams.keys.sorted() {
+                guard let deadline = streams[id]?.deadline, deadline <= now else { continue }
+                streams[id]?.deadline = nil
+                streamsWithDeadline -= 1
+                events.append(.deadlineExceeded(stream: id))
+            }
         }
         return events
     }
@@ -973,6 +986,7 @@ public struct ConnectionStateMachine: Sendable {
     public mutating func close() {
         phase = .closed
         streams = [:]
+        streamsWithDeadline = 0
         blockedOnConnection = []
         deferredPings = []
         keepaliveAt = nil

@@ -604,6 +604,32 @@ final class ConnectionStateMachineTests: XCTestCase {
         XCTAssertTrue(machine.isClosed)
     }
 
+    /// Calls with and without a deadline side by side: the next deadline is the earliest
+    /// call's while one has a deadline (the keepalive's otherwise), each passed deadline is
+    /// reported once, and a call that ended, was cancelled or already reported counts no more.
+    func testClientCallDeadlinesAmongCallsWithout() throws {
+        var machine = try openClient()
+        let keepalive = machine.nextDeadline
+        let plain = try machine.openStream(Wire.CallStart(method: "/m"), endStream: true, now: 0)
+        XCTAssertEqual(machine.nextDeadline, keepalive, "no call has a deadline")
+        let late = try machine.openStream(Wire.CallStart(method: "/m", timeoutMs: 300), endStream: true, now: 0)
+        let soon = try machine.openStream(encodedCall: Wire.CallStart(method: "/m", timeoutMs: 200).encoded(), timeoutMs: 200, endStream: true, now: 0)
+        let ended = try machine.openStream(Wire.CallStart(method: "/m", timeoutMs: 100), endStream: true, now: 0)
+        XCTAssertEqual(machine.nextDeadline, 100 * millisecond)
+        XCTAssertEqual(feed(&machine, bytes(status(ended, .ok))), [.status(stream: ended, .ok)])
+        XCTAssertEqual(machine.nextDeadline, 200 * millisecond, "the ended call's deadline is gone")
+        XCTAssertEqual(machine.tick(now: 200 * millisecond), [.deadlineExceeded(stream: soon)])
+        XCTAssertEqual(machine.nextDeadline, 300 * millisecond, "a reported deadline is not reported again")
+        XCTAssertTrue(machine.cancel(stream: late, reason: "gave up"))
+        XCTAssertEqual(machine.nextDeadline, keepalive, "the cancelled call's deadline is gone")
+        XCTAssertEqual(machine.tick(now: 300 * millisecond), [])
+        XCTAssertTrue(machine.cancel(stream: soon, reason: "late"))
+        XCTAssertTrue(machine.cancel(stream: plain, reason: "done"))
+        let again = try machine.openStream(Wire.CallStart(method: "/m", timeoutMs: 50), endStream: true, now: 400 * millisecond)
+        XCTAssertEqual(machine.nextDeadline, 450 * millisecond)
+        XCTAssertEqual(machine.tick(now: 450 * millisecond), [.deadlineExceeded(stream: again)])
+    }
+
     func testClientKeepaliveAfterTwoSilentLooks() throws {
         var machine = try openClient()
         XCTAssertEqual(machine.nextDeadline, 1000 * millisecond)
