@@ -35,6 +35,10 @@ public final class SocketChannel: @unchecked Sendable {
     public let peer: Endpoint?
     /// Called with each batch of bytes read.
     public var onRead: ([UInt8]) -> Void = { _ in }
+    /// When set, called instead of ``onRead`` with each batch of bytes read, in the event
+    /// loop's read buffer itself (valid only during the call): for an owner that copies what
+    /// it keeps anyway (a frame decoder), one copy of every byte read fewer.
+    public var onReadInPlace: ((UnsafeRawBufferPointer) -> Void)?
     /// Called once when the channel closes: `nil` after an orderly close or EOF.
     public var onClose: ((SocketError?) -> Void)?
     /// Called when the outbound buffer has drained to empty.
@@ -147,6 +151,7 @@ public final class SocketChannel: @unchecked Sendable {
         _ = Glibc.close(fd)
         onClose = nil
         onRead = { _ in }
+        onReadInPlace = nil
     }
 
     /// The epoll interest the channel wants now.
@@ -339,6 +344,7 @@ public final class SocketChannel: @unchecked Sendable {
         guard !closed, !closeAfterFlush else { return }
         closeAfterFlush = true
         onRead = { _ in }
+        onReadInPlace = nil
         // Input is dropped from now on: reading goes on whatever is queued.
         if readingPaused {
             readingPaused = false
@@ -372,6 +378,7 @@ public final class SocketChannel: @unchecked Sendable {
         let callback = onClose
         onClose = nil
         onRead = { _ in }
+        onReadInPlace = nil
         onDrained = nil
         onWritable = nil
         callback?(error)
@@ -386,7 +393,8 @@ public final class SocketChannel: @unchecked Sendable {
             let count = Glibc.read(fd, buffer.baseAddress, buffer.count)
             if count > 0 {
                 delivered = true
-                onRead(Array(UnsafeRawBufferPointer(rebasing: buffer[0..<count])))
+                let bytes = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
+                if let onReadInPlace { onReadInPlace(bytes) } else { onRead(Array(bytes)) }
                 // What this chunk's delivery wrote, and what was handed to the turn meanwhile
                 // (``submit(_:)``), leaves before the next chunk is read.
                 runSubmitted()

@@ -100,6 +100,32 @@ final class SocketChannelTests: XCTestCase {
         pair.channel.queue.sync { pair.channel.close() }
     }
 
+    /// With `onReadInPlace` set, every byte arrives there, in order, and `onRead` hears
+    /// nothing; once the channel closes after writing, input is dropped.
+    func testBytesReadInPlaceArriveInOrderInsteadOfOnRead() throws {
+        let pair = try makePair()
+        defer { close(pair.peer) }
+        let received = LockedBytes(), copied = LockedBytes()
+        pair.channel.onRead = { bytes in copied.append(bytes) }
+        pair.channel.onReadInPlace = { [channel = pair.channel] bytes in
+            received.append(Array(bytes))
+            channel.write(bytes.map { $0 ^ 0x5A })
+        }
+        try start(pair.channel)
+        let payload = (0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+        let writer = Thread { Self.writeAll(pair.peer, payload) }
+        writer.start()
+        let echoed = read(pair.peer, count: payload.count)
+        XCTAssertEqual(echoed, payload.map { $0 ^ 0x5A })
+        XCTAssertEqual(received.bytes, payload)
+        XCTAssertEqual(copied.bytes, [], "onRead is not called while onReadInPlace is set")
+        pair.channel.queue.sync { pair.channel.closeAfterWriting() }
+        XCTAssertNil(pair.channel.queue.sync { pair.channel.onReadInPlace }, "closing drops input")
+        Self.writeAll(pair.peer, [1, 2, 3])
+        XCTAssertEqual(read(pair.peer, count: 1, within: 5), [], "EOF after the last reply")
+        XCTAssertEqual(received.bytes.count, payload.count)
+    }
+
     /// A read turn sends what one chunk's delivery wrote before it reads the next chunk: the
     /// peer gets its answer while this side is still busy with later input. The second
     /// delivery waits until the peer has the first answer; had the answer waited for the end

@@ -139,7 +139,11 @@ final class ClientConnection: @unchecked Sendable {
                 return channel.close()
             }
         }
-        channel.onRead = { [weak self] bytes in self?.receivedFromSocket(bytes) }
+        if tls == nil {
+            channel.onReadInPlace = { [weak self] bytes in self?.received(bytes) }
+        } else {
+            channel.onRead = { [weak self] bytes in self?.receivedFromSocket(bytes) }
+        }
         let resumedTasks = self.resumedTasks
         channel.holdsWrites = { resumedTasks.waiting }
         channel.onClose = { [weak self] error in
@@ -461,7 +465,7 @@ final class ClientConnection: @unchecked Sendable {
     ///
     /// Tasks that prefer ``executor`` and were resumed by these events run at the end, before
     /// the turn's writes leave: the requests they make go out with them.
-    private func received(_ bytes: [UInt8]) {
+    private func received(_ bytes: some Sequence<UInt8>) {
         guard !isClosed else { return }
         executor.turn {
             machine.receive(bytes)
