@@ -72,7 +72,12 @@ let package = Package(
         .target(name: "PhotoLibNet", dependencies: ["PhotoLibCore", "CEpoll", "CPhotoLibTLS"]),
         .target(
             name: "PhotoLibImaging",
-            dependencies: ["PhotoLibCore", "CPhotoLibJPEG", "CPhotoLibExif", "CPhotoLibHEIF", "CPhotoLibPNG", "CPhotoLibWebP", "CPhotoLibVideo"]),
+            dependencies: ["PhotoLibCore", "CPhotoLibJPEG", "CPhotoLibExif"]),
+        // HEIC, PNG, WebP and video (libheif, libpng, libwebp, FFmpeg) apart from JPEG: the client
+        // renders filter recipes with PhotoLibImaging alone, so it neither links nor loads these.
+        .target(
+            name: "PhotoLibMedia",
+            dependencies: ["PhotoLibCore", "PhotoLibImaging", "CPhotoLibJPEG", "CPhotoLibExif", "CPhotoLibHEIF", "CPhotoLibPNG", "CPhotoLibWebP", "CPhotoLibVideo"]),
         .target(
             name: "PhotoLibStore",
             dependencies: [
@@ -82,7 +87,7 @@ let package = Package(
         .target(
             name: "PhotoLibServer",
             dependencies: [
-                "PhotoLibCore", "PhotoLibWire", "PhotoLibNet", "PhotoLibStore", "PhotoLibImaging",
+                "PhotoLibCore", "PhotoLibWire", "PhotoLibNet", "PhotoLibStore", "PhotoLibImaging", "PhotoLibMedia",
                 .product(name: "Logging", package: "swift-log"),
                 // SHA-256 of the owner token and of image cache keys.
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -119,7 +124,8 @@ let package = Package(
         .testTarget(name: "PhotoLibCoreTests", dependencies: ["PhotoLibCore", "PhotoLibTestSupport"]),
         .testTarget(name: "PhotoLibWireTests", dependencies: ["PhotoLibWire", "PhotoLibCore"]),
         .testTarget(name: "PhotoLibNetTests", dependencies: ["PhotoLibNet", "PhotoLibCore"]),
-        .testTarget(name: "PhotoLibImagingTests", dependencies: ["PhotoLibImaging", "PhotoLibCore", "PhotoLibTestSupport"]),
+        // PhotoLibMedia's tests (Media/) share PhotoLibImaging's fixtures and reference decoder.
+        .testTarget(name: "PhotoLibImagingTests", dependencies: ["PhotoLibImaging", "PhotoLibMedia", "PhotoLibCore", "PhotoLibTestSupport"]),
         .testTarget(
             name: "PhotoLibStoreTests",
             dependencies: ["PhotoLibStore", "PhotoLibCore", "PhotoLibTestSupport", .product(name: "Crypto", package: "swift-crypto")]),
@@ -134,7 +140,7 @@ let package = Package(
         .testTarget(
             name: "PhotoLibServerTests",
             dependencies: [
-                "PhotoLibServer", "PhotoLibStore", "PhotoLibCore", "PhotoLibWire", "PhotoLibNet", "PhotoLibTestSupport", "PhotoLibServerTestSupport",
+                "PhotoLibServer", "PhotoLibStore", "PhotoLibCore", "PhotoLibWire", "PhotoLibNet", "PhotoLibImaging", "PhotoLibMedia", "PhotoLibTestSupport", "PhotoLibServerTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(

@@ -22,6 +22,11 @@ public struct DegradedImage: Sendable, Hashable {
     public var image: RenderedImage
     /// Its source.
     public var source: DegradedSource
+
+    package init(image: RenderedImage, source: DegradedSource) {
+        self.image = image
+        self.source = source
+    }
 }
 
 /// The geometry of one render, worked out from the headers before any pixel is decoded.
@@ -41,9 +46,9 @@ public struct RenderPlan: Sendable, Hashable {
     /// The DCT scale N (decode at N/8) the final render uses.
     public var dctScale: Int
     /// The crop in the stored image, in unit coordinates.
-    var storedCrop: NormalizedRect
-    var storedWidth: Int
-    var storedHeight: Int
+    package var storedCrop: NormalizedRect
+    package var storedWidth: Int
+    package var storedHeight: Int
 }
 
 extension JPEGRenderer {
@@ -67,7 +72,7 @@ extension JPEGRenderer {
 
     /// The smallest N (a decode or conversion at N/8 of the stored size) whose crop still
     /// covers a stored output of `outputWidth` × `outputHeight`; 8 when none smaller does.
-    static func coveringScale(_ storedCrop: NormalizedRect, storedWidth: Int, storedHeight: Int, outputWidth: Int, outputHeight: Int) -> Int {
+    package static func coveringScale(_ storedCrop: NormalizedRect, storedWidth: Int, storedHeight: Int, outputWidth: Int, outputHeight: Int) -> Int {
         for candidate in 1...8 {
             let rect = scaledCrop(storedCrop, storedWidth: storedWidth, storedHeight: storedHeight, scale: candidate)
             if rect.width >= outputWidth && rect.height >= outputHeight { return candidate }
@@ -76,7 +81,7 @@ extension JPEGRenderer {
     }
 
     /// Throws ``ImagingError/Code/invalidArgument`` for a bad quality, target or crop.
-    static func checkRequest(_ request: RenderRequest) throws(ImagingError) {
+    package static func checkRequest(_ request: RenderRequest) throws(ImagingError) {
         guard (1...100).contains(request.quality) else {
             throw ImagingError(code: .invalidArgument, message: "JPEG quality \(request.quality) is out of range (1...100)")
         }
@@ -91,7 +96,7 @@ extension JPEGRenderer {
     /// The geometry of `request` (already checked) for decoded pixels of `storedWidth` ×
     /// `storedHeight` that `orientation` turns upright; `scale` picks the DCT scale from the
     /// stored crop and the stored output size (formats without DCT scaling answer 8).
-    static func plan(
+    package static func plan(
         request: RenderRequest, storedWidth: Int, storedHeight: Int, orientation: Int, isProgressive: Bool,
         scale: (NormalizedRect, Int, Int) -> Int
     ) throws(ImagingError) -> RenderPlan {
@@ -116,7 +121,7 @@ extension JPEGRenderer {
     }
 
     /// The crop rectangle in the output of a decode at `scale`/8.
-    static func scaledCrop(_ crop: NormalizedRect, storedWidth: Int, storedHeight: Int, scale: Int) -> PixelRect {
+    package static func scaledCrop(_ crop: NormalizedRect, storedWidth: Int, storedHeight: Int, scale: Int) -> PixelRect {
         crop.pixels(
             width: LibJPEG.scaledDimension(storedWidth, scale: scale),
             height: LibJPEG.scaledDimension(storedHeight, scale: scale))
@@ -147,7 +152,7 @@ extension JPEGRenderer {
     }
 
     /// Resamples (as the resize mode allows), orients and encodes decoded stored-space pixels.
-    static func finish(
+    package static func finish(
         _ decoded: PixelBuffer, plan: RenderPlan, request: RenderRequest, quality: Int, limits: ImagingLimits,
         control: RenderControl?, neverUpscale: Bool = false
     ) throws(ImagingError) -> RenderedImage {
@@ -229,7 +234,7 @@ extension JPEGRenderer {
     }
 
     /// Where the EXIF thumbnail (a JPEG) lies inside `data`, if there is one.
-    static func exifThumbnailRange(_ data: [UInt8]) -> Range<Int>? {
+    package static func exifThumbnailRange(_ data: [UInt8]) -> Range<Int>? {
         var offset = 0
         var length = 0
         let found = data.withUnsafeBufferPointer { CPhotoLibExif_thumbnail($0.baseAddress, $0.count, &offset, &length) }

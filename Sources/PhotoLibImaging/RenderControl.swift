@@ -1,4 +1,4 @@
-internal import CPhotoLibJPEG
+package import CPhotoLibJPEG
 
 /// Lets another thread stop a running render and see how far it got.
 ///
@@ -9,7 +9,7 @@ internal import CPhotoLibJPEG
 /// One control may serve several renders of the same request (degraded, then final).
 public final class RenderControl: @unchecked Sendable {
     /// The shared C state; its fields are only touched through atomic builtins in the shim.
-    let pointer: UnsafeMutablePointer<CPhotoLibJPEG_Control>
+    package let pointer: UnsafeMutablePointer<CPhotoLibJPEG_Control>
 
     /// Creates a control that is not cancelled, with progress 0.
     public init() {
@@ -39,7 +39,7 @@ public final class RenderControl: @unchecked Sendable {
     }
 
     /// Throws ``ImagingError/Code/cancelled`` once cancelled (checks between pipeline stages).
-    func check() throws(ImagingError) {
+    package func check() throws(ImagingError) {
         if isCancelled {
             throw ImagingError(code: .cancelled, message: "the image work was cancelled")
         }

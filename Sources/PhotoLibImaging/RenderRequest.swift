@@ -41,9 +41,9 @@ public struct RenderRequest: Sendable, Hashable {
 }
 
 /// A rectangle in pixels.
-struct PixelRect: Sendable, Hashable {
-    var x: Int
-    var y: Int
-    var width: Int
-    var height: Int
+package struct PixelRect: Sendable, Hashable {
+    package var x: Int
+    package var y: Int
+    package var width: Int
+    package var height: Int
 }

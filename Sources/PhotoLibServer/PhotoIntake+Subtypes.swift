@@ -1,6 +1,7 @@
 import Foundation
 import PhotoLibCore
 import PhotoLibImaging
+import PhotoLibMedia
 
 extension PhotoIntake {
     /// Screen sizes of phones, tablets and computers (portrait; either way round matches): a

@@ -1,6 +1,7 @@
 import Foundation
 import PhotoLibCore
 import PhotoLibImaging
+import PhotoLibMedia
 import PhotoLibStore
 
 /// The one way a photo or video enters a library, for `photolibd import` and for uploads

@@ -26,6 +26,20 @@ final class ExampleProgramTests: XCTestCase {
         XCTAssertEqual(Array(jpeg.prefix(2)), [0xFF, 0xD8], "the written image is a JPEG")
     }
 
+    /// A program that uses PhotoLibClient, and the CLI, load libjpeg and libexif for filter
+    /// recipes but none of the other formats' libraries, which only the server needs
+    /// (PhotoLibMedia): they would cost every client start tens of milliseconds.
+    func testClientProgramsLoadNoneOfTheServersMediaLibraries() throws {
+        for program in ["photolib-example", "photolib"] {
+            let result = try ChildProcess.run("/usr/bin/ldd", [try Paths.executable(Paths.binDirectory + "/" + program)], timeout: 30)
+            XCTAssertTrue(result.succeeded, "ldd \(program): \(result)")
+            XCTAssertTrue(result.stdout.contains("libjpeg"), "\(program) renders filter recipes with libjpeg: \(result.stdout)")
+            for library in ["libavcodec", "libavformat", "libswscale", "libheif", "libpng", "libwebp"] {
+                XCTAssertFalse(result.stdout.contains(library), "\(program) loads \(library)")
+            }
+        }
+    }
+
     func testExampleProgramExitsNonZeroWithUsage() throws {
         let result = try ChildProcess.run(try Paths.executable(Paths.binDirectory + "/photolib-example"), [], timeout: 30)
         XCTAssertEqual(result.status, 2)

@@ -1,11 +1,11 @@
 import Foundation
 
 /// Turns EXIF date text into a `Date` without locale-dependent formatters.
-enum ExifDate {
+package enum ExifDate {
     /// Parses "YYYY:MM:DD HH:MM:SS" and an optional "+HH:MM"/"-HH:MM" offset.
     /// Without an offset the wall-clock time is taken as UTC. Returns `nil` for
     /// impossible dates (month 13, February 30, the "0000:00:00 00:00:00" placeholder).
-    static func date(dateTime: String, offset: String?) -> Date? {
+    package static func date(dateTime: String, offset: String?) -> Date? {
         let bytes = Array(dateTime.utf8)
         guard bytes.count == 19 else { return nil }
         func number(_ range: Range<Int>) -> Int? {
@@ -34,7 +34,7 @@ enum ExifDate {
     }
 
     /// Seconds east of UTC for "+HH:MM" / "-HH:MM".
-    static func offsetSecondsFrom(_ text: String) -> Int? {
+    package static func offsetSecondsFrom(_ text: String) -> Int? {
         let bytes = Array(text.utf8)
         guard bytes.count == 6, bytes[0] == UInt8(ascii: "+") || bytes[0] == UInt8(ascii: "-"),
             bytes[3] == UInt8(ascii: ":"),

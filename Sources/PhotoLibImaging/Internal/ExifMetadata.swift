@@ -3,28 +3,28 @@ import Foundation
 import PhotoLibCore
 
 /// The EXIF fields PhotoLib uses, read through the CPhotoLibExif shim (libexif).
-struct ExifMetadata: Sendable, Hashable {
+package struct ExifMetadata: Sendable, Hashable {
     /// 1...8; 1 when absent.
-    var orientation: Int = 1
+    package var orientation: Int = 1
     /// DateTimeOriginal (+ OffsetTimeOriginal, else UTC).
-    var creationDate: Date?
+    package var creationDate: Date?
     /// GPS position.
-    var location: Location?
+    package var location: Location?
     /// Whether IFD0 names a camera (Make or Model).
-    var hasCamera = false
+    package var hasCamera = false
     /// The UserComment text, when it is readable and not blank.
-    var userComment: String?
+    package var userComment: String?
     /// The Apple MakerNote's ContentIdentifier (tag 0x0011), which pairs Live Photos.
-    var contentIdentifier: String?
+    package var contentIdentifier: String?
     /// EXIF CustomRendered (0 normal, 1 custom; Apple: 2/3 HDR, 4 HDR original, 6 panorama,
     /// 7 portrait HDR, 8 portrait), if present.
-    var customRendered: Int?
+    package var customRendered: Int?
 
     /// No EXIF: every field at its default.
-    init() {}
+    package init() {}
 
     /// Reads EXIF from JPEG bytes. Malformed or absent EXIF gives the defaults.
-    init(jpeg data: [UInt8]) {
+    package init(jpeg data: [UInt8]) {
         var info = CPhotoLibExif_Info()
         data.withUnsafeBufferPointer { input in
             CPhotoLibExif_read(input.baseAddress, input.count, &info)
@@ -35,7 +35,7 @@ struct ExifMetadata: Sendable, Hashable {
     /// Reads a bare EXIF block (TIFF header first, or "Exif\0\0" then the TIFF header), as a
     /// HEIF 'Exif' item, a PNG eXIf chunk or a WebP EXIF chunk holds it. Malformed or absent
     /// EXIF gives the defaults.
-    init<Bytes: ContiguousBytes>(tiff data: Bytes) {
+    package init<Bytes: ContiguousBytes>(tiff data: Bytes) {
         var info = CPhotoLibExif_Info()
         data.withUnsafeBytes { raw in
             let input = raw.bindMemory(to: UInt8.self)

@@ -1,19 +1,19 @@
-internal import CPhotoLibJPEG
+package import CPhotoLibJPEG
 
 /// Swift face of the CPhotoLibJPEG shim: every call goes through ``call(_:)``, which
 /// turns a C status and message into a thrown ``ImagingError``.
-enum LibJPEG {
+package enum LibJPEG {
     /// Header fields from the frame header.
-    struct Header: Sendable, Hashable {
-        var width: Int
-        var height: Int
-        var components: Int
-        var isProgressive: Bool
-        var isCMYK: Bool
+    package struct Header: Sendable, Hashable {
+        package var width: Int
+        package var height: Int
+        package var components: Int
+        package var isProgressive: Bool
+        package var isCMYK: Bool
     }
 
     /// Runs a C function that returns a status and writes a message; throws on failure.
-    static func call(
+    package static func call(
         _ body: (UnsafeMutablePointer<CChar>, Int) -> Int32
     ) throws(ImagingError) {
         var message = [CChar](repeating: 0, count: Int(CPhotoLibJPEG_MESSAGE_CAPACITY))
@@ -28,7 +28,7 @@ enum LibJPEG {
     }
 
     /// The Swift code for a C status.
-    static func code(for status: Int32) -> ImagingError.Code {
+    package static func code(for status: Int32) -> ImagingError.Code {
         switch status {
         case CPhotoLibJPEG_NOT_JPEG: .notJPEG
         case CPhotoLibJPEG_TRUNCATED: .truncated
@@ -42,7 +42,7 @@ enum LibJPEG {
     }
 
     /// The C form of the limits, after checking they are positive.
-    static func cLimits(_ limits: ImagingLimits) throws(ImagingError) -> CPhotoLibJPEG_Limits {
+    package static func cLimits(_ limits: ImagingLimits) throws(ImagingError) -> CPhotoLibJPEG_Limits {
         guard limits.maxPixels > 0, limits.maxInputBytes > 0, limits.maxMemoryBytes > 0,
             limits.maxScans > 0, limits.maxScanPixels > 0
         else {
@@ -61,7 +61,7 @@ enum LibJPEG {
     /// Reads the frame header (no entropy decode).
     ///
     /// Related libjpeg documentation: libjpeg.txt, "Decompression details" (jpeg_read_header).
-    static func readHeader(_ data: [UInt8], limits: ImagingLimits) throws(ImagingError) -> Header {
+    package static func readHeader(_ data: [UInt8], limits: ImagingLimits) throws(ImagingError) -> Header {
         var cLimits = try cLimits(limits)
         var info = CPhotoLibJPEG_HeaderInfo()
         try call { message, capacity in
@@ -78,7 +78,7 @@ enum LibJPEG {
     ///
     /// Related libjpeg documentation: libjpeg.txt, "Decompression details",
     /// "Decompression parameter selection" (scale_num, scale_denom).
-    static func decode(
+    package static func decode(
         _ data: [UInt8], scale: Int, limits: ImagingLimits, keepPixels: Bool, control: RenderControl? = nil
     ) throws(ImagingError) -> (header: Header, pixels: PixelBuffer?) {
         var cLimits = try cLimits(limits)
@@ -106,7 +106,7 @@ enum LibJPEG {
     ///
     /// Related libjpeg documentation: libjpeg.txt, "Decompression parameter selection"
     /// (scale_num, do_block_smoothing), "Progress monitoring".
-    static func decode(
+    package static func decode(
         _ data: [UInt8], scale: Int, crop: PixelRect?, skipUnneededScans: Bool = false, limits: ImagingLimits,
         control: RenderControl?, colors: [CPhotoLibJPEG_ColorOp] = []
     ) throws(ImagingError) -> (header: Header, pixels: PixelBuffer, skippedScans: Int) {
@@ -139,7 +139,7 @@ enum LibJPEG {
     }
 
     /// What a decode at DCT scale `scale`/8 would read of a progressive stream.
-    struct ScanPlan: Sendable, Hashable {
+    package struct ScanPlan: Sendable, Hashable {
         /// Whether scans are skipped; when not, ``reason`` says why.
         var skips: Bool
         /// Why nothing is skipped (empty when scans are).
@@ -155,7 +155,7 @@ enum LibJPEG {
     }
 
     /// Which scans of `data` a decode at `scale`/8 needs, without decoding (the shim's planner).
-    static func scanPlan(_ data: [UInt8], scale: Int, limits: ImagingLimits) throws(ImagingError) -> ScanPlan {
+    package static func scanPlan(_ data: [UInt8], scale: Int, limits: ImagingLimits) throws(ImagingError) -> ScanPlan {
         var cLimits = try cLimits(limits)
         var plan = CPhotoLibJPEG_ScanPlan()
         try call { message, capacity in
@@ -181,7 +181,7 @@ enum LibJPEG {
     }
 
     /// Copies a rectangle of `source` into a new buffer.
-    static func crop(_ source: PixelBuffer, _ rect: PixelRect) throws(ImagingError) -> PixelBuffer {
+    package static func crop(_ source: PixelBuffer, _ rect: PixelRect) throws(ImagingError) -> PixelBuffer {
         var output = CPhotoLibJPEG_Image()
         try call { message, capacity in
             CPhotoLibJPEG_crop(
@@ -192,7 +192,7 @@ enum LibJPEG {
     }
 
     /// Pastes `source` into `destination` at (x, y), clipped.
-    static func paste(_ source: PixelBuffer, into destination: PixelBuffer, x: Int, y: Int) throws(ImagingError) {
+    package static func paste(_ source: PixelBuffer, into destination: PixelBuffer, x: Int, y: Int) throws(ImagingError) {
         try call { message, capacity in
             CPhotoLibJPEG_paste(&source.image, &destination.image, Int32(clamping: x), Int32(clamping: y), message, capacity)
         }
@@ -202,7 +202,7 @@ enum LibJPEG {
     ///
     /// Related libjpeg documentation: libjpeg.txt, "Compression parameter selection"
     /// (jpeg_simple_progression, restart_in_rows, jpeg_set_colorspace).
-    static func encode(
+    package static func encode(
         _ source: PixelBuffer, options: JPEGEncodeOptions, control: RenderControl?
     ) throws(ImagingError) -> [UInt8] {
         var cOptions = CPhotoLibJPEG_EncodeOptions()
@@ -230,12 +230,12 @@ enum LibJPEG {
     }
 
     /// The size libjpeg produces for `dimension` at DCT scale `scale`/8.
-    static func scaledDimension(_ dimension: Int, scale: Int) -> Int {
+    package static func scaledDimension(_ dimension: Int, scale: Int) -> Int {
         Int(CPhotoLibJPEG_scaled_dimension(UInt32(clamping: dimension), UInt32(clamping: scale)))
     }
 
     /// Resamples with the shim's Lanczos-3 filter (antialiased when downscaling).
-    static func resample(
+    package static func resample(
         _ source: PixelBuffer, width: Int, height: Int, limits: ImagingLimits
     ) throws(ImagingError) -> PixelBuffer {
         var output = CPhotoLibJPEG_Image()
@@ -248,7 +248,7 @@ enum LibJPEG {
     }
 
     /// Applies EXIF orientation 1...8 so the result is upright.
-    static func orient(_ source: PixelBuffer, orientation: Int) throws(ImagingError) -> PixelBuffer {
+    package static func orient(_ source: PixelBuffer, orientation: Int) throws(ImagingError) -> PixelBuffer {
         var output = CPhotoLibJPEG_Image()
         try call { message, capacity in
             CPhotoLibJPEG_orient(&source.image, Int32(clamping: orientation), &output, message, capacity)
@@ -257,7 +257,7 @@ enum LibJPEG {
     }
 
     /// Makes a zeroed buffer (for synthetic images in tests).
-    static func allocate(width: Int, height: Int, components: Int) throws(ImagingError) -> PixelBuffer {
+    package static func allocate(width: Int, height: Int, components: Int) throws(ImagingError) -> PixelBuffer {
         var output = CPhotoLibJPEG_Image()
         try call { message, capacity in
             CPhotoLibJPEG_image_alloc(
@@ -271,7 +271,7 @@ enum LibJPEG {
     ///
     /// Related libjpeg documentation: libjpeg.txt, "Compression details",
     /// "Compression parameter selection" (jpeg_set_quality).
-    static func encode(_ source: PixelBuffer, quality: Int) throws(ImagingError) -> [UInt8] {
+    package static func encode(_ source: PixelBuffer, quality: Int) throws(ImagingError) -> [UInt8] {
         var output: UnsafeMutablePointer<UInt8>? = nil
         var size = 0
         try call { message, capacity in
@@ -285,7 +285,7 @@ enum LibJPEG {
     }
 }
 
-extension LibJPEG.Header {
+package extension LibJPEG.Header {
     init(_ info: CPhotoLibJPEG_HeaderInfo) {
         self.init(
             width: Int(info.width), height: Int(info.height), components: Int(info.components),

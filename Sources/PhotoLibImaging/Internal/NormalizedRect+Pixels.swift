@@ -25,7 +25,7 @@ extension NormalizedRect {
 
     /// The pixel rectangle this covers in an image of `width` × `height`: edges rounded
     /// outwards, clamped inside, at least one pixel.
-    func pixels(width imageWidth: Int, height imageHeight: Int) -> PixelRect {
+    package func pixels(width imageWidth: Int, height imageHeight: Int) -> PixelRect {
         func span(_ start: Double, _ length: Double, _ size: Int) -> (Int, Int) {
             var first = Int((start * Double(size)).rounded(.down) + 1e-9)
             var last = Int(((start + length) * Double(size) - 1e-9).rounded(.up))

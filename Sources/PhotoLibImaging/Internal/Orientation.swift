@@ -5,11 +5,11 @@
 /// EXIF orientation `o` is the transform from the stored image to the upright one, so
 /// composing "then rotate" or "then mirror" onto it gives the single orientation the shim
 /// applies in one pass.
-struct Orientation: Hashable, Sendable {
-    var a: Int
-    var b: Int
-    var c: Int
-    var d: Int
+package struct Orientation: Hashable, Sendable {
+    package var a: Int
+    package var b: Int
+    package var c: Int
+    package var d: Int
 
     /// The matrices of EXIF orientations 1...8 (see plj_orient.c's table).
     private static let exif: [Orientation] = [
@@ -24,14 +24,14 @@ struct Orientation: Hashable, Sendable {
     ]
 
     /// No change.
-    static let identity = exif[0]
+    package static let identity = exif[0]
     /// A quarter turn clockwise.
-    static let quarterTurnClockwise = exif[5]
+    package static let quarterTurnClockwise = exif[5]
     /// Left and right swapped.
-    static let mirror = exif[1]
+    package static let mirror = exif[1]
 
     /// EXIF orientation `code` (1...8; anything else is the identity).
-    init(exif code: Int) {
+    package init(exif code: Int) {
         self = (1...8).contains(code) ? Self.exif[code - 1] : Self.exif[0]
     }
 
@@ -43,20 +43,20 @@ struct Orientation: Hashable, Sendable {
     }
 
     /// The EXIF code of this transform.
-    var exifCode: Int { (Self.exif.firstIndex(of: self) ?? 0) + 1 }
+    package var exifCode: Int { (Self.exif.firstIndex(of: self) ?? 0) + 1 }
 
     /// `self` after `first`: first applies `first`, then `self`.
-    func after(_ first: Orientation) -> Orientation {
+    package func after(_ first: Orientation) -> Orientation {
         Orientation(
             a: a * first.a + b * first.c, b: a * first.b + b * first.d,
             c: c * first.a + d * first.c, d: c * first.b + d * first.d)
     }
 
     /// The transform that undoes this one (the transpose: the matrices are orthogonal).
-    var inverse: Orientation { Orientation(a: a, b: c, c: b, d: d) }
+    package var inverse: Orientation { Orientation(a: a, b: c, c: b, d: d) }
 
     /// Where the unit-square point (x, y) goes.
-    func apply(x: Double, y: Double) -> (x: Double, y: Double) {
+    package func apply(x: Double, y: Double) -> (x: Double, y: Double) {
         let u = x - 0.5
         let v = y - 0.5
         return (Double(a) * u + Double(b) * v + 0.5, Double(c) * u + Double(d) * v + 0.5)

@@ -1,12 +1,12 @@
-internal import CPhotoLibJPEG
+package import CPhotoLibJPEG
 
 /// Owns one C pixel buffer (`CPhotoLibJPEG_Image`) and frees it on deinit.
-final class PixelBuffer {
+package final class PixelBuffer {
     /// The C image; its pixels belong to this object.
-    var image: CPhotoLibJPEG_Image
+    package var image: CPhotoLibJPEG_Image
 
     /// Takes ownership of `image`.
-    init(taking image: CPhotoLibJPEG_Image) {
+    package init(taking image: CPhotoLibJPEG_Image) {
         self.image = image
     }
 
@@ -15,14 +15,14 @@ final class PixelBuffer {
     }
 
     /// Width in pixels.
-    var width: Int { Int(image.width) }
+    package var width: Int { Int(image.width) }
     /// Height in pixels.
-    var height: Int { Int(image.height) }
+    package var height: Int { Int(image.height) }
     /// Interleaved components per pixel (1 gray, 3 RGB, 4 CMYK).
-    var components: Int { Int(image.components) }
+    package var components: Int { Int(image.components) }
 
     /// A new buffer holding a copy of `bytes` (width × height × components, row by row).
-    static func make(
+    package static func make(
         width: Int, height: Int, components: Int, bytes: [UInt8]
     ) throws(ImagingError) -> PixelBuffer {
         guard bytes.count == width * height * components else {
@@ -38,7 +38,7 @@ final class PixelBuffer {
     }
 
     /// A copy of the pixels, row by row, no padding.
-    var bytes: [UInt8] {
+    package var bytes: [UInt8] {
         let count = width * height * components
         guard let pixels = image.pixels, count > 0 else { return [] }
         return Array(UnsafeBufferPointer(start: pixels, count: count))

@@ -1,6 +1,7 @@
 import Foundation
 import PhotoLibCore
 import PhotoLibImaging
+import PhotoLibMedia
 import PhotoLibStore
 import PhotoLibWire
 

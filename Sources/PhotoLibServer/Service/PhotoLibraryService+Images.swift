@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PhotoLibCore
 import PhotoLibImaging
+import PhotoLibMedia
 import PhotoLibStore
 import PhotoLibWire
 

@@ -1,4 +1,5 @@
 import Foundation
+import PhotoLibImaging
 
 /// Turns the ISO 8601 dates of video metadata into a `Date`, without locale-dependent
 /// formatters: Apple's `com.apple.quicktime.creationdate` ("2021-07-04T18:30:00+0200") and

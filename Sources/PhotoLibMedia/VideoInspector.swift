@@ -1,30 +1,31 @@
 internal import CPhotoLibVideo
 import Foundation
 import PhotoLibCore
+import PhotoLibImaging
 
 /// Reads what a MOV/MP4/M4V video is without decoding it: size, rotation, duration, dates,
 /// place, frame rate, codec and the Live Photo identifier.
 ///
 /// Only the mov/mp4 demuxer of FFmpeg (libavformat) ever parses the bytes: the first bytes
-/// are sniffed, and anything else is refused with ``ImagingError/Code/notVideo`` and a
+/// are sniffed, and anything else is refused with `ImagingError/Code/notVideo` and a
 /// message naming what the file is ("the file is a JPEG image, not a MOV/MP4 video"; HEIF
 /// and AVIF images share the box layout and are refused by their `ftyp` brand). A file is
 /// read piece by piece, never loaded whole.
 ///
-/// Limits (``ImagingLimits``): `maxPixels` refuses a video track larger than that
-/// (``ImagingError/Code/tooLarge``) before any decoder exists; `maxInputBytes` bounds the
+/// Limits (`ImagingLimits`): `maxPixels` refuses a video track larger than that
+/// (`ImagingError/Code/tooLarge`) before any decoder exists; `maxInputBytes` bounds the
 /// bytes read from the file in one call (not the file's size: a 4 GB movie needs only its
 /// header and one keyframe). A file whose top-level boxes or sample table reach past its
-/// end is ``ImagingError/Code/truncated``; `control` cancels the work at its next read.
+/// end is `ImagingError/Code/truncated`; `control` cancels the work at its next read.
 ///
 /// Related FFmpeg documentation: avformat.h "Demuxing", display.h av_display_rotation_get.
 public enum VideoInspector {
     /// Inspects the video file at `path`.
     ///
-    /// Throws ``ImagingError/Code/unreadable`` when it cannot be opened,
-    /// ``ImagingError/Code/notVideo``, ``ImagingError/Code/truncated``,
-    /// ``ImagingError/Code/corrupt``, ``ImagingError/Code/tooLarge``,
-    /// ``ImagingError/Code/unsupported`` (no video track), ``ImagingError/Code/cancelled``.
+    /// Throws `ImagingError/Code/unreadable` when it cannot be opened,
+    /// `ImagingError/Code/notVideo`, `ImagingError/Code/truncated`,
+    /// `ImagingError/Code/corrupt`, `ImagingError/Code/tooLarge`,
+    /// `ImagingError/Code/unsupported` (no video track), `ImagingError/Code/cancelled`.
     public static func inspect(
         path: String, limits: ImagingLimits = .default, control: RenderControl? = nil
     ) throws(ImagingError) -> VideoInfo {

@@ -1,5 +1,6 @@
 import Foundation
 import PhotoLibCore
+import PhotoLibImaging
 
 /// What a still photo's headers and metadata say about it, in any format PhotoLib reads,
 /// without decoding pixels. Made by ``StillImageRenderer/inspect(_:limits:)``.

@@ -2,6 +2,7 @@ import PhotoLibCore
 import Testing
 
 @testable import PhotoLibImaging
+@testable import PhotoLibMedia
 
 @Suite("StillImageRenderer renders every format upright, at JPEG's sizes, alpha over white")
 struct StillImageRenderTests {

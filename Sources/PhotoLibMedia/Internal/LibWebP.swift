@@ -1,5 +1,6 @@
 internal import CPhotoLibJPEG
 internal import CPhotoLibWebP
+import PhotoLibImaging
 
 /// Swift face of the CPhotoLibWebP shim (libwebp's incremental decoder).
 enum LibWebP {

@@ -1,6 +1,7 @@
 internal import CPhotoLibHEIF
 internal import CPhotoLibJPEG
 import PhotoLibCore
+import PhotoLibImaging
 
 /// Swift face of the CPhotoLibHEIF shim (libheif).
 enum LibHEIF {

@@ -1,3 +1,4 @@
+import PhotoLibImaging
 /// Finds `exif:UserComment` in an XMP packet (iPhone screenshots saved as PNG carry
 /// "Screenshot" there rather than in an EXIF block), without an XML parser: the value is
 /// either an attribute (`exif:UserComment="…"`) or the text of the first `rdf:li` inside the

@@ -2,6 +2,7 @@ import Foundation
 import PhotoLibTestSupport
 
 @testable import PhotoLibImaging
+@testable import PhotoLibMedia
 
 /// The committed video fixtures (`Tests/Fixtures/media/video-*`, `live-*`; made by
 /// `Scripts/make-video-fixtures`, described in `Tests/Fixtures/media/VIDEO-PROVENANCE.md`).

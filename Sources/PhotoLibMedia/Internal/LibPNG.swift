@@ -1,5 +1,6 @@
 internal import CPhotoLibJPEG
 internal import CPhotoLibPNG
+import PhotoLibImaging
 
 /// Swift face of the CPhotoLibPNG shim (libpng behind setjmp).
 enum LibPNG {

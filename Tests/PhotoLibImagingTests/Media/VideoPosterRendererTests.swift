@@ -4,6 +4,7 @@ import PhotoLibTestSupport
 import Testing
 
 @testable import PhotoLibImaging
+@testable import PhotoLibMedia
 
 @Suite("Video poster frames render upright at the requested size")
 struct VideoPosterRendererTests {

@@ -4,6 +4,7 @@ import PhotoLibTestSupport
 import Testing
 
 @testable import PhotoLibImaging
+@testable import PhotoLibMedia
 
 @Suite("Hostile still images: truncated, corrupt, oversized and unsupported files fail cleanly")
 struct StillImageHostileTests {

@@ -4,6 +4,7 @@ import PhotoLibTestSupport
 import Testing
 
 @testable import PhotoLibImaging
+@testable import PhotoLibMedia
 
 @Suite("Hostile videos are refused with the right code and a clear message, never a crash")
 struct VideoHostileInputTests {

@@ -3,6 +3,7 @@ import PhotoLibCore
 import Testing
 
 @testable import PhotoLibImaging
+@testable import PhotoLibMedia
 
 @Suite("Videos are inspected from their container: size after rotation, dates, place, rates")
 struct VideoInspectorTests {

@@ -1,30 +1,31 @@
 import PhotoLibCore
+import PhotoLibImaging
 
 /// Inspects, validates and renders still photos in every format PhotoLib reads — JPEG,
 /// HEIC/HEIF, PNG, WebP — through one set of calls; the format is detected from the bytes.
 ///
-/// JPEG goes to ``JPEGInspector`` and ``JPEGRenderer`` unchanged. The other formats are
+/// JPEG goes to `JPEGInspector` and `JPEGRenderer` unchanged. The other formats are
 /// decoded by their C shims (libheif, libpng, libwebp) to 8-bit gray or RGB, alpha composited
 /// over white, and box-shrunk by an integer factor row by row while decoding (their stand-in
 /// for JPEG's DCT scaling: the result still covers twice the output), then take the JPEG
-/// pipeline's last steps: crop, Lanczos-3 resample, orientation, JPEG encode. ``RenderRequest`` means the same for every format: the output size is
-/// ``JPEGRenderer/outputSize(uprightWidth:uprightHeight:targetWidth:targetHeight:contentMode:)``
+/// pipeline's last steps: crop, Lanczos-3 resample, orientation, JPEG encode. `RenderRequest` means the same for every format: the output size is
+/// `JPEGRenderer/outputSize(uprightWidth:uprightHeight:targetWidth:targetHeight:contentMode:)`
 /// of the upright image (or of the crop), never upscaled; `ResizeMode.fast` shrinks to cover
 /// the output once and returns that decode as it is when it is at most twice the exact size.
 ///
-/// Every decoder applies ``ImagingLimits`` before allocating (input bytes, then the header's
+/// Every decoder applies `ImagingLimits` before allocating (input bytes, then the header's
 /// width × height against `maxPixels`, then the decode's memory against `maxMemoryBytes`);
-/// truncated and damaged files fail with ``ImagingError/Code/truncated`` or
-/// ``ImagingError/Code/corrupt``, anything else with ``ImagingError/Code/unsupportedFormat``
-/// naming what it is. A ``RenderControl`` cancels between rows (PNG), between 64 KiB input
+/// truncated and damaged files fail with `ImagingError/Code/truncated` or
+/// `ImagingError/Code/corrupt`, anything else with `ImagingError/Code/unsupportedFormat`
+/// naming what it is. A `RenderControl` cancels between rows (PNG), between 64 KiB input
 /// slices (WebP), or before and after the decode (HEIC: libheif 1.15 cannot be interrupted);
-/// its ``RenderControl/progress`` is reported for JPEG only.
+/// its `RenderControl/progress` is reported for JPEG only.
 public enum StillImageRenderer {
     /// Reads headers and metadata only: size, orientation, alpha, EXIF date, GPS, camera,
     /// UserComment, Apple content identifier, embedded thumbnail.
     ///
-    /// Throws ``ImagingError/Code/unsupportedFormat`` for anything but JPEG, HEIC, PNG and
-    /// WebP, ``ImagingError/Code/tooLarge`` when the header exceeds `limits`, and the header
+    /// Throws `ImagingError/Code/unsupportedFormat` for anything but JPEG, HEIC, PNG and
+    /// WebP, `ImagingError/Code/tooLarge` when the header exceeds `limits`, and the header
     /// errors of each format. Damaged metadata never fails: its fields are reported as absent.
     public static func inspect(_ data: [UInt8], limits: ImagingLimits = .default) throws(ImagingError) -> StillImageInfo {
         guard let format = ImageFormat.detect(data) else { throw ImageFormat.unsupportedError(for: data) }
@@ -49,7 +50,7 @@ public enum StillImageRenderer {
     /// Decodes the whole image (pixels discarded) to prove it is complete and undamaged, and
     /// returns the same info as ``inspect(_:limits:)``.
     ///
-    /// JPEG: ``JPEGInspector/validate(_:limits:control:)``. PNG: every row and every chunk to
+    /// JPEG: `JPEGInspector/validate(_:limits:control:)`. PNG: every row and every chunk to
     /// IEND, CRCs checked. WebP: the whole bitstream. HEIC: a strict decode of the primary
     /// image (damage in the HEVC data is an error, not a warning).
     public static func validate(
@@ -68,9 +69,9 @@ public enum StillImageRenderer {
     /// Renders `data` as `request` asks — crop (upright unit coordinates), fit or fill, resize
     /// mode, orientation applied, alpha over white — as a JPEG at `request.quality`.
     ///
-    /// JPEG input: ``JPEGRenderer/render(_:request:limits:control:)``. Other formats: decode
+    /// JPEG input: `JPEGRenderer/render(_:request:limits:control:)`. Other formats: decode
     /// box-shrunk (see the type's summary), crop, resample, orient, encode. Throws
-    /// ``ImagingError/Code/invalidArgument`` for a bad target, quality or crop, before decoding.
+    /// `ImagingError/Code/invalidArgument` for a bad target, quality or crop, before decoding.
     public static func render(
         _ data: [UInt8], request: RenderRequest, limits: ImagingLimits = .default, control: RenderControl? = nil
     ) throws(ImagingError) -> RenderedImage {
@@ -99,7 +100,7 @@ public enum StillImageRenderer {
     /// A cheap, lower-quality version of ``render(_:request:limits:control:)``, or `nil` when
     /// there is none cheaper than the final image.
     ///
-    /// JPEG input: ``JPEGRenderer/renderDegraded(_:request:limits:control:)``. HEIC: the
+    /// JPEG input: `JPEGRenderer/renderDegraded(_:request:limits:control:)`. HEIC: the
     /// file's largest thumbnail item, when there is no crop, its aspect ratio matches the
     /// image's (within 2 %) and it is at least half the output size on each side; the result
     /// has the output's aspect ratio, is never larger than the output, and is encoded at
@@ -141,8 +142,8 @@ public enum StillImageRenderer {
     }
 
     /// The geometry of `request` for `data` in any still format (the output size a render
-    /// will have): ``JPEGRenderer/plan(_:request:limits:)`` for a JPEG. Unsupported types are
-    /// ``ImagingError/Code/unsupportedFormat``.
+    /// will have): `JPEGRenderer/plan(_:request:limits:)` for a JPEG. Unsupported types are
+    /// `ImagingError/Code/unsupportedFormat`.
     public static func plan(_ data: [UInt8], request: RenderRequest, limits: ImagingLimits = .default) throws(ImagingError) -> RenderPlan {
         guard let format = ImageFormat.detect(data) else { throw ImageFormat.unsupportedError(for: data) }
         if format == .jpeg { return try JPEGRenderer.plan(data, request: request, limits: limits) }

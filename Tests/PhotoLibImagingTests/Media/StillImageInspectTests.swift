@@ -3,6 +3,7 @@ import PhotoLibCore
 import Testing
 
 @testable import PhotoLibImaging
+@testable import PhotoLibMedia
 
 @Suite("StillImageRenderer.inspect reads size, orientation, date, GPS and Apple metadata from every format")
 struct StillImageInspectTests {

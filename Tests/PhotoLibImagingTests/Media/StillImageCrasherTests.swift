@@ -4,6 +4,7 @@ import PhotoLibTestSupport
 import Testing
 
 @testable import PhotoLibImaging
+@testable import PhotoLibMedia
 
 /// Inputs in `Tests/Fixtures/media/crashers/` crashed (or tripped AddressSanitizer in) a
 /// decoder shim under `Scripts/fuzz-stills` before their fix. Each must now inspect, validate

@@ -1,8 +1,9 @@
 internal import CPhotoLibJPEG
 internal import CPhotoLibVideo
+import PhotoLibImaging
 
 /// Swift face of the CPhotoLibVideo shim (FFmpeg behind C): sessions over a file or bytes,
-/// and one ``call(_:)`` that turns a C status and message into a thrown ``ImagingError``.
+/// and one ``call(_:)`` that turns a C status and message into a thrown `ImagingError`.
 enum LibVideo {
     /// Where a video's bytes are.
     enum Source {

@@ -1,4 +1,5 @@
 import PhotoLibCore
+import PhotoLibImaging
 
 /// Parses ISO 6709 point strings, as QuickTime stores a video's place
 /// (`com.apple.quicktime.location.ISO6709`, or the `©xyz` atom FFmpeg reports as `location`):

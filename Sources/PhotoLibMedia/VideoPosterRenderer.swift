@@ -1,4 +1,5 @@
 import PhotoLibCore
+import PhotoLibImaging
 
 /// Renders a video's poster frame as an upright JPEG at a requested size.
 ///
@@ -11,13 +12,13 @@ import PhotoLibCore
 /// pipeline: crop, Lanczos-3 resample, the track's rotation as an EXIF orientation, and a
 /// baseline encode.
 ///
-/// `RenderRequest` means exactly what it means for ``JPEGRenderer`` (target size, fit or
+/// `RenderRequest` means exactly what it means for `JPEGRenderer` (target size, fit or
 /// fill, resize mode, a crop in upright unit coordinates, quality); see
-/// ``JPEGRenderer/render(_:request:limits:control:)``.
+/// `JPEGRenderer/render(_:request:limits:control:)`.
 ///
 /// Hostile input: the rules of ``VideoInspector`` apply, the decoder refuses frames over
 /// `limits.maxPixels`, the RGB frame is bounded by `limits.maxMemoryBytes`, and a damaged
-/// keyframe fails with ``ImagingError/Code/corrupt`` instead of a grey picture.
+/// keyframe fails with `ImagingError/Code/corrupt` instead of a grey picture.
 ///
 /// Related FFmpeg documentation: avformat.h av_seek_frame, avcodec.h avcodec_send_packet,
 /// AVCodecContext.skip_frame, swscale.h sws_scale.
@@ -25,8 +26,8 @@ public enum VideoPosterRenderer {
     /// Renders the poster frame of the video file at `path`.
     ///
     /// Throws the errors of ``VideoInspector/inspect(path:limits:control:)``,
-    /// ``ImagingError/Code/invalidArgument`` for a bad request, ``ImagingError/Code/corrupt``
-    /// for a keyframe that does not decode, ``ImagingError/Code/unsupported`` for a codec
+    /// `ImagingError/Code/invalidArgument` for a bad request, `ImagingError/Code/corrupt`
+    /// for a keyframe that does not decode, `ImagingError/Code/unsupported` for a codec
     /// outside H.264, HEVC, MPEG-4, ProRes, Motion JPEG, AV1, VP9, H.263 and MPEG-2.
     public static func render(
         path: String, request: RenderRequest, limits: ImagingLimits = .default, control: RenderControl? = nil

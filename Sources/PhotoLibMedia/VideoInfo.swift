@@ -1,5 +1,6 @@
 import Foundation
 import PhotoLibCore
+import PhotoLibImaging
 
 /// What a MOV/MP4/M4V video's container says about it, read by
 /// ``VideoInspector/inspect(path:limits:control:)`` without decoding a frame.
