@@ -9,6 +9,14 @@ import PhotoLibCore
 /// its own, sized once from the header, and the bytes that follow are appended straight to
 /// it: the finished payload is handed over as it is, instead of being gathered in the
 /// decoder's buffer and copied out (a 230 MB resource arrives as 3,500 such 64 KiB frames).
+///
+/// Whole frames in bytes appended while nothing waits in the buffer are cut from those bytes
+/// at once, each payload copied once into its frame, instead of passing through the buffer
+/// (a read of several 8 KB images moved every byte twice); ``next()`` returns them first, in
+/// order. Only frames that ``next()`` would return are cut early: a length over the limit, an
+/// unknown type or a reserved stream bit stays in the buffer for ``next()`` to refuse, and the
+/// limit only grows (HELLO's, then the frame size), so a frame cut early is never one that
+/// would have been refused.
 public struct FrameDecoder: Sendable {
     private enum State: Sendable {
         case waitingForHeader
@@ -25,6 +33,12 @@ public struct FrameDecoder: Sendable {
     private var payload: [UInt8] = []
     /// Whether the current frame's payload is being gathered in ``payload``.
     private var fillingPayload = false
+    /// Frames cut straight from appended bytes, returned by ``next()`` before anything in
+    /// ``buffer`` (which holds only bytes that arrived after them), from ``readyIndex`` on.
+    private var ready: [Frame] = []
+    private var readyIndex = 0
+    /// The bytes (headers and payloads) of the frames in ``ready`` not yet returned.
+    private var readyBytes = 0
 
     /// Payloads at least this long that do not arrive in one piece are gathered in storage of
     /// their own (see the type's comment); shorter ones are copied out of the buffer.
@@ -36,7 +50,7 @@ public struct FrameDecoder: Sendable {
     }
 
     /// Bytes received but not yet returned as frames (a header already read is not counted).
-    public var bufferedByteCount: Int { buffer.count - readIndex + payload.count }
+    public var bufferedByteCount: Int { readyBytes + buffer.count - readIndex + payload.count }
 
     /// Adds received bytes.
     public mutating func append<Bytes: Sequence>(_ bytes: Bytes) where Bytes.Element == UInt8 {
@@ -52,6 +66,10 @@ public struct FrameDecoder: Sendable {
             rest = UnsafeBufferPointer(rebasing: rest[take...])
             if rest.isEmpty { return }
         }
+        if readIndex == buffer.count, !fillingPayload, case .waitingForHeader = state {
+            rest = cutWholeFrames(rest)
+            if rest.isEmpty { return }
+        }
         if readIndex > 0 && readIndex >= buffer.count / 2 {
             buffer.removeFirst(readIndex)
             readIndex = 0
@@ -59,11 +77,44 @@ public struct FrameDecoder: Sendable {
         buffer.append(contentsOf: rest)
     }
 
+    /// Cuts the whole frames at the start of `bytes` into ``ready`` (see the type's comment);
+    /// returns the bytes after them: a partial frame, or one ``next()`` must judge.
+    private mutating func cutWholeFrames(_ bytes: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
+        var at = 0
+        while bytes.count - at >= Frame.headerSize {
+            let length = Int(bytes[at]) << 24 | Int(bytes[at + 1]) << 16 | Int(bytes[at + 2]) << 8 | Int(bytes[at + 3])
+            let stream = UInt32(bytes[at + 6]) << 24 | UInt32(bytes[at + 7]) << 16 | UInt32(bytes[at + 8]) << 8 | UInt32(bytes[at + 9])
+            guard let type = FrameType(rawValue: bytes[at + 4]), length <= maxPayloadSize, stream <= Frame.maxStreamID,
+                bytes.count - at - Frame.headerSize >= length
+            else { break }
+            let start = at + Frame.headerSize
+            let payload = Array(UnsafeBufferPointer(rebasing: bytes[start..<(start + length)]))
+            ready.append(Frame(type, stream: stream, flags: FrameFlags(rawValue: bytes[at + 5]), payload: payload))
+            readyBytes += Frame.headerSize + length
+            at = start + length
+        }
+        return UnsafeBufferPointer(rebasing: bytes[at...])
+    }
+
     /// The next whole frame, or `nil` when more bytes are needed.
     ///
     /// Throws `resourceExhausted` for a length over ``maxPayloadSize`` and `invalidArgument`
     /// for an unknown frame type or a reserved stream-id bit; the connection must then close.
     public mutating func next() throws(PhotoLibError) -> Frame? {
+        if readyIndex < ready.count {
+            // Taken out of the array, so that the caller holds the only reference to its
+            // payload (a consumer that works on the payload in place must not copy it).
+            var frame = Frame(.ping)
+            swap(&frame, &ready[readyIndex])
+            readyIndex += 1
+            readyBytes -= Frame.headerSize + frame.payload.count
+            if readyIndex == ready.count {
+                // A flood of small frames leaves no large array behind.
+                ready.removeAll(keepingCapacity: ready.capacity <= 64)
+                readyIndex = 0
+            }
+            return frame
+        }
         while true {
             switch state {
             case .waitingForHeader:

@@ -81,6 +81,46 @@ final class FrameDecoderTests: XCTestCase {
         XCTAssertEqual(decoder.bufferedByteCount, 4)
     }
 
+    /// Whole frames of bytes appended to an empty buffer are cut at once: they come first, in
+    /// order, before a partial frame completed later; they count as buffered until returned;
+    /// a frame over the limit behind them is refused only after them; and one over the limit
+    /// when appended is judged by the limit in force when it is reached (the server raises
+    /// HELLO's limit once the handshake is done).
+    func testFramesCutOnArrivalKeepOrderAndTheLimitInForce() throws {
+        let small = [Frame(.message, stream: 1, payload: Array(repeating: 1, count: 50)), Frame(.status, stream: 1, payload: [])]
+        let next = Frame(.message, stream: 3, payload: (0..<90).map { UInt8($0) })
+        var bytes: [UInt8] = []
+        for frame in small + [next] { frame.encode(into: &bytes) }
+        var decoder = FrameDecoder(maxPayloadSize: 100)
+        decoder.append(bytes.dropLast(30))
+        XCTAssertEqual(decoder.bufferedByteCount, bytes.count - 30)
+        XCTAssertEqual(try decoder.next(), small[0])
+        XCTAssertEqual(decoder.bufferedByteCount, bytes.count - 30 - 60)
+        XCTAssertEqual(try decoder.next(), small[1])
+        XCTAssertNil(try decoder.next())
+        decoder.append(bytes.suffix(30) + small[1].encoded)
+        XCTAssertEqual(try decoder.next(), next)
+        XCTAssertEqual(try decoder.next(), small[1])
+        XCTAssertNil(try decoder.next())
+        XCTAssertEqual(decoder.bufferedByteCount, 0)
+
+        let large = Frame(.message, stream: 5, payload: Array(repeating: 9, count: 150))
+        var refused = FrameDecoder(maxPayloadSize: 100)
+        refused.append(small[0].encoded + large.encoded)
+        XCTAssertEqual(try refused.next(), small[0])
+        XCTAssertThrowsError(try refused.next()) { error in
+            XCTAssertEqual((error as? PhotoLibError)?.code, .resourceExhausted)
+        }
+
+        var raised = FrameDecoder(maxPayloadSize: 100)
+        raised.append(small[0].encoded + large.encoded + small[1].encoded)
+        XCTAssertEqual(try raised.next(), small[0])
+        raised.maxPayloadSize = 1000
+        XCTAssertEqual(try raised.next(), large)
+        XCTAssertEqual(try raised.next(), small[1])
+        XCTAssertNil(try raised.next())
+    }
+
     func testHeaderLayoutIsBigEndian() {
         let frame = Frame(.ping, stream: 0x0102_0304, flags: .ack, payload: [0xAA, 0xBB])
         XCTAssertEqual(frame.encoded, [0, 0, 0, 2, 8, 2, 1, 2, 3, 4, 0xAA, 0xBB])
