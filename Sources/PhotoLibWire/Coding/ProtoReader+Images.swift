@@ -8,20 +8,19 @@ extension Wire.ImageStart {
     /// The start in `reader`'s bytes, or `nil` (see ``ProtoReader``).
     init?(reading reader: inout ProtoReader) {
         self.init()
-        var seen: UInt64 = 0
-        while !reader.isAtEnd {
-            guard let (field, type) = reader.tag(), field <= 6, seen & (1 << field) == 0 else { return nil }
-            seen |= 1 << field
+        let complete = reader.readFields(upTo: 6) { reader, field, type in
             switch (field, type) {
-            case (1, 0): guard let value = reader.varint() else { return nil }; width = UInt32(truncatingIfNeeded: value)
-            case (2, 0): guard let value = reader.varint() else { return nil }; height = UInt32(truncatingIfNeeded: value)
-            case (3, 0): guard let value = reader.varint() else { return nil }; byteCount = value
-            case (4, 0): guard let value = reader.bool() else { return nil }; degraded = value
-            case (5, 2): guard let value = reader.string() else { return nil }; uniformTypeIdentifier = value
-            case (6, 0): guard let value = reader.varint() else { return nil }; imageIndex = UInt32(truncatingIfNeeded: value)
-            default: return nil
+            case (1, 0): guard let value = reader.varint() else { return false }; width = UInt32(truncatingIfNeeded: value)
+            case (2, 0): guard let value = reader.varint() else { return false }; height = UInt32(truncatingIfNeeded: value)
+            case (3, 0): guard let value = reader.varint() else { return false }; byteCount = value
+            case (4, 0): guard let value = reader.bool() else { return false }; degraded = value
+            case (5, 2): guard let value = reader.string() else { return false }; uniformTypeIdentifier = value
+            case (6, 0): guard let value = reader.varint() else { return false }; imageIndex = UInt32(truncatingIfNeeded: value)
+            default: return false
             }
+            return true
         }
+        if !complete { return nil }
     }
 }
 
@@ -29,16 +28,15 @@ extension Wire.ImageChunk {
     /// The chunk in `reader`'s bytes (its data copied out once), or `nil` (see ``ProtoReader``).
     init?(reading reader: inout ProtoReader) {
         self.init()
-        var seen: UInt64 = 0
-        while !reader.isAtEnd {
-            guard let (field, type) = reader.tag(), field <= 2, seen & (1 << field) == 0 else { return nil }
-            seen |= 1 << field
+        let complete = reader.readFields(upTo: 2) { reader, field, type in
             switch (field, type) {
-            case (1, 0): guard let value = reader.varint() else { return nil }; offset = value
-            case (2, 2): guard let range = reader.delimited() else { return nil }; data = reader.bytes(range)
-            default: return nil
+            case (1, 0): guard let value = reader.varint() else { return false }; offset = value
+            case (2, 2): guard let range = reader.delimited() else { return false }; data = reader.bytes(range)
+            default: return false
             }
+            return true
         }
+        if !complete { return nil }
     }
 }
 
@@ -46,16 +44,15 @@ extension Wire.ImageEnd {
     /// The end in `reader`'s bytes, or `nil` (see ``ProtoReader``).
     init?(reading reader: inout ProtoReader) {
         self.init()
-        var seen: UInt64 = 0
-        while !reader.isAtEnd {
-            guard let (field, type) = reader.tag(), field <= 2, seen & (1 << field) == 0 else { return nil }
-            seen |= 1 << field
+        let complete = reader.readFields(upTo: 2) { reader, field, type in
             switch (field, type) {
-            case (1, 0): guard let value = reader.varint() else { return nil }; imageIndex = UInt32(truncatingIfNeeded: value)
-            case (2, 0): guard let value = reader.bool() else { return nil }; isFinal = value
-            default: return nil
+            case (1, 0): guard let value = reader.varint() else { return false }; imageIndex = UInt32(truncatingIfNeeded: value)
+            case (2, 0): guard let value = reader.bool() else { return false }; isFinal = value
+            default: return false
             }
+            return true
         }
+        if !complete { return nil }
     }
 }
 

@@ -46,6 +46,21 @@ struct ProtoReader {
         return value == 1
     }
 
+    /// Reads a message's fields to its end: each tag goes to `read`, which reads the value
+    /// and answers whether it knew the field (and its wire type). Answers `false` — the
+    /// caller then leaves the message to the generated decoder — for a field `read` does not
+    /// know, a field number over `last` or seen before (the generated decoder would merge or
+    /// replace it), or malformed bytes.
+    mutating func readFields(upTo last: UInt64, _ read: (inout ProtoReader, _ field: UInt64, _ type: UInt64) -> Bool) -> Bool {
+        var seen: UInt64 = 0
+        while !isAtEnd {
+            guard let (field, type) = tag(), field <= last, seen & (1 << field) == 0 else { return false }
+            seen |= 1 << field
+            guard read(&self, field, type) else { return false }
+        }
+        return true
+    }
+
     /// The next tag: field number and wire type.
     mutating func tag() -> (field: UInt64, type: UInt64)? {
         guard let key = varint(), key >> 3 != 0 else { return nil }
@@ -96,18 +111,17 @@ extension Wire.Location {
     /// The location in `reader`'s bytes, or `nil` (see ``ProtoReader``).
     init?(reading reader: inout ProtoReader) {
         self.init()
-        var seen: UInt64 = 0
-        while !reader.isAtEnd {
-            guard let (field, type) = reader.tag(), field <= 4, seen & (1 << field) == 0 else { return nil }
-            seen |= 1 << field
+        let complete = reader.readFields(upTo: 4) { reader, field, type in
             switch (field, type) {
-            case (1, 1): guard let value = reader.double() else { return nil }; latitude = value
-            case (2, 1): guard let value = reader.double() else { return nil }; longitude = value
-            case (3, 0): guard let value = reader.bool() else { return nil }; hasAltitude = value
-            case (4, 1): guard let value = reader.double() else { return nil }; altitude = value
-            default: return nil
+            case (1, 1): guard let value = reader.double() else { return false }; latitude = value
+            case (2, 1): guard let value = reader.double() else { return false }; longitude = value
+            case (3, 0): guard let value = reader.bool() else { return false }; hasAltitude = value
+            case (4, 1): guard let value = reader.double() else { return false }; altitude = value
+            default: return false
             }
+            return true
         }
+        if !complete { return nil }
     }
 }
 
@@ -115,33 +129,32 @@ extension Wire.Asset {
     /// The asset in `reader`'s bytes, or `nil` (see ``ProtoReader``).
     init?(reading reader: inout ProtoReader) {
         self.init()
-        var seen: UInt64 = 0
-        while !reader.isAtEnd {
-            guard let (field, type) = reader.tag(), field <= 15, seen & (1 << field) == 0 else { return nil }
-            seen |= 1 << field
+        let complete = reader.readFields(upTo: 15) { reader, field, type in
             switch (field, type) {
-            case (1, 2): guard let value = reader.string() else { return nil }; localIdentifier = value
-            case (2, 0): guard let value = reader.varint() else { return nil }; mediaType = Wire.MediaType(rawValue: Int32(truncatingIfNeeded: value))
-            case (3, 0): guard let value = reader.varint() else { return nil }; mediaSubtypes = UInt32(truncatingIfNeeded: value)
-            case (4, 0): guard let value = reader.varint() else { return nil }; pixelWidth = UInt32(truncatingIfNeeded: value)
-            case (5, 0): guard let value = reader.varint() else { return nil }; pixelHeight = UInt32(truncatingIfNeeded: value)
-            case (6, 0): guard let value = reader.varint() else { return nil }; creationDateMs = Self.zigzag(value)
-            case (7, 0): guard let value = reader.varint() else { return nil }; modificationDateMs = Self.zigzag(value)
-            case (8, 0): guard let value = reader.bool() else { return nil }; isFavorite = value
-            case (9, 0): guard let value = reader.bool() else { return nil }; isHidden = value
-            case (10, 1): guard let value = reader.double() else { return nil }; duration = value
-            case (11, 2): guard let value = reader.string() else { return nil }; burstIdentifier = value
+            case (1, 2): guard let value = reader.string() else { return false }; localIdentifier = value
+            case (2, 0): guard let value = reader.varint() else { return false }; mediaType = Wire.MediaType(rawValue: Int32(truncatingIfNeeded: value))
+            case (3, 0): guard let value = reader.varint() else { return false }; mediaSubtypes = UInt32(truncatingIfNeeded: value)
+            case (4, 0): guard let value = reader.varint() else { return false }; pixelWidth = UInt32(truncatingIfNeeded: value)
+            case (5, 0): guard let value = reader.varint() else { return false }; pixelHeight = UInt32(truncatingIfNeeded: value)
+            case (6, 0): guard let value = reader.varint() else { return false }; creationDateMs = Self.zigzag(value)
+            case (7, 0): guard let value = reader.varint() else { return false }; modificationDateMs = Self.zigzag(value)
+            case (8, 0): guard let value = reader.bool() else { return false }; isFavorite = value
+            case (9, 0): guard let value = reader.bool() else { return false }; isHidden = value
+            case (10, 1): guard let value = reader.double() else { return false }; duration = value
+            case (11, 2): guard let value = reader.string() else { return false }; burstIdentifier = value
             case (12, 2):
-                guard let range = reader.delimited() else { return nil }
+                guard let range = reader.delimited() else { return false }
                 var inner = reader.reader(range)
-                guard let value = Wire.Location(reading: &inner) else { return nil }
+                guard let value = Wire.Location(reading: &inner) else { return false }
                 location = value
-            case (13, 0): guard let value = reader.bool() else { return nil }; hasAdjustments = value
-            case (14, 0): guard let value = reader.varint() else { return nil }; contentVersion = value
-            case (15, 0): guard let value = reader.varint() else { return nil }; trashedDateMs = Self.zigzag(value)
-            default: return nil
+            case (13, 0): guard let value = reader.bool() else { return false }; hasAdjustments = value
+            case (14, 0): guard let value = reader.varint() else { return false }; contentVersion = value
+            case (15, 0): guard let value = reader.varint() else { return false }; trashedDateMs = Self.zigzag(value)
+            default: return false
             }
+            return true
         }
+        if !complete { return nil }
     }
 
     private static func zigzag(_ value: UInt64) -> Int64 {
