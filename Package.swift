@@ -87,7 +87,7 @@ let package = Package(
         .target(
             name: "PhotoLibServer",
             dependencies: [
-                "PhotoLibCore", "PhotoLibWire", "PhotoLibNet", "PhotoLibStore", "PhotoLibImaging", "PhotoLibMedia",
+                "PhotoLibCore", "PhotoLibWire", "PhotoLibNet", "PhotoLibStore", "PhotoLibImaging", "PhotoLibMedia", "CPhotoLibSystem",
                 .product(name: "Logging", package: "swift-log"),
                 // SHA-256 of the owner token and of image cache keys.
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -83,10 +83,14 @@ struct LiveAssetListing: AssetListing {
 /// `@unchecked Sendable`: ``condition`` guards `full`, `failure` and `reader`; the other
 /// properties are immutable.
 final class PendingAssetListing: AssetListing, @unchecked Sendable {
-    /// Serial; reads every pending snapshot's full list and ends its read transaction. One
-    /// snapshot is read at a time, so a burst of fetches does not hold a burst of
-    /// half-read lists in memory; a snapshot released before its turn is never read.
-    private static let materializer = DispatchQueue(label: "photolibd.snapshots", qos: .utility)
+    /// One thread of its own, in order; reads every pending snapshot's full list and ends its
+    /// read transaction. One snapshot is read at a time, so a burst of fetches does not hold
+    /// a burst of half-read lists in memory; a snapshot released before its turn is never
+    /// read. It runs at nice 10: reading a million identifiers takes a core for a while, and
+    /// the requests being served meanwhile (the snapshot's own first pages among them) come
+    /// first; the read still gets about a tenth of a busy core, so a page that waits for it
+    /// is late, never starved.
+    private static let materializer = BlockingPool(name: "photolibd.snapshots", concurrency: 1, idleTimeout: 10, niceness: 10)
 
     let query: AssetQuery
     let count: Int
@@ -115,7 +119,7 @@ final class PendingAssetListing: AssetListing, @unchecked Sendable {
             reader.close()
             return
         }
-        Self.materializer.async { [self] in
+        Self.materializer.submit { [self] in
             condition.lock()
             let pending = self.reader
             self.reader = nil
@@ -179,7 +183,7 @@ final class PendingAssetListing: AssetListing, @unchecked Sendable {
         condition.unlock()
         // Ending the read transaction is a SQLite call: on the snapshots queue, which owns
         // the readers' reads (the caller may be a handler on the cooperative pool).
-        if let pending { Self.materializer.async { pending.close() } }
+        if let pending { Self.materializer.submit { pending.close() } }
     }
 
     /// The complete listing, waiting for the background read.

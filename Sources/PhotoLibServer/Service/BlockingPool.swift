@@ -1,4 +1,5 @@
 import Foundation
+internal import CPhotoLibSystem
 
 /// Runs blocking work on a bounded set of threads named for their job, off Swift's
 /// cooperative pool and the event loops: async code awaits the result (``run(_:)``), the
@@ -27,6 +28,9 @@ final class BlockingPool: @unchecked Sendable {
     let concurrency: Int
     /// How long a thread waits for work before it ends (seconds).
     let idleTimeout: TimeInterval
+    /// The nice value its threads take when they start (0: the process's): 10 for background
+    /// work that should yield the CPU to serving (see `CPhotoLibSystem_lower_thread_priority`).
+    let niceness: Int32
     /// Guards the queue and the thread counts, and wakes idle threads when work arrives (a
     /// condition variable, which `Mutex` has not). A leaf lock: closures run outside it.
     private let condition = NSCondition()
@@ -38,11 +42,13 @@ final class BlockingPool: @unchecked Sendable {
     /// Threads waiting for work.
     private var idle = 0
 
-    /// A pool named `name` running at most `concurrency` closures at once.
-    init(name: String, concurrency: Int, idleTimeout: TimeInterval = 10) {
+    /// A pool named `name` running at most `concurrency` closures at once, on threads that
+    /// run at nice value `niceness`.
+    init(name: String, concurrency: Int, idleTimeout: TimeInterval = 10, niceness: Int32 = 0) {
         self.name = name
         self.concurrency = max(1, concurrency)
         self.idleTimeout = idleTimeout
+        self.niceness = niceness
     }
 
     /// Runs `work` on the pool and returns its result; skips it if the calling task is
@@ -76,6 +82,8 @@ final class BlockingPool: @unchecked Sendable {
             let threadName = name.utf8.count > 15 ? String(name.split(separator: ".").last ?? "") : name
             Thread { [self] in
                 Thread.current.name = threadName
+                // Best effort: a thread the system keeps at the process's priority still works.
+                if niceness != 0 { _ = CPhotoLibSystem_lower_thread_priority(niceness) }
                 takeWork()
             }.start()
         }
