@@ -36,6 +36,8 @@ struct ImageSource: Sendable, Hashable {
     /// Whether the asset is a video: its images are its poster frame, rendered from the
     /// `video` resource.
     var isVideo: Bool { storage.original.type == .video }
+    /// ``current``'s path and type, read without copying the record.
+    var currentFile: (path: String, type: AssetResourceType) { (storage.current.path, storage.current.type) }
     /// Changes whenever the rendered content may change (see
     /// ``ImageSourceResolver/imageSource(forAsset:receivedAt:)``). Used in cache keys.
     var contentVersion: String { storage.contentVersion }
@@ -110,14 +112,15 @@ final class ImageSourceResolver: @unchecked Sendable {
         // older than it is, never newer.
         let stamp = try externalDataVersion(receivedAt: receivedAt) &+ library.localCommitCount
         let remembered = locked { sources.entry(identifier, stamp: stamp) }
+        if let made = remembered?.made {
+            // The rows are the same: so are the files; is the current one unchanged on disk?
+            let current = made.source.currentFile
+            let file = try identity(of: current.path, type: current.type, asset: identifier, receivedAt: receivedAt)
+            if file == made.file { return made.source }
+        }
         let records: ImageSourceRecords
         if let remembered {
             records = remembered.records
-            if let made = remembered.made {
-                // The rows are the same: so are the files; is the current one unchanged on disk?
-                let file = try identity(of: made.source.current, asset: identifier, receivedAt: receivedAt)
-                if file == made.file { return made.source }
-            }
         } else {
             records = try library.imageSourceRecords(forAsset: identifier)
             locked { sources.store(identifier, records, stamp: stamp) }
@@ -126,22 +129,22 @@ final class ImageSourceResolver: @unchecked Sendable {
             throw Self.unknownAsset(identifier)
         }
         let current = records.resources.first(where: { $0.type == .fullSizePhoto }) ?? original
-        let file = try identity(of: current, asset: identifier, receivedAt: receivedAt)
+        let file = try identity(of: current.path, type: current.type, asset: identifier, receivedAt: receivedAt)
         let version = "\(current.sha256).\(records.generation).\(file.size)-\(file.modificationTime)-\(file.inode)"
         let source = ImageSource(current: current, original: original, contentVersion: version)
         locked { sources.remember(identifier, source: source, file: file, stamp: stamp) }
         return source
     }
 
-    /// The identity of `record`'s file, asset `identifier`'s current one
+    /// The identity of the file at `path`, asset `identifier`'s current resource of `type`
     /// (``FileIdentityCache/identity(of:receivedAt:)``, under ``lock``).
-    private func identity(of record: AssetResourceRecord, asset identifier: String, receivedAt: UInt64?) throws(PhotoLibError) -> FileIdentity {
+    private func identity(of path: String, type: AssetResourceType, asset identifier: String, receivedAt: UInt64?) throws(PhotoLibError) -> FileIdentity {
         do throws(SystemError) {
             lock.lock()
             defer { lock.unlock() }
-            return try files.identity(of: record.path, receivedAt: receivedAt)
+            return try files.identity(of: path, receivedAt: receivedAt)
         } catch {
-            throw LibraryFileError.make(errno: error.errno, "the \(record.type == .photo ? "original" : "edited photo") of asset \(identifier)")
+            throw LibraryFileError.make(errno: error.errno, "the \(type == .photo ? "original" : "edited photo") of asset \(identifier)")
         }
     }
 

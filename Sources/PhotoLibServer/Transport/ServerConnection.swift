@@ -44,6 +44,9 @@ final class ServerConnection: @unchecked Sendable {
     /// TLS between the socket and the state machine (`ServerConfiguration.tls`); `nil`: plain TCP.
     private var tls: TLSStream?
     private(set) var session: ConnectionSession?
+    /// The route of the last CALL: a connection tends to call one method over and over (a
+    /// grid's thumbnails), and comparing its path costs less than hashing it. On ``queue``.
+    private var lastRoute: RPCRoute?
     /// The client's maximum frame size (its HELLO), the largest response it takes.
     private var peerMaxFrameSize = WireLimits.defaultMaxFrameSize
     /// Called once on close.
@@ -259,18 +262,23 @@ final class ServerConnection: @unchecked Sendable {
     /// A CALL the machine accepted: routed to its handler, or refused with STATUS alone.
     private func openCall(_ streamID: UInt32, _ call: Wire.CallStart, endStream: Bool) {
         let route: RPCRoute
-        switch core.router.resolve(call.method) {
-        case .failure(let error):
-            machine.finish(stream: streamID, status: Wire.Status(error))
-            return
-        case .success(let resolved):
-            route = resolved
+        if let last = lastRoute, last.path == call.method {
+            route = last
+        } else {
+            switch core.router.resolve(call.method) {
+            case .failure(let error):
+                machine.finish(stream: streamID, status: Wire.Status(error))
+                return
+            case .success(let resolved):
+                route = resolved
+                lastRoute = resolved
+            }
         }
         guard let session else {
             machine.finish(stream: streamID, status: Wire.Status(code: .unavailable, message: "the connection has no session; reconnect"))
             return
         }
-        if let refusal = core.refusal(for: route.method, session: session) {
+        if let refusal = core.refusal(for: route.method, requiring: route.access, session: session) {
             machine.finish(stream: streamID, status: Wire.Status(refusal))
             return
         }
