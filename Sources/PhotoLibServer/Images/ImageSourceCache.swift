@@ -9,11 +9,12 @@ import PhotoLibStore
 /// ``ImageSourceResolver``'s lock.
 final class ImageSourceCache {
     /// What is remembered of an asset: its rows, and the last source made from them with
-    /// the identity of the file it was made from (``ImageSourceResolver`` hands it out
-    /// again while that file is unchanged).
+    /// the identity of the file it was made from and the ``FileIdentityCache`` generation
+    /// that identity is remembered under, if it is (``ImageSourceResolver`` hands the
+    /// source out again while that file is unchanged).
     struct Entry {
         var records: ImageSourceRecords
-        var made: (source: ImageSource, file: FileIdentity)?
+        var made: (source: ImageSource, file: FileIdentity, generation: Int?)?
     }
 
     /// At most this many assets are remembered; the cache starts over beyond it.
@@ -44,8 +45,8 @@ final class ImageSourceCache {
 
     /// Remembers `source`, made from the rows of `identifier` read at `stamp` and from its
     /// file as `file` identified it; nothing when those rows are no longer the entry's.
-    func remember(_ identifier: String, source: ImageSource, file: FileIdentity, stamp: Int) {
+    func remember(_ identifier: String, source: ImageSource, file: FileIdentity, generation: Int?, stamp: Int) {
         guard stamp == self.stamp else { return }
-        entries[identifier]?.made = (source, file)
+        entries[identifier]?.made = (source, file, generation)
     }
 }

@@ -111,12 +111,27 @@ final class ImageSourceResolver: @unchecked Sendable {
         // The stamp is read before the rows: a commit in between only makes the entry look
         // older than it is, never newer.
         let stamp = try externalDataVersion(receivedAt: receivedAt) &+ library.localCommitCount
-        let remembered = locked { sources.entry(identifier, stamp: stamp) }
+        // A source made from these rows, whose file's remembered identity no event has
+        // touched since (nothing under the library changed): the answer, with one hold of
+        // the lock and no path looked up.
+        let (remembered, unchanged) = locked { () -> (ImageSourceCache.Entry?, ImageSource?) in
+            let entry = sources.entry(identifier, stamp: stamp)
+            guard let made = entry?.made, let generation = made.generation, files.isCurrent(generation, receivedAt: receivedAt) else {
+                return (entry, nil)
+            }
+            return (nil, made.source)
+        }
+        if let unchanged { return unchanged }
         if let made = remembered?.made {
             // The rows are the same: so are the files; is the current one unchanged on disk?
             let current = made.source.currentFile
             let file = try identity(of: current.path, type: current.type, asset: identifier, receivedAt: receivedAt)
-            if file == made.file { return made.source }
+            if file.identity == made.file {
+                // Remembered under the cache's new generation, if it is: the next request takes
+                // the short way again.
+                locked { sources.remember(identifier, source: made.source, file: file.identity, generation: file.generation, stamp: stamp) }
+                return made.source
+            }
         }
         let records: ImageSourceRecords
         if let remembered {
@@ -129,20 +144,21 @@ final class ImageSourceResolver: @unchecked Sendable {
             throw Self.unknownAsset(identifier)
         }
         let current = records.resources.first(where: { $0.type == .fullSizePhoto }) ?? original
-        let file = try identity(of: current.path, type: current.type, asset: identifier, receivedAt: receivedAt)
+        let (file, generation) = try identity(of: current.path, type: current.type, asset: identifier, receivedAt: receivedAt)
         let version = "\(current.sha256).\(records.generation).\(file.size)-\(file.modificationTime)-\(file.inode)"
         let source = ImageSource(current: current, original: original, contentVersion: version)
-        locked { sources.remember(identifier, source: source, file: file, stamp: stamp) }
+        locked { sources.remember(identifier, source: source, file: file, generation: generation, stamp: stamp) }
         return source
     }
 
-    /// The identity of the file at `path`, asset `identifier`'s current resource of `type`
-    /// (``FileIdentityCache/identity(of:receivedAt:)``, under ``lock``).
-    private func identity(of path: String, type: AssetResourceType, asset identifier: String, receivedAt: UInt64?) throws(PhotoLibError) -> FileIdentity {
+    /// The identity of the file at `path`, asset `identifier`'s current resource of `type`,
+    /// and the generation it is remembered under
+    /// (``FileIdentityCache/rememberedIdentity(of:receivedAt:)``, under ``lock``).
+    private func identity(of path: String, type: AssetResourceType, asset identifier: String, receivedAt: UInt64?) throws(PhotoLibError) -> (identity: FileIdentity, generation: Int?) {
         do throws(SystemError) {
             lock.lock()
             defer { lock.unlock() }
-            return try files.identity(of: path, receivedAt: receivedAt)
+            return try files.rememberedIdentity(of: path, receivedAt: receivedAt)
         } catch {
             throw LibraryFileError.make(errno: error.errno, "the \(type == .photo ? "original" : "edited photo") of asset \(identifier)")
         }
