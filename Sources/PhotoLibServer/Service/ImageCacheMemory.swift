@@ -112,13 +112,23 @@ final class ImageCacheMemory: @unchecked Sendable {
     /// ``messages(for:encode:)``, under one hold of the lock: the fast path's whole visit.
     func messages(forCurrent key: ImageCacheKey, encode: (CachedImage) -> [[UInt8]]) -> [[UInt8]]? {
         lock.withLock {
-            noteVersionLocked(key.assetIdentifier, key.contentVersion)
-            return messagesLocked(for: key, encode: encode)
+            // A node is held under a key only while the key's content version is the one
+            // noted for its asset (noting another drops the asset's nodes first, in `put`
+            // too): a hit has nothing to note, and only a miss looks the asset up.
+            guard let node = nodes[key] else {
+                noteVersionLocked(key.assetIdentifier, key.contentVersion)
+                return nil
+            }
+            return messagesLocked(of: node, encode: encode)
         }
     }
 
     private func messagesLocked(for key: ImageCacheKey, encode: (CachedImage) -> [[UInt8]]) -> [[UInt8]]? {
         guard let node = nodes[key] else { return nil }
+        return messagesLocked(of: node, encode: encode)
+    }
+
+    private func messagesLocked(of node: Node, encode: (CachedImage) -> [[UInt8]]) -> [[UInt8]]? {
         if newest !== node {
             unlink(node)
             append(node)
