@@ -48,7 +48,8 @@ public final class ConnectionSession: Sendable {
 
     /// Whether an image request with this id is running.
     func isImageRequestRunning(_ id: UInt64) -> Bool {
-        imageRequests.withLock { $0[id] != nil }
+        // Most connections run none through the handler: no hash for an empty table.
+        imageRequests.withLock { !$0.isEmpty && $0[id] != nil }
     }
 
     /// Forgets an image request id.

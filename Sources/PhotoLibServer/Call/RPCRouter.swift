@@ -50,11 +50,27 @@ struct PooledRoute: Sendable {
 }
 
 /// A registered method: its descriptor, handler and optional fast or pooled path.
-struct RPCRoute: Sendable {
+///
+/// A class: every call's stream keeps its route, and a reference is one retain where the
+/// value's closures and strings were one each.
+final class RPCRoute: Sendable {
     let method: MethodInfo
     let handler: RPCHandler
     let inline: InlineRPCHandler?
-    var pooled: PooledRoute? = nil
+    let pooled: PooledRoute?
+    /// The wire name it is registered under (``MethodInfo/path``, made once).
+    let path: String
+    /// What a connection must be to call it (``MethodAccess/required(for:)``, looked up once).
+    let access: MethodAccess
+
+    init(method: MethodInfo, handler: @escaping RPCHandler, inline: InlineRPCHandler?, pooled: PooledRoute? = nil) {
+        self.method = method
+        self.handler = handler
+        self.inline = inline
+        self.pooled = pooled
+        self.path = method.path
+        self.access = MethodAccess.required(for: method.name)
+    }
 
     /// Whether a call waits for its request message before anything runs (a fast or pooled
     /// path takes the complete request).

@@ -44,6 +44,10 @@ final class FileIdentityCache {
     private var eventBuffer = [UInt8](repeating: 0, count: 16 << 10)
     /// `stat` calls made so far (what the cache saves is visible to tests).
     private(set) var statCount = 0
+    /// Moves whenever the remembered identities are forgotten (an event, or the capacity
+    /// reached): an identity remembered while it had a value is still the answer for its
+    /// path while it has it (``isCurrent(_:receivedAt:)``).
+    private(set) var generation = 0
 
     /// Changes that make a remembered identity stale.
     private static let events = UInt32(IN_ATTRIB | IN_MODIFY | IN_CLOSE_WRITE | IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR)
@@ -67,16 +71,36 @@ final class FileIdentityCache {
     /// The identity of the file at `path`, as of `receivedAt` or later (uptime nanoseconds;
     /// `nil`: now). Throws the `stat` error's `errno` when the file cannot be `stat`ed.
     func identity(of path: String, receivedAt: UInt64?) throws(SystemError) -> FileIdentity {
-        guard watching else { return try statNow(path) }
+        try rememberedIdentity(of: path, receivedAt: receivedAt).identity
+    }
+
+    /// ``identity(of:receivedAt:)``, and the ``generation`` it is remembered under (`nil`:
+    /// not remembered, the file is `stat`ed at every call).
+    func rememberedIdentity(of path: String, receivedAt: UInt64?) throws(SystemError) -> (identity: FileIdentity, generation: Int?) {
+        guard watching else { return (try statNow(path), nil) }
         if notifications == -2 { notifications = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC)) }
-        guard notifications >= 0 else { return try statNow(path) }
+        guard notifications >= 0 else { return (try statNow(path), nil) }
         drainEvents(unlessReadAfter: receivedAt)
-        if let known = identities[path] { return known }
-        guard watchDirectories(of: path) else { return try statNow(path) }
+        if let known = identities[path] { return (known, generation) }
+        guard watchDirectories(of: path) else { return (try statNow(path), nil) }
         let identity = try statNow(path)
-        if identities.count >= capacity { identities.removeAll(keepingCapacity: true) }
+        if identities.count >= capacity { forgetIdentities() }
         identities[path] = identity
-        return identity
+        return (identity, generation)
+    }
+
+    /// Whether an identity remembered under `generation` is still the answer for its path
+    /// as of `receivedAt` (the events are read first, as ``identity(of:receivedAt:)`` does):
+    /// no path needs looking up to know that nothing changed.
+    func isCurrent(_ generation: Int, receivedAt: UInt64?) -> Bool {
+        guard watching, notifications >= 0 else { return false }
+        drainEvents(unlessReadAfter: receivedAt)
+        return generation == self.generation
+    }
+
+    private func forgetIdentities() {
+        identities.removeAll(keepingCapacity: true)
+        generation &+= 1
     }
 
     /// Reads the queued events, unless that was done after `receivedAt`; any event (or an
@@ -95,7 +119,7 @@ final class FileIdentityCache {
             if count < 0 && errno == EINTR { continue }
             break
         }
-        if changed { identities.removeAll(keepingCapacity: true) }
+        if changed { forgetIdentities() }
         lastDrainedAt = at
     }
 

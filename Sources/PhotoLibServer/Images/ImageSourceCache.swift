@@ -8,7 +8,14 @@ import PhotoLibStore
 /// cache, so nothing read before a commit is used after it. Confined to
 /// ``ImageSourceResolver``'s lock.
 final class ImageSourceCache {
-    typealias Entry = ImageSourceRecords
+    /// What is remembered of an asset: its rows, and the last source made from them with
+    /// the identity of the file it was made from and the ``FileIdentityCache`` generation
+    /// that identity is remembered under, if it is (``ImageSourceResolver`` hands the
+    /// source out again while that file is unchanged).
+    struct Entry {
+        var records: ImageSourceRecords
+        var made: (source: ImageSource, file: FileIdentity, generation: Int?)?
+    }
 
     /// At most this many assets are remembered; the cache starts over beyond it.
     let capacity: Int
@@ -30,9 +37,16 @@ final class ImageSourceCache {
     }
 
     /// Remembers what was read while the database was at `stamp` (read before the rows).
-    func store(_ identifier: String, _ entry: Entry, stamp: Int) {
+    func store(_ identifier: String, _ records: ImageSourceRecords, stamp: Int) {
         guard stamp == self.stamp else { return }
         if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
-        entries[identifier] = entry
+        entries[identifier] = Entry(records: records)
+    }
+
+    /// Remembers `source`, made from the rows of `identifier` read at `stamp` and from its
+    /// file as `file` identified it; nothing when those rows are no longer the entry's.
+    func remember(_ identifier: String, source: ImageSource, file: FileIdentity, generation: Int?, stamp: Int) {
+        guard stamp == self.stamp else { return }
+        entries[identifier]?.made = (source, file, generation)
     }
 }

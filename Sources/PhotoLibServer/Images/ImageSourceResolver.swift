@@ -5,18 +5,53 @@ import PhotoLibStore
 
 /// What the image server needs to know about an asset's pixels: which file to render,
 /// and a version that changes whenever those pixels may have changed.
+///
+/// Its fields live in one immutable object: a source is copied into every image job, and a
+/// copy costs one retain instead of one per string of its two records. The resolver hands
+/// out the same source again while nothing changed.
 struct ImageSource: Sendable, Hashable {
+    private final class Storage: Sendable {
+        let current: AssetResourceRecord
+        let original: AssetResourceRecord
+        let contentVersion: String
+        init(current: AssetResourceRecord, original: AssetResourceRecord, contentVersion: String) {
+            self.current = current
+            self.original = original
+            self.contentVersion = contentVersion
+        }
+    }
+
+    private let storage: Storage
+
+    /// A source of `current` and `original` at `contentVersion`.
+    init(current: AssetResourceRecord, original: AssetResourceRecord, contentVersion: String) {
+        storage = Storage(current: current, original: original, contentVersion: contentVersion)
+    }
+
     /// The file images are rendered from: the `fullSizePhoto` (edited) resource when the
     /// asset has one, else its original `photo` (for a video, its `video`).
-    var current: AssetResourceRecord
+    var current: AssetResourceRecord { storage.current }
     /// The original `photo` resource, or a video's `video` (what `version: original/unadjusted` render from).
-    var original: AssetResourceRecord
+    var original: AssetResourceRecord { storage.original }
     /// Whether the asset is a video: its images are its poster frame, rendered from the
     /// `video` resource.
-    var isVideo: Bool { original.type == .video }
+    var isVideo: Bool { storage.original.type == .video }
+    /// ``current``'s path and type, read without copying the record.
+    var currentFile: (path: String, type: AssetResourceType) { (storage.current.path, storage.current.type) }
     /// Changes whenever the rendered content may change (see
     /// ``ImageSourceResolver/imageSource(forAsset:receivedAt:)``). Used in cache keys.
-    var contentVersion: String
+    var contentVersion: String { storage.contentVersion }
+
+    static func == (lhs: ImageSource, rhs: ImageSource) -> Bool {
+        lhs.storage === rhs.storage
+            || (lhs.contentVersion == rhs.contentVersion && lhs.current == rhs.current && lhs.original == rhs.original)
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(current)
+        hasher.combine(original)
+        hasher.combine(contentVersion)
+    }
 }
 
 /// Finds the files to render an asset's images from, and its content version, remembering
@@ -64,13 +99,43 @@ final class ImageSourceResolver: @unchecked Sendable {
     /// current file is missing.
     func imageSource(forAsset identifier: String, receivedAt: UInt64? = nil) throws(PhotoLibError) -> ImageSource {
         try LocalIdentifier.validate(identifier)
+        return try imageSource(forValidAsset: identifier, receivedAt: receivedAt)
+    }
+
+    /// ``imageSource(forAsset:receivedAt:)`` of an identifier its caller has already checked
+    /// with `LocalIdentifier.validate` (the image fast path does, before anything else).
+    ///
+    /// A source made before is handed out again while its rows are still valid and its
+    /// file's identity is the one it was made from: a repeated request builds no version text.
+    func imageSource(forValidAsset identifier: String, receivedAt: UInt64?) throws(PhotoLibError) -> ImageSource {
         // The stamp is read before the rows: a commit in between only makes the entry look
         // older than it is, never newer.
         let stamp = try externalDataVersion(receivedAt: receivedAt) &+ library.localCommitCount
-        let remembered = locked { sources.entry(identifier, stamp: stamp) }
+        // A source made from these rows, whose file's remembered identity no event has
+        // touched since (nothing under the library changed): the answer, with one hold of
+        // the lock and no path looked up.
+        let (remembered, unchanged) = locked { () -> (ImageSourceCache.Entry?, ImageSource?) in
+            let entry = sources.entry(identifier, stamp: stamp)
+            guard let made = entry?.made, let generation = made.generation, files.isCurrent(generation, receivedAt: receivedAt) else {
+                return (entry, nil)
+            }
+            return (nil, made.source)
+        }
+        if let unchanged { return unchanged }
+        if let made = remembered?.made {
+            // The rows are the same: so are the files; is the current one unchanged on disk?
+            let current = made.source.currentFile
+            let file = try identity(of: current.path, type: current.type, asset: identifier, receivedAt: receivedAt)
+            if file.identity == made.file {
+                // Remembered under the cache's new generation, if it is: the next request takes
+                // the short way again.
+                locked { sources.remember(identifier, source: made.source, file: file.identity, generation: file.generation, stamp: stamp) }
+                return made.source
+            }
+        }
         let records: ImageSourceRecords
         if let remembered {
-            records = remembered
+            records = remembered.records
         } else {
             records = try library.imageSourceRecords(forAsset: identifier)
             locked { sources.store(identifier, records, stamp: stamp) }
@@ -79,16 +144,24 @@ final class ImageSourceResolver: @unchecked Sendable {
             throw Self.unknownAsset(identifier)
         }
         let current = records.resources.first(where: { $0.type == .fullSizePhoto }) ?? original
-        let file: FileIdentity
+        let (file, generation) = try identity(of: current.path, type: current.type, asset: identifier, receivedAt: receivedAt)
+        let version = "\(current.sha256).\(records.generation).\(file.size)-\(file.modificationTime)-\(file.inode)"
+        let source = ImageSource(current: current, original: original, contentVersion: version)
+        locked { sources.remember(identifier, source: source, file: file, generation: generation, stamp: stamp) }
+        return source
+    }
+
+    /// The identity of the file at `path`, asset `identifier`'s current resource of `type`,
+    /// and the generation it is remembered under
+    /// (``FileIdentityCache/rememberedIdentity(of:receivedAt:)``, under ``lock``).
+    private func identity(of path: String, type: AssetResourceType, asset identifier: String, receivedAt: UInt64?) throws(PhotoLibError) -> (identity: FileIdentity, generation: Int?) {
         do throws(SystemError) {
             lock.lock()
             defer { lock.unlock() }
-            file = try files.identity(of: current.path, receivedAt: receivedAt)
+            return try files.rememberedIdentity(of: path, receivedAt: receivedAt)
         } catch {
-            throw LibraryFileError.make(errno: error.errno, "the \(current.type == .photo ? "original" : "edited photo") of asset \(identifier)")
+            throw LibraryFileError.make(errno: error.errno, "the \(type == .photo ? "original" : "edited photo") of asset \(identifier)")
         }
-        let version = "\(current.sha256).\(records.generation).\(file.size)-\(file.modificationTime)-\(file.inode)"
-        return ImageSource(current: current, original: original, contentVersion: version)
     }
 
     /// `PRAGMA data_version`, or the last reading when it was taken after `receivedAt`.

@@ -22,6 +22,20 @@ struct ImageCacheKey: Hashable, Sendable {
     var crop: NormalizedRect?
     var variant: Variant
 
+    /// Hashes every field but ``contentVersion``: a long string (about 90 bytes) that is
+    /// hashed on every memory-cache lookup, while the cache holds one content version per
+    /// asset at a time (older ones are dropped when a newer one is seen), so leaving it out
+    /// costs no collisions. Equality still compares every field.
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(assetIdentifier)
+        hasher.combine(targetSize)
+        hasher.combine(contentMode)
+        hasher.combine(resizeMode)
+        hasher.combine(version)
+        hasher.combine(crop)
+        hasher.combine(variant)
+    }
+
     /// The same render with another variant.
     func with(_ variant: Variant) -> ImageCacheKey {
         var copy = self

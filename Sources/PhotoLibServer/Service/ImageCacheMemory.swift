@@ -2,8 +2,10 @@ import Foundation
 
 /// Rendered images in memory, least recently used dropped first when over a byte budget.
 ///
-/// A doubly linked list through a dictionary gives O(1) lookup, insert and eviction.
-/// Entries of an asset whose content version moved on are dropped as soon as the new
+/// A doubly linked list through a dictionary gives O(1) lookup, insert and eviction. Both
+/// links are strong (a weak one gives every node a side table, and each hit's relinking
+/// would go through it): a node leaves the list through ``unlink(_:)``, which clears them,
+/// and ``deinit`` breaks the chain of what is left. Entries of an asset whose content version moved on are dropped as soon as the new
 /// version is seen. Thread-safe.
 final class ImageCacheMemory: @unchecked Sendable {
     private final class Node {
@@ -12,7 +14,7 @@ final class ImageCacheMemory: @unchecked Sendable {
         /// The image as response messages, made on first use by ``ImageCacheMemory/messages(for:encode:)``.
         var messages: [[UInt8]]?
         var newer: Node?
-        weak var older: Node?
+        var older: Node?
         init(key: ImageCacheKey, image: CachedImage) {
             self.key = key
             self.image = image
@@ -37,6 +39,16 @@ final class ImageCacheMemory: @unchecked Sendable {
 
     init(budget: Int) {
         self.budget = max(0, budget)
+    }
+
+    deinit {
+        // The list's links are strong both ways: break them, or the nodes would keep each other.
+        var node = oldest
+        while let current = node {
+            node = current.newer
+            current.newer = nil
+            current.older = nil
+        }
     }
 
     /// ``bytes``, read under the lock (from any thread).
@@ -93,19 +105,42 @@ final class ImageCacheMemory: @unchecked Sendable {
     /// The image for `key` as encoded response messages (made by `encode` on first use and
     /// kept with the image, within the budget), marking it recently used.
     func messages(for key: ImageCacheKey, encode: (CachedImage) -> [[UInt8]]) -> [[UInt8]]? {
+        lock.withLock { messagesLocked(for: key, encode: encode) }
+    }
+
+    /// ``noteContentVersion(asset:version:)`` with `key`'s asset and content version, then
+    /// ``messages(for:encode:)``, under one hold of the lock: the fast path's whole visit.
+    func messages(forCurrent key: ImageCacheKey, encode: (CachedImage) -> [[UInt8]]) -> [[UInt8]]? {
         lock.withLock {
-            guard let node = nodes[key] else { return nil }
+            // A node is held under a key only while the key's content version is the one
+            // noted for its asset (noting another drops the asset's nodes first, in `put`
+            // too): a hit has nothing to note, and only a miss looks the asset up.
+            guard let node = nodes[key] else {
+                noteVersionLocked(key.assetIdentifier, key.contentVersion)
+                return nil
+            }
+            return messagesLocked(of: node, encode: encode)
+        }
+    }
+
+    private func messagesLocked(for key: ImageCacheKey, encode: (CachedImage) -> [[UInt8]]) -> [[UInt8]]? {
+        guard let node = nodes[key] else { return nil }
+        return messagesLocked(of: node, encode: encode)
+    }
+
+    private func messagesLocked(of node: Node, encode: (CachedImage) -> [[UInt8]]) -> [[UInt8]]? {
+        if newest !== node {
             unlink(node)
             append(node)
-            if let messages = node.messages { return messages }
-            let messages = encode(node.image)
-            node.messages = messages
-            bytes += messages.reduce(0) { $0 + $1.count }
-            while bytes > budget, let victim = oldest, victim !== node {
-                remove(victim)
-            }
-            return messages
         }
+        if let messages = node.messages { return messages }
+        let messages = encode(node.image)
+        node.messages = messages
+        bytes += messages.reduce(0) { $0 + $1.count }
+        while bytes > budget, let victim = oldest, victim !== node {
+            remove(victim)
+        }
+        return messages
     }
 
     /// Records the asset's current content version, dropping entries of older versions.

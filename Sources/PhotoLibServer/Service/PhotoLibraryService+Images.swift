@@ -71,7 +71,7 @@ extension PhotoLibraryService {
         }
         // The whole image as a crop is no crop (one cache entry for both).
         let crop = try crop.map { rect throws(PhotoLibError) in try rect.validated() }.flatMap { $0 == .unit ? nil : $0 }
-        let source = try imageSources.imageSource(forAsset: assetIdentifier, receivedAt: receivedAt)
+        let source = try imageSources.imageSource(forValidAsset: assetIdentifier, receivedAt: receivedAt)
         let render = RenderRequest(
             targetSize: targetSize, contentMode: contentMode, resizeMode: resizeMode, crop: crop, quality: Self.renderQuality)
         // No edits exist yet: current, unadjusted and original render the same file unless
@@ -104,8 +104,7 @@ extension PhotoLibraryService {
             resizeMode: options.resizeMode, version: options.version, crop: options.normalizedCropRect,
             receivedAt: context.receivedAt)
         if job.servesOriginalFile { return nil }
-        cache.memory.noteContentVersion(asset: job.assetIdentifier, version: job.key.contentVersion)
-        guard let messages = cache.memory.messages(for: job.key, encode: { ImageSender.messages(for: $0, index: 0, isFinal: true) }) else {
+        guard let messages = cache.memory.messages(forCurrent: job.key, encode: { ImageSender.messages(for: $0, index: 0, isFinal: true) }) else {
             return nil
         }
         cache.counters.add(\.memoryHits)

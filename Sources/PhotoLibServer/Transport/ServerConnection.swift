@@ -44,6 +44,9 @@ final class ServerConnection: @unchecked Sendable {
     /// TLS between the socket and the state machine (`ServerConfiguration.tls`); `nil`: plain TCP.
     private var tls: TLSStream?
     private(set) var session: ConnectionSession?
+    /// The route of the last CALL: a connection tends to call one method over and over (a
+    /// grid's thumbnails), and comparing its path costs less than hashing it. On ``queue``.
+    private var lastRoute: RPCRoute?
     /// The client's maximum frame size (its HELLO), the largest response it takes.
     private var peerMaxFrameSize = WireLimits.defaultMaxFrameSize
     /// Called once on close.
@@ -259,18 +262,23 @@ final class ServerConnection: @unchecked Sendable {
     /// A CALL the machine accepted: routed to its handler, or refused with STATUS alone.
     private func openCall(_ streamID: UInt32, _ call: Wire.CallStart, endStream: Bool) {
         let route: RPCRoute
-        switch core.router.resolve(call.method) {
-        case .failure(let error):
-            machine.finish(stream: streamID, status: Wire.Status(error))
-            return
-        case .success(let resolved):
-            route = resolved
+        if let last = lastRoute, last.path == call.method {
+            route = last
+        } else {
+            switch core.router.resolve(call.method) {
+            case .failure(let error):
+                machine.finish(stream: streamID, status: Wire.Status(error))
+                return
+            case .success(let resolved):
+                route = resolved
+                lastRoute = resolved
+            }
         }
         guard let session else {
             machine.finish(stream: streamID, status: Wire.Status(code: .unavailable, message: "the connection has no session; reconnect"))
             return
         }
-        if let refusal = core.refusal(for: route.method, session: session) {
+        if let refusal = core.refusal(for: route.method, requiring: route.access, session: session) {
             machine.finish(stream: streamID, status: Wire.Status(refusal))
             return
         }
@@ -341,13 +349,51 @@ final class ServerConnection: @unchecked Sendable {
     /// OK (what drain does for every call); a message too large for the client's frames
     /// fails the call instead.
     private func sendReply(_ stream: ServerStream, _ messages: [[UInt8]]) {
-        for message in messages where message.count > peerMaxFrameSize {
-            finish(stream.id, Wire.Status(code: .resourceExhausted, message: "a \(message.count)-byte response exceeds the client's maximum frame size of \(peerMaxFrameSize) bytes"), abandon: true)
+        var size = 0
+        for message in messages {
+            guard message.count <= peerMaxFrameSize else {
+                finish(stream.id, Wire.Status(code: .resourceExhausted, message: "a \(message.count)-byte response exceeds the client's maximum frame size of \(peerMaxFrameSize) bytes"), abandon: true)
+                return
+            }
+            size += Frame.headerSize + message.count
+        }
+        // What the windows take now goes at once, encoded straight into the socket's buffer,
+        // when the whole reply fits under the send queue's high-water mark (else drain holds
+        // each message back as the queue fills); the rest waits in `pending` and is sent as
+        // the windows allow, then OK (what drain does for every call).
+        var next = 0
+        if stream.pending.isEmpty && stream.source == nil && !channel.isReadingPaused
+            && channel.pendingWriteCount + size <= channel.sendQueueHighWater {
+            next = sendNow(messages, stream: stream.id)
+        }
+        if next == messages.count {
+            complete(stream, .ok)
             return
         }
-        // Sent as the windows allow, then OK (what drain does for every call).
-        stream.pending.append(contentsOf: messages.map { ServerStream.PendingResponse(payload: $0) })
+        stream.pending.append(contentsOf: messages[next...].map { ServerStream.PendingResponse(payload: $0) })
         finish(stream.id, .ok, abandon: false)
+    }
+
+    /// Sends `messages` from `start` on while the machine's windows allow, each frame
+    /// encoded straight into the socket's outbound buffer (through TLS when it is on) after
+    /// what the machine wrote before it: the payload is copied once. Returns the index of
+    /// the first message not sent.
+    private func sendNow(_ messages: [[UInt8]], from start: Int = 0, stream id: UInt32) -> Int {
+        var next: Int?
+        channel.write(through: tls) { buffer in next = self.machine.send(messages, from: start, stream: id, appendingTo: &buffer) }
+        if let next { return next }
+        // The channel took no bytes (closing, or TLS failed): the machine keeps them, as
+        // for any message, and the close drops them.
+        var index = start
+        while index < messages.count, machine.send(messages[index], stream: id) == .sent { index += 1 }
+        return index
+    }
+
+    /// ``sendNow(_:from:stream:)`` of one message: whether it went.
+    private func sendNow(_ message: [UInt8], stream id: UInt32) -> Bool {
+        var outcome: ConnectionStateMachine.SendOutcome?
+        channel.write(through: tls) { buffer in outcome = self.machine.send(message, stream: id, appendingTo: &buffer) }
+        return (outcome ?? machine.send(message, stream: id)) == .sent
     }
 
     /// Hands the complete request of `stream` to its method's pool (``PooledRPCHandler``).
@@ -548,13 +594,12 @@ final class ServerConnection: @unchecked Sendable {
                 writeOut()
                 channel.write(file: file)
             } else {
-                guard machine.send(next.payload, stream: id) == .sent else {
+                // Straight into the socket's queue, whose high-water mark pauses the next one.
+                guard sendNow(next.payload, stream: id) else {
                     if !queued { stream.pending.append(next) }
                     return
                 }
                 if queued { stream.pending.removeFirst() }
-                // Straight to the socket's queue, whose high-water mark pauses the next one.
-                writeOut()
             }
             next.continuation?.resume()
         }

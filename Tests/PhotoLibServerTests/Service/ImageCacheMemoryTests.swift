@@ -1,0 +1,80 @@
+import PhotoLibCore
+import XCTest
+
+@testable import PhotoLibServer
+
+/// The memory cache drops the least recently used images first when over its budget (a hit,
+/// through `get` or `messages`, makes an image the most recent), keeps the messages it made
+/// within the budget, and forgets an asset's images when a new content version of it is seen.
+final class ImageCacheMemoryTests: XCTestCase {
+    private func key(_ asset: Int, version: String = "v1", side: Int = 256) -> ImageCacheKey {
+        ImageCacheKey(
+            assetIdentifier: "A\(asset)/L0/001", contentVersion: version, targetSize: PixelSize(width: side, height: side),
+            contentMode: .aspectFit, resizeMode: .fast, version: .current, crop: nil, variant: .final)
+    }
+
+    private func image(_ bytes: Int) -> CachedImage {
+        CachedImage(jpeg: [UInt8](repeating: 0xAB, count: bytes), width: 10, height: 10, degraded: false)
+    }
+
+    private func held(_ cache: ImageCacheMemory, _ assets: Range<Int>) -> [Int] {
+        assets.filter { cache.get(key($0)) != nil }
+    }
+
+    func testTheLeastRecentlyUsedImagesAreDroppedFirst() {
+        let cache = ImageCacheMemory(budget: 4_000)
+        for asset in 0..<4 { cache.put(key(asset), image(1_000)) }
+        XCTAssertEqual(cache.count, 4)
+        // 0 and 2 used again (newest first: 2, 0, 3, 1): the next two stores drop 1, then 3.
+        XCTAssertNotNil(cache.get(key(0)))
+        XCTAssertNotNil(cache.messages(for: key(2)) { _ in [] })
+        cache.put(key(4), image(1_000))
+        cache.put(key(5), image(1_000))
+        XCTAssertEqual(cache.count, 4)
+        XCTAssertEqual(cache.heldBytes, 4_000)
+        XCTAssertNil(cache.get(key(1)))
+        XCTAssertNil(cache.get(key(3)))
+        XCTAssertEqual(held(cache, 0..<6), [0, 2, 4, 5])
+        // Every image out again: the list and the table agree to the last one.
+        for asset in 6..<10 { cache.put(key(asset), image(1_000)) }
+        XCTAssertEqual(held(cache, 0..<10), [6, 7, 8, 9])
+        XCTAssertEqual(cache.heldBytes, 4_000)
+    }
+
+    func testMessagesAreMadeOnceAndCountAgainstTheBudget() {
+        let cache = ImageCacheMemory(budget: 10_000)
+        for asset in 0..<4 { cache.put(key(asset), image(2_000)) }
+        var made = 0
+        let encode: (CachedImage) -> [[UInt8]] = { image in
+            made += 1
+            return [Array(image.jpeg.prefix(1_500)), Array(image.jpeg.suffix(500))]
+        }
+        // Asset 3's messages (2,000 bytes) push the total to 10,000; asset 0's to 12,000, over
+        // the budget: the oldest other image (1) goes, never the one just served.
+        XCTAssertEqual(cache.messages(for: key(3), encode: encode)?.map(\.count), [1_500, 500])
+        XCTAssertEqual(cache.heldBytes, 10_000)
+        XCTAssertEqual(cache.messages(for: key(0), encode: encode)?.count, 2)
+        XCTAssertEqual(made, 2)
+        XCTAssertEqual(cache.heldBytes, 10_000)
+        XCTAssertEqual(held(cache, 0..<4), [0, 2, 3])
+        XCTAssertNotNil(cache.messages(for: key(3), encode: encode))
+        XCTAssertEqual(made, 2, "kept with the image: not made again")
+        XCTAssertNil(cache.messages(for: key(7), encode: encode))
+    }
+
+    func testANewContentVersionDropsTheAssetsOlderImages() {
+        let cache = ImageCacheMemory(budget: 100_000)
+        cache.put(key(1, side: 128), image(1_000))
+        cache.put(key(1, side: 256), image(1_000))
+        cache.put(key(2), image(1_000))
+        XCTAssertTrue(cache.holdsAny(asset: "A1/L0/001"))
+        // The fast path's visit: the version noted, then the lookup, under one lock.
+        XCTAssertNil(cache.messages(forCurrent: key(1, version: "v2")) { _ in [[1]] })
+        XCTAssertFalse(cache.holdsAny(asset: "A1/L0/001"))
+        XCTAssertNil(cache.get(key(1, side: 128)))
+        XCTAssertEqual(cache.count, 1)
+        XCTAssertEqual(cache.heldBytes, 1_000)
+        XCTAssertEqual(cache.messages(forCurrent: key(2)) { _ in [[1, 2, 3]] }, [[1, 2, 3]])
+        XCTAssertEqual(cache.heldBytes, 1_003)
+    }
+}
