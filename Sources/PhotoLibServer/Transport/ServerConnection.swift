@@ -111,7 +111,12 @@ final class ServerConnection: @unchecked Sendable {
             let channel = self.channel
             tls = try? TLSStream(serverContext: context) { channel.write($0) }
         }
-        channel.onRead = { [weak self] bytes in self?.receivedFromSocket(bytes) }
+        if core.configuration.tls == nil {
+            // Plain TCP: the frame decoder copies what it keeps from the loop's read buffer.
+            channel.onReadInPlace = { [weak self] bytes in self?.received(bytes) }
+        } else {
+            channel.onRead = { [weak self] bytes in self?.receivedFromSocket(bytes) }
+        }
         channel.onClose = { [weak self] error in self?.channelClosed(error) }
         channel.onWritable = { [weak self] in self?.sendQueueDrained() }
         // A refused registration closes the channel, and channelClosed has run.
@@ -170,7 +175,7 @@ final class ServerConnection: @unchecked Sendable {
 
     /// Hands `bytes` to the machine and acts on each event they make, in order; the
     /// connection credit granted meanwhile goes out in one WINDOW_UPDATE at the end.
-    private func received(_ bytes: [UInt8]) {
+    private func received(_ bytes: some Sequence<UInt8>) {
         guard !isClosed else { return }
         machine.receive(bytes)
         let now = DispatchTime.now().uptimeNanoseconds
