@@ -24,9 +24,13 @@ public enum LocalIdentifier {
 
     /// Throws `invalidArgument` unless `text` is a plausible identifier (non-empty, bounded, printable ASCII).
     public static func validate(_ text: String) throws(PhotoLibError) {
-        guard !text.isEmpty, text.utf8.count <= maximumLength,
-            text.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7f })
-        else {
+        // Over the contiguous UTF-8 bytes (free for a native string): the server checks the
+        // identifier of every request.
+        var bytes = text
+        let valid = bytes.withUTF8 { utf8 in
+            !utf8.isEmpty && utf8.count <= maximumLength && !utf8.contains { $0 <= 0x20 || $0 >= 0x7f }
+        }
+        guard valid else {
             throw PhotoLibError(.invalidArgument, "'\(text.prefix(40))' is not a local identifier: expected something like 1F2E…/L0/001")
         }
     }

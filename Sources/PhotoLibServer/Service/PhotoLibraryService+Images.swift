@@ -90,7 +90,7 @@ extension PhotoLibraryService {
     /// ``requestImage(_:cache:)``. Errors are the ones that handler would answer with.
     func requestImageFromMemory(_ payload: [UInt8], context: InlineCallContext, cache: ImageCache) throws(PhotoLibError) -> InlineReply? {
         let session = context.session
-        let request = try Wire.ImageRequest(decoding: payload)
+        let request = try Wire.ImageRequest.decoded(payload)
         let (contentMode, options) = try request.domain()
         guard !request.bypassCache, !request.wantsProgress else { return nil }
         if request.requestID != 0 && session.isImageRequestRunning(request.requestID) { return nil }

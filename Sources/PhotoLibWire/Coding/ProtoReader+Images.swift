@@ -83,3 +83,65 @@ extension Wire.ImageResponse {
         return try Self(decoding: bytes)
     }
 }
+
+extension Wire.NormalizedRect {
+    /// The rectangle in `reader`'s bytes, or `nil` (see ``ProtoReader``).
+    init?(reading reader: inout ProtoReader) {
+        self.init()
+        let complete = reader.readFields(upTo: 4) { reader, field, type in
+            guard type == 1, let value = reader.double() else { return false }
+            switch field {
+            case 1: x = value
+            case 2: y = value
+            case 3: width = value
+            case 4: height = value
+            default: return false
+            }
+            return true
+        }
+        if !complete { return nil }
+    }
+}
+
+extension Wire.ImageRequest {
+    /// The request in `bytes` read straight into values, or `nil` for anything the reader
+    /// does not take exactly (see ``ProtoReader``), which ``init(decoding:)`` then decodes or
+    /// refuses: the server reads one per image.
+    init?(reading bytes: [UInt8]) {
+        let request: Wire.ImageRequest? = bytes.withUnsafeBytes { raw in
+            var reader = ProtoReader(raw, 0..<raw.count)
+            var request = Wire.ImageRequest()
+            let complete = reader.readFields(upTo: 11) { reader, field, type in
+                switch (field, type) {
+                case (1, 2): guard let value = reader.string() else { return false }; request.assetIdentifier = value
+                case (2, 0): guard let value = reader.varint() else { return false }; request.targetWidth = UInt32(truncatingIfNeeded: value)
+                case (3, 0): guard let value = reader.varint() else { return false }; request.targetHeight = UInt32(truncatingIfNeeded: value)
+                case (4, 0): guard let value = reader.varint() else { return false }; request.contentMode = Wire.ContentMode(rawValue: Int32(truncatingIfNeeded: value))
+                case (5, 0): guard let value = reader.varint() else { return false }; request.deliveryMode = Wire.DeliveryMode(rawValue: Int32(truncatingIfNeeded: value))
+                case (6, 0): guard let value = reader.varint() else { return false }; request.resizeMode = Wire.ResizeMode(rawValue: Int32(truncatingIfNeeded: value))
+                case (7, 0): guard let value = reader.varint() else { return false }; request.version = Wire.ImageVersion(rawValue: Int32(truncatingIfNeeded: value))
+                case (8, 2):
+                    guard let range = reader.delimited() else { return false }
+                    var inner = reader.reader(range)
+                    guard let value = Wire.NormalizedRect(reading: &inner) else { return false }
+                    request.normalizedCropRect = value
+                case (9, 0): guard let value = reader.bool() else { return false }; request.wantsProgress = value
+                case (10, 0): guard let value = reader.varint() else { return false }; request.requestID = value
+                case (11, 0): guard let value = reader.bool() else { return false }; request.bypassCache = value
+                default: return false
+                }
+                return true
+            }
+            return complete ? request : nil
+        }
+        guard let request else { return nil }
+        self = request
+    }
+
+    /// Decodes a frame payload: read straight into values by `ProtoReader` when it can,
+    /// otherwise by the generated codec.
+    public static func decoded(_ bytes: [UInt8]) throws(PhotoLibError) -> Self {
+        if let request = Self(reading: bytes) { return request }
+        return try Self(decoding: bytes)
+    }
+}

@@ -95,6 +95,65 @@ final class ImagePartReadingTests: XCTestCase {
         }
     }
 
+    /// A random image request, every field at its default or at an edge.
+    private static func request(using generator: inout some RandomNumberGenerator) -> Wire.ImageRequest {
+        Wire.ImageRequest(
+            assetIdentifier: ["", "A/L0/001", UUID().uuidString + "/é✓", String(repeating: "x", count: 300)].randomElement(using: &generator)!,
+            targetWidth: [0, 1, 256, UInt32.max].randomElement(using: &generator)!, targetHeight: UInt32.random(in: 0...UInt32.max, using: &generator),
+            contentMode: Wire.ContentMode(rawValue: Int32.random(in: -2...3, using: &generator)),
+            deliveryMode: Wire.DeliveryMode(rawValue: [0, 1, 3, Int32.min, Int32.max].randomElement(using: &generator)!),
+            resizeMode: Wire.ResizeMode(rawValue: Int32.random(in: -1...3, using: &generator)),
+            version: Wire.ImageVersion(rawValue: Int32.random(in: 0...3, using: &generator)),
+            normalizedCropRect: [nil, Wire.NormalizedRect(), Wire.NormalizedRect(x: 0.25, y: -0.0, width: 0.5, height: .infinity)].randomElement(using: &generator)!,
+            wantsProgress: Bool.random(using: &generator), requestID: [0, 1, UInt64.max, UInt64.random(in: 0...UInt64.max, using: &generator)].randomElement(using: &generator)!,
+            bypassCache: Bool.random(using: &generator))
+    }
+
+    /// `ImageRequest.decoded` and `init(decoding:)` agree on `bytes`.
+    private func assertRequestsAgree(_ bytes: [UInt8], _ what: String, file: StaticString = #filePath, line: UInt = #line) {
+        let generated = Result { () throws(PhotoLibError) in try Wire.ImageRequest(decoding: bytes) }
+        let decoded = Result { () throws(PhotoLibError) in try Wire.ImageRequest.decoded(bytes) }
+        switch (generated, decoded) {
+        case (.success(let a), .success(let b)): XCTAssertTrue(a == b || a.encoded() == b.encoded(), "\(what): \(a) != \(b)", file: file, line: line)
+        case (.failure(let a), .failure(let b)): XCTAssertEqual(a.message, b.message, what, file: file, line: line)
+        default: XCTFail("\(what): generated \(generated), decoded \(decoded)", file: file, line: line)
+        }
+    }
+
+    func testImageRequestsAreReadAsTheGeneratedDecoderReadsThem() {
+        var generator = SystemRandomNumberGenerator()
+        XCTAssertEqual(Wire.ImageRequest(reading: []), Wire.ImageRequest())
+        for _ in 0..<300 {
+            let request = Self.request(using: &generator)
+            XCTAssertEqual(Wire.ImageRequest(reading: request.encoded()), request, "the reader reads what clients send")
+        }
+        let bytes = Wire.ImageRequest(
+            assetIdentifier: "A/L0/001", targetWidth: 256, targetHeight: 256, contentMode: .init(rawValue: 1), deliveryMode: .init(rawValue: 2),
+            resizeMode: .init(rawValue: 2), version: .init(rawValue: 1), normalizedCropRect: Wire.NormalizedRect(x: 0.1, y: 0.2, width: 0.3, height: 0.4),
+            wantsProgress: true, requestID: 77, bypassCache: true
+        ).encoded()
+        for cut in 0..<bytes.count { assertRequestsAgree(Array(bytes.prefix(cut)), "cut at \(cut)") }
+        for round in 0..<3000 {
+            var damaged = bytes
+            for _ in 0..<Int.random(in: 1...3, using: &generator) {
+                damaged[Int.random(in: 0..<damaged.count, using: &generator)] = UInt8.random(in: 0...255, using: &generator)
+            }
+            assertRequestsAgree(damaged, "damaged round \(round)")
+        }
+        func field(_ number: UInt8, _ body: [UInt8]) -> [UInt8] { [number << 3 | 2, UInt8(body.count)] + body }
+        let shapes: [(String, [UInt8])] = [
+            ("an unknown field", [0x60, 0x01]),
+            ("a field twice", [0x10, 0x01, 0x10, 0x02]),
+            ("the crop twice (merged)", field(8, [0x09, 0, 0, 0, 0, 0, 0, 0xF0, 0x3F]) + field(8, [0x11, 0, 0, 0, 0, 0, 0, 0xF0, 0x3F])),
+            ("a crop field of the wrong type", field(8, [0x08, 0x01])),
+            ("an identifier that is not UTF-8", field(1, [0xC3, 0x28])),
+            ("an identifier with a NUL", field(1, [0x41, 0x00])),
+            ("a boolean of two", [0x48, 0x02]),
+            ("a negative enum", [0x20] + Array(repeating: 0xFF, count: 9) + [0x01]),
+        ]
+        for (what, bytes) in shapes { assertRequestsAgree(bytes, what) }
+    }
+
     func testImageRequestsAreWrittenAsTheGeneratedEncoderWritesThem() {
         var generator = SystemRandomNumberGenerator()
         XCTAssertEqual(Wire.ImageRequest().encodedDirectly(), Wire.ImageRequest().encoded(), "every field at its default")
