@@ -549,7 +549,7 @@ final class ChangeHub: @unchecked Sendable {
                 let registration = subscriber.results.values[position]
                 guard let (details, listing, objects, afterID) = results[ObjectIdentifier(registration.entry)] else { continue }
                 if refreshed.insert(ConnectionItem(connection: connection, item: registration.entry.serial)).inserted {
-                    subscriber.session.fetchResults.add(.assets(listing), id: afterID)
+                    _ = subscriber.session.fetchResults.add(.assets(listing), id: afterID)
                 }
                 let messageKey = MessageKey(serial: registration.entry.serial, before: registration.snapshotID)
                 let index: Int
