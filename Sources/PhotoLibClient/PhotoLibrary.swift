@@ -35,8 +35,9 @@ public final class PhotoLibrary: Sendable {
     /// The rule is the result handlers': code that runs there must return quickly and never
     /// block (no file I/O, no waiting for a lock held elsewhere, no `DispatchQueue.sync`), since
     /// the connection's I/O waits for it. Awaiting other work is fine: the task leaves and comes
-    /// back. Keep the library alive while tasks prefer its executor (a task holds no reference
-    /// to its preferred executor).
+    /// back. A task created with the preference (`Task(executorPreference:)`, `addTask`) keeps
+    /// the executor alive; after the library is closed, its calls fail as any others do and
+    /// its code still runs on the (idle) queue.
     public var taskExecutor: any TaskExecutor { connection.executor }
 
     let connection: ClientConnection

@@ -112,6 +112,15 @@ public final class SocketChannel: @unchecked Sendable {
         self.fd = fd
         self.peer = peer
         self.queue = queue
+        queue.setSpecific(key: Self.queueKey, value: ObjectIdentifier(self))
+    }
+
+    /// Marks ``queue`` as this channel's, for ``isOnQueue``.
+    private static let queueKey = DispatchSpecificKey<ObjectIdentifier>()
+
+    /// Whether the caller runs on ``queue`` (a callback, a turn, or the owner's own block there).
+    public var isOnQueue: Bool {
+        DispatchQueue.getSpecific(key: Self.queueKey) == ObjectIdentifier(self)
     }
 
     /// Bytes queued but not yet accepted by the kernel.
@@ -240,10 +249,16 @@ public final class SocketChannel: @unchecked Sendable {
     }
 
     /// Sends what turns held back (``holdsWrites``), if they did: joins the turn running
-    /// now, which sends at its end, or runs one on the calling thread. Call it (from a task,
-    /// like ``submit(_:)``) when ``holdsWrites`` stops returning `true`.
+    /// now, which sends at its end, or runs one on the calling thread. Call it when
+    /// ``holdsWrites`` stops returning `true`, from any thread: on ``queue`` itself (where
+    /// waiting for the queue would deadlock) a turn's end sends them, and outside a turn they
+    /// are sent at once.
     public func sendHeldWrites() {
         guard holdingWrites.load(ordering: .sequentiallyConsistent) else { return }
+        if isOnQueue {
+            if !inTurn { sendPending() }
+            return
+        }
         submit {}
     }
 

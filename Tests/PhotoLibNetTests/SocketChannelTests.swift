@@ -226,6 +226,35 @@ final class SocketChannelTests: XCTestCase {
         pair.channel.queue.sync { pair.channel.close() }
     }
 
+    /// Released from the channel's own queue (a task on a connection's executor runs there),
+    /// held writes leave without waiting for the queue: at once outside a turn, at the end
+    /// of the turn otherwise. Waiting for the queue there would deadlock.
+    func testHeldWritesReleasedOnTheQueueLeaveWithoutWaitingForIt() throws {
+        let pair = try makePair()
+        defer { close(pair.peer) }
+        let hold = LockedBytes()
+        hold.append([1])
+        pair.channel.holdsWrites = { hold.bytes == [1] }
+        pair.channel.heldWritesLimit = .seconds(60)
+        try start(pair.channel)
+        pair.channel.submit { [channel = pair.channel] in channel.write(Array("held".utf8)) }
+        var waiter = pollfd(fd: pair.peer, events: Int16(POLLIN), revents: 0)
+        XCTAssertEqual(poll(&waiter, 1, 300), 0, "held writes were sent")
+        hold.removeAll()
+        pair.channel.queue.sync { [channel = pair.channel] in
+            XCTAssertTrue(channel.isOnQueue)
+            channel.sendHeldWrites()
+        }
+        XCTAssertFalse(pair.channel.isOnQueue)
+        XCTAssertEqual(String(decoding: read(pair.peer, count: 4), as: UTF8.self), "held")
+        hold.append([1])
+        pair.channel.submit { [channel = pair.channel] in channel.write(Array("more".utf8)) }
+        hold.removeAll()
+        pair.channel.queue.sync { [channel = pair.channel] in channel.turn { channel.sendHeldWrites() } }
+        XCTAssertEqual(String(decoding: read(pair.peer, count: 4), as: UTF8.self), "more")
+        pair.channel.queue.sync { pair.channel.close() }
+    }
+
     /// A hold that is never released still ends: what a submitted turn held is sent after
     /// ``SocketChannel/heldWritesLimit`` (a liveness check, with a generous bound, not a
     /// timing one), and so is what a later turn held after that.

@@ -23,8 +23,6 @@ final class ClientConnection: @unchecked Sendable {
     }
 
     let queue = DispatchQueue(label: "photolib.client.connection")
-    /// Marks ``queue`` as this connection's, for ``isOnQueue``.
-    private static let queueKey = DispatchSpecificKey<ObjectIdentifier>()
     let configuration: ClientConfiguration
     private let channel: SocketChannel
     private var phase: Phase
@@ -67,7 +65,7 @@ final class ClientConnection: @unchecked Sendable {
         self.configuration = configuration
         let channel = SocketChannel(fd: fd, peer: endpoint, queue: queue)
         self.channel = channel
-        self.executor = ConnectionExecutor(queue: queue) { body in channel.turn(body) }
+        self.executor = ConnectionExecutor(channel: channel)
         // The client never stops reading for its own output: what it sends is bounded by the
         // server's flow-control windows already, and a client that stopped reading while the
         // server does the same (each waiting for the other to drain) would deadlock.
@@ -79,7 +77,6 @@ final class ClientConnection: @unchecked Sendable {
                 role: .client, maxFrameSize: configuration.maxFrameSize,
                 initialStreamWindow: configuration.initialStreamWindow, initialConnectionWindow: configuration.initialConnectionWindow),
             now: DispatchTime.now().uptimeNanoseconds)
-        queue.setSpecific(key: Self.queueKey, value: ObjectIdentifier(self))
     }
 
     deinit {
@@ -90,9 +87,7 @@ final class ClientConnection: @unchecked Sendable {
     }
 
     /// Whether the caller runs on ``queue`` (in a result handler, say).
-    var isOnQueue: Bool {
-        DispatchQueue.getSpecific(key: Self.queueKey) == ObjectIdentifier(self)
-    }
+    var isOnQueue: Bool { channel.isOnQueue }
 
     /// Connects, sends HELLO and waits for WELCOME (or the server's GOAWAY).
     static func connect(to endpoint: Endpoint, token: String, clientName: String, configuration: ClientConfiguration) async throws -> ClientConnection {
@@ -203,11 +198,10 @@ final class ClientConnection: @unchecked Sendable {
             result = .failure(error)
         }
         // This task runs again: if it was the last one resumed, what the others opened meanwhile
-        // (held back for it) leaves now.
-        // A task on the connection's own executor runs in a turn of the queue, whose end sends
-        // them (and which it must not wait for). Others were resumed to Swift's pool: see
-        // "In: one hop" in docs/ARCHITECTURE.md.
-        if resumedTasks.ran() && !isOnQueue { channel.sendHeldWrites() }
+        // (held back for it) leaves now. (A task on the pool was resumed to it from the loop's
+        // thread, see "In: one hop" in docs/ARCHITECTURE.md; one on the connection's executor
+        // runs in a turn of the queue, whose end sends them.)
+        if resumedTasks.ran() { channel.sendHeldWrites() }
         return try result.get()
     }
 

@@ -1,4 +1,5 @@
 import Dispatch
+import PhotoLibNet
 
 /// A task executor that runs jobs on a connection's serial queue: what
 /// ``PhotoLibrary/taskExecutor`` hands out.
@@ -13,46 +14,37 @@ import Dispatch
 /// connection's I/O (and, while it runs on an event loop's thread, other connections' I/O)
 /// waits for it.
 ///
-/// `@unchecked Sendable`: ``waiting`` and ``turnTakesJobs`` are touched only on ``queue``.
+/// `@unchecked Sendable`: ``waiting`` and ``turnTakesJobs`` are touched only on the
+/// channel's queue.
 final class ConnectionExecutor: TaskExecutor, @unchecked Sendable {
-    /// The connection's queue: every job runs on it.
-    private let queue: DispatchQueue
-    /// Marks ``queue`` as this executor's, for ``isOnQueue``.
-    private static let queueKey = DispatchSpecificKey<ObjectIdentifier>()
-    /// Runs a turn of the executor's own on ``queue`` (the connection's socket turn, so that
-    /// the jobs' writes leave in one `send` at its end).
-    private let asTurn: @Sendable (() -> Void) -> Void
-    /// On ``queue``: jobs enqueued during the turn running now, which runs them before it ends.
+    /// The connection's socket: every job runs on its queue, in one of its turns (so that the
+    /// jobs' writes leave in one `send` at the turn's end).
+    private let channel: SocketChannel
+    /// On the queue: jobs enqueued during the turn running now, which runs them before it ends.
     private var waiting: [UnownedJob] = []
-    /// On ``queue``: whether the turn running now runs ``waiting`` before it ends.
+    /// On the queue: whether the turn running now runs ``waiting`` before it ends.
     private var turnTakesJobs = false
 
-    /// An executor for `queue`, whose turns of its own run inside `asTurn`.
-    init(queue: DispatchQueue, asTurn: @escaping @Sendable (() -> Void) -> Void) {
-        self.queue = queue
-        self.asTurn = asTurn
-        queue.setSpecific(key: Self.queueKey, value: ObjectIdentifier(self))
-    }
-
-    /// Whether the caller runs on ``queue``.
-    private var isOnQueue: Bool {
-        DispatchQueue.getSpecific(key: Self.queueKey) == ObjectIdentifier(self)
+    /// An executor on `channel`'s queue.
+    init(channel: SocketChannel) {
+        self.channel = channel
     }
 
     /// Takes a job: on the queue, within a turn that runs jobs (``turn(_:)``), it waits for
-    /// that turn's end; otherwise it gets a turn of its own, queued.
+    /// that turn's end; otherwise it gets a turn of its own, queued. What waits is one job
+    /// per task that prefers this executor: the application's own tasks bound it.
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
-        if isOnQueue && turnTakesJobs {
+        if channel.isOnQueue && turnTakesJobs {
             waiting.append(job)
             return
         }
-        queue.async { [self] in
-            asTurn { turn { waiting.append(job) } }
+        channel.queue.async { [self] in
+            channel.turn { turn { waiting.append(job) } }
         }
     }
 
-    /// On ``queue``: runs `body`, then every job enqueued meanwhile (and those they enqueue),
+    /// On the queue: runs `body`, then every job enqueued meanwhile (and those they enqueue),
     /// in order. Nested in another turn, `body` just runs: the outer turn runs the jobs.
     func turn(_ body: () -> Void) {
         if turnTakesJobs { return body() }
