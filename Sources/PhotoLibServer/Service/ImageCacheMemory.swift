@@ -5,8 +5,8 @@ import Foundation
 /// A doubly linked list through a dictionary gives O(1) lookup, insert and eviction. Both
 /// links are strong (a weak one gives every node a side table, and each hit's relinking
 /// would go through it): a node leaves the list through ``unlink(_:)``, which clears them,
-/// and ``deinit`` breaks the chain of what is left. Entries of an asset whose content version moved on are dropped as soon as the new
-/// version is seen. Thread-safe.
+/// and ``deinit`` breaks the chain of what is left. Entries of an asset whose content
+/// version moved on are dropped as soon as the new version is seen. Thread-safe.
 final class ImageCacheMemory: @unchecked Sendable {
     private final class Node {
         let key: ImageCacheKey
@@ -103,13 +103,9 @@ final class ImageCacheMemory: @unchecked Sendable {
     }
 
     /// The image for `key` as encoded response messages (made by `encode` on first use and
-    /// kept with the image, within the budget), marking it recently used.
-    func messages(for key: ImageCacheKey, encode: (CachedImage) -> [[UInt8]]) -> [[UInt8]]? {
-        lock.withLock { messagesLocked(for: key, encode: encode) }
-    }
-
-    /// ``noteContentVersion(asset:version:)`` with `key`'s asset and content version, then
-    /// ``messages(for:encode:)``, under one hold of the lock: the fast path's whole visit.
+    /// kept with the image, within the budget), marking it recently used; on a miss, `key`'s
+    /// content version is noted for its asset (``noteContentVersion(asset:version:)``). One
+    /// hold of the lock: the fast path's whole visit.
     func messages(forCurrent key: ImageCacheKey, encode: (CachedImage) -> [[UInt8]]) -> [[UInt8]]? {
         lock.withLock {
             // A node is held under a key only while the key's content version is the one
@@ -121,11 +117,6 @@ final class ImageCacheMemory: @unchecked Sendable {
             }
             return messagesLocked(of: node, encode: encode)
         }
-    }
-
-    private func messagesLocked(for key: ImageCacheKey, encode: (CachedImage) -> [[UInt8]]) -> [[UInt8]]? {
-        guard let node = nodes[key] else { return nil }
-        return messagesLocked(of: node, encode: encode)
     }
 
     private func messagesLocked(of node: Node, encode: (CachedImage) -> [[UInt8]]) -> [[UInt8]]? {

@@ -283,7 +283,7 @@ final class ServerConnection: @unchecked Sendable {
             machine.finish(stream: streamID, status: Wire.Status(code: .unavailable, message: "the connection has no session; reconnect"))
             return
         }
-        if let refusal = core.refusal(for: route.method, requiring: route.access, session: session) {
+        if let refusal = core.refusal(for: route, session: session) {
             machine.finish(stream: streamID, status: Wire.Status(refusal))
             return
         }
@@ -379,22 +379,22 @@ final class ServerConnection: @unchecked Sendable {
         finish(stream.id, .ok, abandon: false)
     }
 
-    /// Sends `messages` from `start` on while the machine's windows allow, each frame
+    /// Sends `messages` in order while the machine's windows allow, each frame
     /// encoded straight into the socket's outbound buffer (through TLS when it is on) after
     /// what the machine wrote before it: the payload is copied once. Returns the index of
     /// the first message not sent.
-    private func sendNow(_ messages: [[UInt8]], from start: Int = 0, stream id: UInt32) -> Int {
+    private func sendNow(_ messages: [[UInt8]], stream id: UInt32) -> Int {
         var next: Int?
-        channel.write(through: tls) { buffer in next = self.machine.send(messages, from: start, stream: id, appendingTo: &buffer) }
+        channel.write(through: tls) { buffer in next = self.machine.send(messages, stream: id, appendingTo: &buffer) }
         if let next { return next }
         // The channel took no bytes (closing, or TLS failed): the machine keeps them, as
         // for any message, and the close drops them.
-        var index = start
+        var index = 0
         while index < messages.count, machine.send(messages[index], stream: id) == .sent { index += 1 }
         return index
     }
 
-    /// ``sendNow(_:from:stream:)`` of one message: whether it went.
+    /// ``sendNow(_:stream:)`` of one message: whether it went.
     private func sendNow(_ message: [UInt8], stream id: UInt32) -> Bool {
         var outcome: ConnectionStateMachine.SendOutcome?
         channel.write(through: tls) { buffer in outcome = self.machine.send(message, stream: id, appendingTo: &buffer) }

@@ -119,15 +119,11 @@ final class ServerCore: Sendable {
 
     /// Why `session` may not call `method` now (checked when each call opens, against the
     /// client's current decision); `nil` when it may. A refused client call is audited.
-    func refusal(for method: MethodInfo, session: ConnectionSession) -> PhotoLibError? {
-        refusal(for: method, requiring: MethodAccess.required(for: method.name), session: session)
-    }
-
-    /// ``refusal(for:session:)`` of a method whose requirement the caller looked up (a
-    /// route keeps its own: ``RPCRoute/access``).
-    func refusal(for method: MethodInfo, requiring access: MethodAccess, session: ConnectionSession) -> PhotoLibError? {
+    /// The method's requirement is the one its route looked up once (``RPCRoute/access``).
+    func refusal(for route: RPCRoute, session: ConnectionSession) -> PhotoLibError? {
+        let method = route.method
         let client = session.clientIdentifier.flatMap { clients.client($0) }
-        guard let refusal = access.refusal(identity: session.identity, client: client, method: method.name) else {
+        guard let refusal = route.access.refusal(identity: session.identity, client: client, method: method.name) else {
             return nil
         }
         if let identifier = session.clientIdentifier {

@@ -702,32 +702,39 @@ public struct ConnectionStateMachine: Sendable {
     /// is copied once on its way to the socket, not twice. The driver must hand the rest of
     /// the machine's output to the same buffer.
     public mutating func send(_ payload: [UInt8], stream id: UInt32, appendingTo buffer: inout [UInt8]) -> SendOutcome {
-        guard configuration.role == .server, phase != .closed, let index = streams.index(forKey: id) else { return .notOpen }
+        sendAppending(CollectionOfOne(payload), stream: id, to: &buffer).stopped ?? .sent
+    }
+
+    /// Server: sends `payloads` in order, each if both windows allow it, encoded into
+    /// `buffer` as ``send(_:stream:appendingTo:)`` does, with one look-up of the stream;
+    /// stops at the first that may not go. Returns the index of the first message not sent
+    /// (`payloads.count`: all went). The caller keeps the rest and retries them with
+    /// ``send(_:stream:endStream:)`` as for any blocked message.
+    public mutating func send(_ payloads: [[UInt8]], stream id: UInt32, appendingTo buffer: inout [UInt8]) -> Int {
+        sendAppending(payloads, stream: id, to: &buffer).sent
+    }
+
+    /// The two above: how many of `payloads` went, and why the next one did not (`nil`: all went).
+    private mutating func sendAppending(
+        _ payloads: some RandomAccessCollection<[UInt8]>, stream id: UInt32, to buffer: inout [UInt8]
+    ) -> (sent: Int, stopped: SendOutcome?) {
+        guard configuration.role == .server, phase != .closed, let index = streams.index(forKey: id) else { return (0, .notOpen) }
         // The stream's state is trivially copyable: copied out and back through the index
         // (one hash), as `charge` needs `self` too.
         var stream = streams.values[index]
-        let charged = charge(payload.count, on: &stream, id: id)
-        guard charged == .sent else { return charged }
-        streams.values[index] = stream
-        appendFrame(payload, stream: id, to: &buffer)
-        return .sent
-    }
-
-    /// Server: sends `payloads` from index `start` on, in order, each if both windows allow
-    /// it, encoded into `buffer` as ``send(_:stream:appendingTo:)`` does, with one look-up
-    /// of the stream; stops at the first that may not go. Returns the index of the first
-    /// message not sent (`payloads.count`: all went). The caller keeps the rest and retries
-    /// them with ``send(_:stream:endStream:)`` as for any blocked message.
-    public mutating func send(_ payloads: [[UInt8]], from start: Int = 0, stream id: UInt32, appendingTo buffer: inout [UInt8]) -> Int {
-        guard configuration.role == .server, phase != .closed, let index = streams.index(forKey: id) else { return start }
-        var stream = streams.values[index]
-        var next = start
-        while next < payloads.count, charge(payloads[next].count, on: &stream, id: id) == .sent {
-            appendFrame(payloads[next], stream: id, to: &buffer)
-            next += 1
+        var sent = 0
+        var stopped: SendOutcome?
+        for payload in payloads {
+            let charged = charge(payload.count, on: &stream, id: id)
+            guard charged == .sent else {
+                stopped = charged
+                break
+            }
+            appendFrame(payload, stream: id, to: &buffer)
+            sent += 1
         }
-        if next > start { streams.values[index] = stream }
-        return next
+        if sent > 0 { streams.values[index] = stream }
+        return (sent, stopped)
     }
 
     /// Appends a MESSAGE frame of `payload` on `id` to `buffer`, after what the machine

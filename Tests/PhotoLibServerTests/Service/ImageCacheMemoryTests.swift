@@ -4,7 +4,7 @@ import XCTest
 @testable import PhotoLibServer
 
 /// The memory cache drops the least recently used images first when over its budget (a hit,
-/// through `get` or `messages`, makes an image the most recent), keeps the messages it made
+/// through `get` or `messages(forCurrent:)`, makes an image the most recent), keeps the messages it made
 /// within the budget, and forgets an asset's images when a new content version of it is seen.
 final class ImageCacheMemoryTests: XCTestCase {
     private func key(_ asset: Int, version: String = "v1", side: Int = 256) -> ImageCacheKey {
@@ -27,7 +27,7 @@ final class ImageCacheMemoryTests: XCTestCase {
         XCTAssertEqual(cache.count, 4)
         // 0 and 2 used again (newest first: 2, 0, 3, 1): the next two stores drop 1, then 3.
         XCTAssertNotNil(cache.get(key(0)))
-        XCTAssertNotNil(cache.messages(for: key(2)) { _ in [] })
+        XCTAssertNotNil(cache.messages(forCurrent: key(2)) { _ in [] })
         cache.put(key(4), image(1_000))
         cache.put(key(5), image(1_000))
         XCTAssertEqual(cache.count, 4)
@@ -51,15 +51,15 @@ final class ImageCacheMemoryTests: XCTestCase {
         }
         // Asset 3's messages (2,000 bytes) push the total to 10,000; asset 0's to 12,000, over
         // the budget: the oldest other image (1) goes, never the one just served.
-        XCTAssertEqual(cache.messages(for: key(3), encode: encode)?.map(\.count), [1_500, 500])
+        XCTAssertEqual(cache.messages(forCurrent: key(3), encode: encode)?.map(\.count), [1_500, 500])
         XCTAssertEqual(cache.heldBytes, 10_000)
-        XCTAssertEqual(cache.messages(for: key(0), encode: encode)?.count, 2)
+        XCTAssertEqual(cache.messages(forCurrent: key(0), encode: encode)?.count, 2)
         XCTAssertEqual(made, 2)
         XCTAssertEqual(cache.heldBytes, 10_000)
         XCTAssertEqual(held(cache, 0..<4), [0, 2, 3])
-        XCTAssertNotNil(cache.messages(for: key(3), encode: encode))
+        XCTAssertNotNil(cache.messages(forCurrent: key(3), encode: encode))
         XCTAssertEqual(made, 2, "kept with the image: not made again")
-        XCTAssertNil(cache.messages(for: key(7), encode: encode))
+        XCTAssertNil(cache.messages(forCurrent: key(7), encode: encode))
     }
 
     func testANewContentVersionDropsTheAssetsOlderImages() {
