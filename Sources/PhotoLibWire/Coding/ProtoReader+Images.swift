@@ -1,8 +1,9 @@
 import PhotoLibCore
 
-// An image's parts, read by `ProtoReader`: a cached thumbnail is three messages (start, one
-// chunk, end), decoded on the client for every image, where protobuf-c's unpack, the copies
-// out of its structs and its free cost more than the reading.
+// Image messages read by `ProtoReader`, where protobuf-c's unpack, the copies out of its
+// structs and its free cost more than the reading: an image's parts on the client (a cached
+// thumbnail is three messages: start, one chunk, end) and the image request on the server.
+// Each type's `decoded(_:)` is its `WireMessage.decoded` witness.
 
 extension Wire.ImageStart {
     /// The start in `reader`'s bytes, or `nil` (see ``ProtoReader``).

@@ -7,18 +7,6 @@ import XCTest
 /// answers what the generated `init(decoding:)` answers for every input, and
 /// `ImageRequest.encodedDirectly()` writes the generated `encoded()`'s bytes.
 final class ImagePartReadingTests: XCTestCase {
-    /// `decoded` and `init(decoding:)` agree on `bytes`: the same value, or both refuse.
-    private func assertAgree(_ bytes: [UInt8], _ what: String, file: StaticString = #filePath, line: UInt = #line) {
-        let generated = Result { () throws(PhotoLibError) in try Wire.ImageResponse(decoding: bytes) }
-        let decoded = Result { () throws(PhotoLibError) in try Wire.ImageResponse.decoded(bytes) }
-        switch (generated, decoded) {
-        // Compared as their encodings too: a damaged double may be a NaN, never equal to itself.
-        case (.success(let a), .success(let b)): XCTAssertTrue(a == b || a.encoded() == b.encoded(), "\(what): \(a) != \(b)", file: file, line: line)
-        case (.failure(let a), .failure(let b)): XCTAssertEqual(a.message, b.message, what, file: file, line: line)
-        default: XCTFail("\(what): generated \(generated), decoded \(decoded)", file: file, line: line)
-        }
-    }
-
     /// Parts as the server sends them, every field at its default and at its extremes.
     private static func parts(using generator: inout some RandomNumberGenerator) -> [Wire.ImageResponse] {
         let data = (0..<Int.random(in: 0...20_000, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
@@ -72,26 +60,17 @@ final class ImagePartReadingTests: XCTestCase {
             ("a length past the end", [0x12, 0x7F, 0x08]),
             ("a chunk's data past its message", field(2, [0x12, 0x05, 0x01])),
         ]
-        for (what, bytes) in shapes { assertAgree(bytes, what) }
+        for (what, bytes) in shapes { assertDecodersAgree(Wire.ImageResponse.self, bytes, what) }
     }
 
     func testCutAndDamagedPartsAgreeWithTheGeneratedDecoder() throws {
-        var generator = SystemRandomNumberGenerator()
         let messages = [
             Wire.ImageResponse(part: .start(Wire.ImageStart(width: 256, height: 171, byteCount: 8301, degraded: true, uniformTypeIdentifier: "public.jpeg", imageIndex: 1))),
             Wire.ImageResponse(part: .chunk(Wire.ImageChunk(offset: 300, data: Array(repeating: 0x5A, count: 40)))),
             Wire.ImageResponse(part: .end(Wire.ImageEnd(imageIndex: 1, isFinal: true))),
         ]
         for message in messages {
-            let bytes = message.encoded()
-            for cut in 0..<bytes.count { assertAgree(Array(bytes.prefix(cut)), "\(message) cut at \(cut)") }
-            for round in 0..<1500 {
-                var damaged = bytes
-                for _ in 0..<Int.random(in: 1...3, using: &generator) {
-                    damaged[Int.random(in: 0..<damaged.count, using: &generator)] = UInt8.random(in: 0...255, using: &generator)
-                }
-                assertAgree(damaged, "damaged round \(round)")
-            }
+            assertDecodersAgreeOnCutAndDamaged(Wire.ImageResponse.self, message.encoded(), rounds: 1500, "\(message)")
         }
     }
 
@@ -109,17 +88,6 @@ final class ImagePartReadingTests: XCTestCase {
             bypassCache: Bool.random(using: &generator))
     }
 
-    /// `ImageRequest.decoded` and `init(decoding:)` agree on `bytes`.
-    private func assertRequestsAgree(_ bytes: [UInt8], _ what: String, file: StaticString = #filePath, line: UInt = #line) {
-        let generated = Result { () throws(PhotoLibError) in try Wire.ImageRequest(decoding: bytes) }
-        let decoded = Result { () throws(PhotoLibError) in try Wire.ImageRequest.decoded(bytes) }
-        switch (generated, decoded) {
-        case (.success(let a), .success(let b)): XCTAssertTrue(a == b || a.encoded() == b.encoded(), "\(what): \(a) != \(b)", file: file, line: line)
-        case (.failure(let a), .failure(let b)): XCTAssertEqual(a.message, b.message, what, file: file, line: line)
-        default: XCTFail("\(what): generated \(generated), decoded \(decoded)", file: file, line: line)
-        }
-    }
-
     func testImageRequestsAreReadAsTheGeneratedDecoderReadsThem() {
         var generator = SystemRandomNumberGenerator()
         XCTAssertEqual(Wire.ImageRequest(reading: []), Wire.ImageRequest())
@@ -132,14 +100,7 @@ final class ImagePartReadingTests: XCTestCase {
             resizeMode: .init(rawValue: 2), version: .init(rawValue: 1), normalizedCropRect: Wire.NormalizedRect(x: 0.1, y: 0.2, width: 0.3, height: 0.4),
             wantsProgress: true, requestID: 77, bypassCache: true
         ).encoded()
-        for cut in 0..<bytes.count { assertRequestsAgree(Array(bytes.prefix(cut)), "cut at \(cut)") }
-        for round in 0..<3000 {
-            var damaged = bytes
-            for _ in 0..<Int.random(in: 1...3, using: &generator) {
-                damaged[Int.random(in: 0..<damaged.count, using: &generator)] = UInt8.random(in: 0...255, using: &generator)
-            }
-            assertRequestsAgree(damaged, "damaged round \(round)")
-        }
+        assertDecodersAgreeOnCutAndDamaged(Wire.ImageRequest.self, bytes, rounds: 3000, "a request")
         func field(_ number: UInt8, _ body: [UInt8]) -> [UInt8] { [number << 3 | 2, UInt8(body.count)] + body }
         let shapes: [(String, [UInt8])] = [
             ("an unknown field", [0x60, 0x01]),
@@ -151,23 +112,14 @@ final class ImagePartReadingTests: XCTestCase {
             ("a boolean of two", [0x48, 0x02]),
             ("a negative enum", [0x20] + Array(repeating: 0xFF, count: 9) + [0x01]),
         ]
-        for (what, bytes) in shapes { assertRequestsAgree(bytes, what) }
+        for (what, bytes) in shapes { assertDecodersAgree(Wire.ImageRequest.self, bytes, what) }
     }
 
     func testImageRequestsAreWrittenAsTheGeneratedEncoderWritesThem() {
         var generator = SystemRandomNumberGenerator()
         XCTAssertEqual(Wire.ImageRequest().encodedDirectly(), Wire.ImageRequest().encoded(), "every field at its default")
         for _ in 0..<500 {
-            let request = Wire.ImageRequest(
-                assetIdentifier: ["", "A/L0/001", UUID().uuidString + "/é✓", String(repeating: "x", count: 300)].randomElement(using: &generator)!,
-                targetWidth: [0, 1, 256, UInt32.max].randomElement(using: &generator)!, targetHeight: UInt32.random(in: 0...UInt32.max, using: &generator),
-                contentMode: Wire.ContentMode(rawValue: Int32.random(in: -2...3, using: &generator)),
-                deliveryMode: Wire.DeliveryMode(rawValue: [0, 1, 3, Int32.min, Int32.max].randomElement(using: &generator)!),
-                resizeMode: Wire.ResizeMode(rawValue: Int32.random(in: -1...3, using: &generator)),
-                version: Wire.ImageVersion(rawValue: Int32.random(in: 0...3, using: &generator)),
-                normalizedCropRect: [nil, Wire.NormalizedRect(), Wire.NormalizedRect(x: 0.25, y: -0.0, width: 0.5, height: .infinity)].randomElement(using: &generator)!,
-                wantsProgress: Bool.random(using: &generator), requestID: [0, 1, UInt64.max, UInt64.random(in: 0...UInt64.max, using: &generator)].randomElement(using: &generator)!,
-                bypassCache: Bool.random(using: &generator))
+            let request = Self.request(using: &generator)
             XCTAssertEqual(request.encodedDirectly(), request.encoded(), "\(request)")
         }
     }

@@ -26,18 +26,6 @@ final class ProtoReaderTests: XCTestCase {
         return Wire.FetchResultObjectsResponse(offset: offset, assets: assets, localIdentifiers: assets.map(\.localIdentifier) + ["", "gone/L0/001"])
     }
 
-    /// `decoded` and `init(decoding:)` agree on `bytes`: the same value, or both refuse.
-    private func assertAgree(_ bytes: [UInt8], _ what: String, file: StaticString = #filePath, line: UInt = #line) {
-        let generated = Result { () throws(PhotoLibError) in try Wire.FetchResultObjectsResponse(decoding: bytes) }
-        let decoded = Result { () throws(PhotoLibError) in try Wire.FetchResultObjectsResponse.decoded(bytes) }
-        switch (generated, decoded) {
-        // Compared as their encodings too: a damaged double may be a NaN, never equal to itself.
-        case (.success(let a), .success(let b)): XCTAssertTrue(a == b || a.encoded() == b.encoded(), "\(what): \(a) != \(b)", file: file, line: line)
-        case (.failure(let a), .failure(let b)): XCTAssertEqual(a.message, b.message, what, file: file, line: line)
-        default: XCTFail("\(what): generated \(generated), decoded \(decoded)", file: file, line: line)
-        }
-    }
-
     func testPagesAreReadDirectlyAsTheGeneratedDecoderReadsThem() throws {
         var generator = SystemRandomNumberGenerator()
         for round in 0..<40 {
@@ -73,19 +61,12 @@ final class ProtoReaderTests: XCTestCase {
             ("non-canonical booleans and varints", field(2, [0x40, 0x80, 0x00, 0x48, 0x82, 0x00, 0x18, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01])),
             ("a boolean of ten bytes whose high bits are set", field(2, [0x40] + Array(repeating: 0x80, count: 9) + [0x02])),
         ]
-        for (what, bytes) in shapes { assertAgree(bytes, what) }
+        for (what, bytes) in shapes { assertDecodersAgree(Wire.FetchResultObjectsResponse.self, bytes, what) }
     }
 
     func testCutAndDamagedPagesAgreeWithTheGeneratedDecoder() throws {
         var generator = SystemRandomNumberGenerator()
         let bytes = Self.page(6, offset: 700, using: &generator).encoded()
-        for cut in 0..<bytes.count { assertAgree(Array(bytes.prefix(cut)), "cut at \(cut)") }
-        for round in 0..<2000 {
-            var damaged = bytes
-            for _ in 0..<Int.random(in: 1...3, using: &generator) {
-                damaged[Int.random(in: 0..<damaged.count, using: &generator)] = UInt8.random(in: 0...255, using: &generator)
-            }
-            assertAgree(damaged, "damaged round \(round)")
-        }
+        assertDecodersAgreeOnCutAndDamaged(Wire.FetchResultObjectsResponse.self, bytes, rounds: 2000, "a page")
     }
 }
