@@ -37,8 +37,6 @@ public struct FrameDecoder: Sendable {
     /// ``buffer`` (which holds only bytes that arrived after them), from ``readyIndex`` on.
     private var ready: [Frame] = []
     private var readyIndex = 0
-    /// The bytes (headers and payloads) of the frames in ``ready`` not yet returned.
-    private var readyBytes = 0
 
     /// Payloads at least this long that do not arrive in one piece are gathered in storage of
     /// their own (see the type's comment); shorter ones are copied out of the buffer.
@@ -50,7 +48,10 @@ public struct FrameDecoder: Sendable {
     }
 
     /// Bytes received but not yet returned as frames (a header already read is not counted).
-    public var bufferedByteCount: Int { readyBytes + buffer.count - readIndex + payload.count }
+    public var bufferedByteCount: Int {
+        let cut = ready[readyIndex...].reduce(0) { $0 + Frame.headerSize + $1.payload.count }
+        return cut + buffer.count - readIndex + payload.count
+    }
 
     /// Adds received bytes.
     public mutating func append<Bytes: Sequence>(_ bytes: Bytes) where Bytes.Element == UInt8 {
@@ -90,7 +91,6 @@ public struct FrameDecoder: Sendable {
             let start = at + Frame.headerSize
             let payload = Array(UnsafeBufferPointer(rebasing: bytes[start..<(start + length)]))
             ready.append(Frame(type, stream: stream, flags: FrameFlags(rawValue: bytes[at + 5]), payload: payload))
-            readyBytes += Frame.headerSize + length
             at = start + length
         }
         return UnsafeBufferPointer(rebasing: bytes[at...])
@@ -107,7 +107,6 @@ public struct FrameDecoder: Sendable {
             var frame = Frame(.ping)
             swap(&frame, &ready[readyIndex])
             readyIndex += 1
-            readyBytes -= Frame.headerSize + frame.payload.count
             if readyIndex == ready.count {
                 // A flood of small frames leaves no large array behind.
                 ready.removeAll(keepingCapacity: ready.capacity <= 64)
