@@ -122,6 +122,9 @@ final class ImageSourceResolver: @unchecked Sendable {
             return (nil, made.source)
         }
         if let unchanged { return unchanged }
+        // The current file's identity as looked up for a remembered source, kept for the
+        // source made below from the same rows (same file) when it changed on disk.
+        var lookedUp: (identity: FileIdentity, generation: Int?)?
         if let made = remembered?.made {
             // The rows are the same: so are the files; is the current one unchanged on disk?
             let current = made.source.currentFile
@@ -132,6 +135,7 @@ final class ImageSourceResolver: @unchecked Sendable {
                 locked { sources.remember(identifier, source: made.source, file: file.identity, generation: file.generation, stamp: stamp) }
                 return made.source
             }
+            lookedUp = file
         }
         let records: ImageSourceRecords
         if let remembered {
@@ -144,7 +148,12 @@ final class ImageSourceResolver: @unchecked Sendable {
             throw Self.unknownAsset(identifier)
         }
         let current = records.resources.first(where: { $0.type == .fullSizePhoto }) ?? original
-        let (file, generation) = try identity(of: current.path, type: current.type, asset: identifier, receivedAt: receivedAt)
+        let (file, generation): (FileIdentity, Int?)
+        if let lookedUp {
+            (file, generation) = lookedUp
+        } else {
+            (file, generation) = try identity(of: current.path, type: current.type, asset: identifier, receivedAt: receivedAt)
+        }
         let version = "\(current.sha256).\(records.generation).\(file.size)-\(file.modificationTime)-\(file.inode)"
         let source = ImageSource(current: current, original: original, contentVersion: version)
         locked { sources.remember(identifier, source: source, file: file, generation: generation, stamp: stamp) }
