@@ -50,6 +50,27 @@ struct ImageSourceTests {
         #expect(try serverSources.imageSource(forAsset: asset, receivedAt: batch).contentVersion != afterOwn.contentVersion)
     }
 
+    @Test("a file changed on disk under the same rows moves the version once, and the new source is remembered")
+    func fileChangedUnderTheSameRows() throws {
+        let temp = try TestDirectory()
+        defer { temp.cleanUp() }
+        let library = try PhotoLibrary.open(at: temp.library)
+        let sources = ImageSourceResolver(library: library)
+        let asset = try library.addPhoto(try Fixtures.uniqueJPEG(2), metadata: ImageSourceTests.metadata).asset.localIdentifier
+        let first = try sources.imageSource(forAsset: asset)
+        #expect(try sources.imageSource(forAsset: asset) == first, "nothing changed: the remembered source")
+        // The same rows, another file under the path (what a disk repair or a stray write
+        // would leave): its identity is not the one the source was made from.
+        let handle = try #require(FileHandle(forWritingAtPath: first.current.path))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data([0xFF, 0xD9]))
+        try handle.close()
+        let changed = try sources.imageSource(forAsset: asset, receivedAt: DispatchTime.now().uptimeNanoseconds)
+        #expect(changed.contentVersion != first.contentVersion)
+        #expect(changed.current == first.current, "the same rows")
+        #expect(try sources.imageSource(forAsset: asset) == changed, "the new source is the one remembered")
+    }
+
     @Test("this instance's own commit moves it too, and a purged asset is not found")
     func ownCommit() throws {
         let temp = try TestDirectory()
