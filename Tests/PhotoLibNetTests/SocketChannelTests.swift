@@ -205,21 +205,33 @@ final class SocketChannelTests: XCTestCase {
         XCTAssertEqual(outcome.bytes, [1, 2], "the joined work ran before the turn's delivery returned, or off the queue")
     }
 
-    /// While ``SocketChannel/holdsWrites`` says so, a submitted turn keeps what it
-    /// wrote; ``SocketChannel/sendHeldWrites()`` sends it once the answer changes, together
-    /// with what later turns wrote meanwhile.
-    func testHeldWritesLeaveWhenReleased() throws {
+    /// A started channel whose turns hold their writes while `hold` holds `[1]` (it does at
+    /// first), with a hold limit long enough never to matter.
+    private func startHolding() throws -> (Pair, LockedBytes) {
         let pair = try makePair()
-        defer { close(pair.peer) }
         let hold = LockedBytes()
         hold.append([1])
         pair.channel.holdsWrites = { hold.bytes == [1] }
         pair.channel.heldWritesLimit = .seconds(60)
         try start(pair.channel)
+        return (pair, hold)
+    }
+
+    /// Nothing reaches the peer for 300 ms.
+    private func assertNothingArrives(_ pair: Pair, file: StaticString = #filePath, line: UInt = #line) {
+        var waiter = pollfd(fd: pair.peer, events: Int16(POLLIN), revents: 0)
+        XCTAssertEqual(poll(&waiter, 1, 300), 0, "held writes were sent", file: file, line: line)
+    }
+
+    /// While ``SocketChannel/holdsWrites`` says so, a submitted turn keeps what it
+    /// wrote; ``SocketChannel/sendHeldWrites()`` sends it once the answer changes, together
+    /// with what later turns wrote meanwhile.
+    func testHeldWritesLeaveWhenReleased() throws {
+        let (pair, hold) = try startHolding()
+        defer { close(pair.peer) }
         pair.channel.submit { [channel = pair.channel] in channel.write(Array("first;".utf8)) }
         pair.channel.submit { [channel = pair.channel] in channel.write(Array("second".utf8)) }
-        var waiter = pollfd(fd: pair.peer, events: Int16(POLLIN), revents: 0)
-        XCTAssertEqual(poll(&waiter, 1, 300), 0, "held writes were sent")
+        assertNothingArrives(pair)
         hold.removeAll()
         pair.channel.sendHeldWrites()
         XCTAssertEqual(String(decoding: read(pair.peer, count: 12), as: UTF8.self), "first;second")
@@ -230,16 +242,10 @@ final class SocketChannelTests: XCTestCase {
     /// held writes leave without waiting for the queue: at once outside a turn, at the end
     /// of the turn otherwise. Waiting for the queue there would deadlock.
     func testHeldWritesReleasedOnTheQueueLeaveWithoutWaitingForIt() throws {
-        let pair = try makePair()
+        let (pair, hold) = try startHolding()
         defer { close(pair.peer) }
-        let hold = LockedBytes()
-        hold.append([1])
-        pair.channel.holdsWrites = { hold.bytes == [1] }
-        pair.channel.heldWritesLimit = .seconds(60)
-        try start(pair.channel)
         pair.channel.submit { [channel = pair.channel] in channel.write(Array("held".utf8)) }
-        var waiter = pollfd(fd: pair.peer, events: Int16(POLLIN), revents: 0)
-        XCTAssertEqual(poll(&waiter, 1, 300), 0, "held writes were sent")
+        assertNothingArrives(pair)
         hold.removeAll()
         pair.channel.queue.sync { [channel = pair.channel] in
             XCTAssertTrue(channel.isOnQueue)
