@@ -11,7 +11,7 @@ final class ImageCacheMemory: @unchecked Sendable {
     private final class Node {
         let key: ImageCacheKey
         var image: CachedImage
-        /// The image as response messages, made on first use by ``ImageCacheMemory/messages(for:encode:)``.
+        /// The image as response messages, made on first use by ``ImageCacheMemory/messages(forCurrent:encode:)``.
         var messages: [[UInt8]]?
         var newer: Node?
         var older: Node?
@@ -25,7 +25,7 @@ final class ImageCacheMemory: @unchecked Sendable {
     }
 
     /// The byte budget: JPEG bytes, plus the response messages of images already served
-    /// from here (``messages(for:encode:)`` keeps them, so a cached image served once counts
+    /// from here (``messages(forCurrent:encode:)`` keeps them, so a cached image served once counts
     /// about twice).
     let budget: Int
     private let lock = NSLock()
