@@ -232,6 +232,51 @@ void   photolib__v1__image_end__free_unpacked
   assert(message->base.descriptor == &photolib__v1__image_end__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   photolib__v1__image_whole__init
+                     (Photolib__V1__ImageWhole         *message)
+{
+  static const Photolib__V1__ImageWhole init_value = PHOTOLIB__V1__IMAGE_WHOLE__INIT;
+  *message = init_value;
+}
+size_t photolib__v1__image_whole__get_packed_size
+                     (const Photolib__V1__ImageWhole *message)
+{
+  assert(message->base.descriptor == &photolib__v1__image_whole__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t photolib__v1__image_whole__pack
+                     (const Photolib__V1__ImageWhole *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &photolib__v1__image_whole__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t photolib__v1__image_whole__pack_to_buffer
+                     (const Photolib__V1__ImageWhole *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &photolib__v1__image_whole__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Photolib__V1__ImageWhole *
+       photolib__v1__image_whole__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Photolib__V1__ImageWhole *)
+     protobuf_c_message_unpack (&photolib__v1__image_whole__descriptor,
+                                allocator, len, data);
+}
+void   photolib__v1__image_whole__free_unpacked
+                     (Photolib__V1__ImageWhole *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &photolib__v1__image_whole__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   photolib__v1__image_progress__init
                      (Photolib__V1__ImageProgress         *message)
 {
@@ -714,7 +759,7 @@ const ProtobufCMessageDescriptor photolib__v1__normalized_rect__descriptor =
   (ProtobufCMessageInit) photolib__v1__normalized_rect__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor photolib__v1__image_request__field_descriptors[11] =
+static const ProtobufCFieldDescriptor photolib__v1__image_request__field_descriptors[12] =
 {
   {
     "asset_identifier",
@@ -848,8 +893,21 @@ static const ProtobufCFieldDescriptor photolib__v1__image_request__field_descrip
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "accepts_whole_images",
+    12,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Photolib__V1__ImageRequest, accepts_whole_images),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned photolib__v1__image_request__field_indices_by_name[] = {
+  11,   /* field[11] = accepts_whole_images */
   0,   /* field[0] = asset_identifier */
   10,   /* field[10] = bypass_cache */
   3,   /* field[3] = content_mode */
@@ -865,7 +923,7 @@ static const unsigned photolib__v1__image_request__field_indices_by_name[] = {
 static const ProtobufCIntRange photolib__v1__image_request__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 11 }
+  { 0, 12 }
 };
 const ProtobufCMessageDescriptor photolib__v1__image_request__descriptor =
 {
@@ -875,7 +933,7 @@ const ProtobufCMessageDescriptor photolib__v1__image_request__descriptor =
   "Photolib__V1__ImageRequest",
   "photolib.v1",
   sizeof(Photolib__V1__ImageRequest),
-  11,
+  12,
   photolib__v1__image_request__field_descriptors,
   photolib__v1__image_request__field_indices_by_name,
   1,  photolib__v1__image_request__number_ranges,
@@ -1087,6 +1145,70 @@ const ProtobufCMessageDescriptor photolib__v1__image_end__descriptor =
   (ProtobufCMessageInit) photolib__v1__image_end__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
+static const ProtobufCFieldDescriptor photolib__v1__image_whole__field_descriptors[3] =
+{
+  {
+    "start",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Photolib__V1__ImageWhole, start),
+    &photolib__v1__image_start__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "data",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BYTES,
+    0,   /* quantifier_offset */
+    offsetof(Photolib__V1__ImageWhole, data),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "is_final",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Photolib__V1__ImageWhole, is_final),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned photolib__v1__image_whole__field_indices_by_name[] = {
+  1,   /* field[1] = data */
+  2,   /* field[2] = is_final */
+  0,   /* field[0] = start */
+};
+static const ProtobufCIntRange photolib__v1__image_whole__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 3 }
+};
+const ProtobufCMessageDescriptor photolib__v1__image_whole__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "photolib.v1.ImageWhole",
+  "ImageWhole",
+  "Photolib__V1__ImageWhole",
+  "photolib.v1",
+  sizeof(Photolib__V1__ImageWhole),
+  3,
+  photolib__v1__image_whole__field_descriptors,
+  photolib__v1__image_whole__field_indices_by_name,
+  1,  photolib__v1__image_whole__number_ranges,
+  (ProtobufCMessageInit) photolib__v1__image_whole__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
 static const ProtobufCFieldDescriptor photolib__v1__image_progress__field_descriptors[1] =
 {
   {
@@ -1125,7 +1247,7 @@ const ProtobufCMessageDescriptor photolib__v1__image_progress__descriptor =
   (ProtobufCMessageInit) photolib__v1__image_progress__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor photolib__v1__image_response__field_descriptors[4] =
+static const ProtobufCFieldDescriptor photolib__v1__image_response__field_descriptors[5] =
 {
   {
     "start",
@@ -1175,17 +1297,30 @@ static const ProtobufCFieldDescriptor photolib__v1__image_response__field_descri
     0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "whole",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Photolib__V1__ImageResponse, part_case),
+    offsetof(Photolib__V1__ImageResponse, whole),
+    &photolib__v1__image_whole__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned photolib__v1__image_response__field_indices_by_name[] = {
   1,   /* field[1] = chunk */
   2,   /* field[2] = end */
   3,   /* field[3] = progress */
   0,   /* field[0] = start */
+  4,   /* field[4] = whole */
 };
 static const ProtobufCIntRange photolib__v1__image_response__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 4 }
+  { 0, 5 }
 };
 const ProtobufCMessageDescriptor photolib__v1__image_response__descriptor =
 {
@@ -1195,7 +1330,7 @@ const ProtobufCMessageDescriptor photolib__v1__image_response__descriptor =
   "Photolib__V1__ImageResponse",
   "photolib.v1",
   sizeof(Photolib__V1__ImageResponse),
-  4,
+  5,
   photolib__v1__image_response__field_descriptors,
   photolib__v1__image_response__field_indices_by_name,
   1,  photolib__v1__image_response__number_ranges,

@@ -186,7 +186,7 @@ public struct ImageManager: Sendable {
         }
         return Wire.ImageRequest(
             assetIdentifier: identifier, targetSize: targetSize, contentMode: contentMode, options: options,
-            wantsProgress: wantsProgress, requestID: requestID, bypassCache: bypassCache)
+            wantsProgress: wantsProgress, requestID: requestID, bypassCache: bypassCache, acceptsWholeImages: true)
     }
 }
 

@@ -858,7 +858,7 @@ class Runner:
     # -- images ------------------------------------------------------------------------
 
     def request_image(self, asset, tw, th, fill=False, delivery=None, resize=None,
-                      request_id=0, timeout_ms=0, conn=None, bypass_cache=False):
+                      request_id=0, timeout_ms=0, conn=None, bypass_cache=False, whole=False):
         conn = conn or self.conn
         img = pb.images
         req = img.ImageRequest(
@@ -866,7 +866,7 @@ class Runner:
             content_mode=img.CONTENT_MODE_ASPECT_FILL if fill else img.CONTENT_MODE_ASPECT_FIT,
             delivery_mode=img.DELIVERY_MODE_HIGH_QUALITY_FORMAT if delivery is None else delivery,
             resize_mode=img.RESIZE_MODE_EXACT if resize is None else resize,
-            request_id=request_id, bypass_cache=bypass_cache)
+            request_id=request_id, bypass_cache=bypass_cache, accepts_whole_images=whole)
         call = conn.open_call("RequestImage", timeout_ms=timeout_ms)
         conn.send_message(call, req, end_stream=True)
         images = []      # dicts: start, data, end
@@ -898,6 +898,15 @@ class Runner:
                 current["end"] = part.end
                 images.append(current)
                 current = None
+            elif which == "whole":
+                w = part.whole
+                self.expect(whole, "ImageWhole sent to a request without accepts_whole_images")
+                self.expect(current is None, "ImageWhole before the previous ImageEnd")
+                self.expect(w.start.image_index == len(images),
+                            "ImageWhole image_index %d, want %d" % (w.start.image_index, len(images)))
+                self.expect(len(w.data) <= MAX_CHUNK, "ImageWhole of %d bytes > 64 KiB" % len(w.data))
+                images.append({"start": w.start, "data": bytearray(w.data), "chunks": 0, "whole": True,
+                               "end": img.ImageEnd(image_index=w.start.image_index, is_final=w.is_final)})
             elif which == "progress":
                 pass
             else:
@@ -979,6 +988,28 @@ class Runner:
         return " then ".join("%dx%d%s" % (im["start"].width, im["start"].height,
                                           " (degraded)" if im["start"].degraded else "")
                              for im in images)
+
+    def t_image_whole(self):
+        # accepts_whole_images: a thumbnail (at most 64 KiB) comes as one ImageWhole, rendered
+        # and then cached; an image over 64 KiB still comes in parts.
+        a = self.first_asset()
+        forms = []
+        for attempt in ("rendered", "cached"):
+            images, st = self.request_image(a, 128, 128, whole=True)
+            self.expect_ok(st, "RequestImage(accepts_whole_images) %s" % attempt)
+            self.expect(len(images) == 1, "delivered %d images" % len(images))
+            self.expect(images[0].get("whole", False), "a %d-byte %s image came in parts"
+                        % (len(images[0]["data"]), attempt))
+            self.expect(images[0]["end"].is_final, "ImageWhole.is_final is false on the only image")
+            self.verify_image(images[0], a, 128, 128, fill=False)
+            forms.append(len(images[0]["data"]))
+        images, st = self.request_image(a, 0, 0, whole=True)
+        self.expect_ok(st, "RequestImage(0x0, accepts_whole_images)")
+        self.expect(len(images) == 1 and not images[0].get("whole", False),
+                    "a %d-byte image came as one ImageWhole" % len(images[0]["data"]))
+        self.verify_image(images[0], a, 0, 0, fill=False)
+        return "128x128: one ImageWhole of %d bytes (rendered and cached); 0x0: %d bytes in %d chunks" % (
+            forms[0], len(images[0]["data"]), images[0]["chunks"])
 
     def t_image_max_size(self):
         # 0x0 = maximum size: megabytes through 128 KiB windows -> flow control at work.
@@ -1440,6 +1471,7 @@ class Runner:
             self.check("RequestImage %dx%d aspectFill" % (w, h), self.t_image_fill)
             self.check("RequestImage opportunistic", self.t_image_opportunistic)
             self.check("RequestImage 0x0 (max size, flow control)", self.t_image_max_size)
+            self.check("RequestImage accepts_whole_images", self.t_image_whole)
             self.check("slow reader bounded by windows", self.t_slow_reader)
             self.check("concurrent calls (multiplexing)", self.t_concurrent_calls)
             self.check("CANCEL", self.t_cancel)

@@ -20,6 +20,7 @@ typedef struct Photolib__V1__ImageRequest Photolib__V1__ImageRequest;
 typedef struct Photolib__V1__ImageStart Photolib__V1__ImageStart;
 typedef struct Photolib__V1__ImageChunk Photolib__V1__ImageChunk;
 typedef struct Photolib__V1__ImageEnd Photolib__V1__ImageEnd;
+typedef struct Photolib__V1__ImageWhole Photolib__V1__ImageWhole;
 typedef struct Photolib__V1__ImageProgress Photolib__V1__ImageProgress;
 typedef struct Photolib__V1__ImageResponse Photolib__V1__ImageResponse;
 typedef struct Photolib__V1__CancelImageRequestRequest Photolib__V1__CancelImageRequestRequest;
@@ -145,10 +146,16 @@ struct  Photolib__V1__ImageRequest
    * Ignore every cache (load testing of cold requests); allowed for the owner only.
    */
   protobuf_c_boolean bypass_cache;
+  /*
+   * The client also takes an image of at most 64 KiB as one ImageWhole message instead of
+   * ImageStart, ImageChunk, ImageEnd (docs/PROTOCOL.md 14.2). Servers that predate the field
+   * ignore it and send the three.
+   */
+  protobuf_c_boolean accepts_whole_images;
 };
 #define PHOTOLIB__V1__IMAGE_REQUEST__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&photolib__v1__image_request__descriptor) \
-    , (char *)protobuf_c_empty_string, 0, 0, PHOTOLIB__V1__CONTENT_MODE__CONTENT_MODE_ASPECT_FIT, PHOTOLIB__V1__DELIVERY_MODE__DELIVERY_MODE_OPPORTUNISTIC, PHOTOLIB__V1__RESIZE_MODE__RESIZE_MODE_FAST, PHOTOLIB__V1__IMAGE_VERSION__IMAGE_VERSION_CURRENT, NULL, 0, 0, 0 }
+    , (char *)protobuf_c_empty_string, 0, 0, PHOTOLIB__V1__CONTENT_MODE__CONTENT_MODE_ASPECT_FIT, PHOTOLIB__V1__DELIVERY_MODE__DELIVERY_MODE_OPPORTUNISTIC, PHOTOLIB__V1__RESIZE_MODE__RESIZE_MODE_FAST, PHOTOLIB__V1__IMAGE_VERSION__IMAGE_VERSION_CURRENT, NULL, 0, 0, 0, 0 }
 
 
 /*
@@ -204,6 +211,31 @@ struct  Photolib__V1__ImageEnd
     , 0, 0 }
 
 
+/*
+ * One delivered image in a single message, sent in place of ImageStart, its ImageChunks and
+ * ImageEnd when the request set accepts_whole_images and the bytes fit in one chunk (64 KiB).
+ */
+struct  Photolib__V1__ImageWhole
+{
+  ProtobufCMessage base;
+  /*
+   * As ImageStart would be: byte_count is the length of data.
+   */
+  Photolib__V1__ImageStart *start;
+  /*
+   * All the encoded bytes.
+   */
+  ProtobufCBinaryData data;
+  /*
+   * As ImageEnd.is_final: true for the last image of the call.
+   */
+  protobuf_c_boolean is_final;
+};
+#define PHOTOLIB__V1__IMAGE_WHOLE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&photolib__v1__image_whole__descriptor) \
+    , NULL, {0,NULL}, 0 }
+
+
 struct  Photolib__V1__ImageProgress
 {
   ProtobufCMessage base;
@@ -222,7 +254,8 @@ typedef enum {
   PHOTOLIB__V1__IMAGE_RESPONSE__PART_START = 1,
   PHOTOLIB__V1__IMAGE_RESPONSE__PART_CHUNK = 2,
   PHOTOLIB__V1__IMAGE_RESPONSE__PART_END = 3,
-  PHOTOLIB__V1__IMAGE_RESPONSE__PART_PROGRESS = 4
+  PHOTOLIB__V1__IMAGE_RESPONSE__PART_PROGRESS = 4,
+  PHOTOLIB__V1__IMAGE_RESPONSE__PART_WHOLE = 5
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(PHOTOLIB__V1__IMAGE_RESPONSE__PART__CASE)
 } Photolib__V1__ImageResponse__PartCase;
 
@@ -235,6 +268,7 @@ struct  Photolib__V1__ImageResponse
     Photolib__V1__ImageChunk *chunk;
     Photolib__V1__ImageEnd *end;
     Photolib__V1__ImageProgress *progress;
+    Photolib__V1__ImageWhole *whole;
   };
 };
 #define PHOTOLIB__V1__IMAGE_RESPONSE__INIT \
@@ -436,6 +470,25 @@ Photolib__V1__ImageEnd *
 void   photolib__v1__image_end__free_unpacked
                      (Photolib__V1__ImageEnd *message,
                       ProtobufCAllocator *allocator);
+/* Photolib__V1__ImageWhole methods */
+void   photolib__v1__image_whole__init
+                     (Photolib__V1__ImageWhole         *message);
+size_t photolib__v1__image_whole__get_packed_size
+                     (const Photolib__V1__ImageWhole   *message);
+size_t photolib__v1__image_whole__pack
+                     (const Photolib__V1__ImageWhole   *message,
+                      uint8_t             *out);
+size_t photolib__v1__image_whole__pack_to_buffer
+                     (const Photolib__V1__ImageWhole   *message,
+                      ProtobufCBuffer     *buffer);
+Photolib__V1__ImageWhole *
+       photolib__v1__image_whole__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   photolib__v1__image_whole__free_unpacked
+                     (Photolib__V1__ImageWhole *message,
+                      ProtobufCAllocator *allocator);
 /* Photolib__V1__ImageProgress methods */
 void   photolib__v1__image_progress__init
                      (Photolib__V1__ImageProgress         *message);
@@ -624,6 +677,9 @@ typedef void (*Photolib__V1__ImageChunk_Closure)
 typedef void (*Photolib__V1__ImageEnd_Closure)
                  (const Photolib__V1__ImageEnd *message,
                   void *closure_data);
+typedef void (*Photolib__V1__ImageWhole_Closure)
+                 (const Photolib__V1__ImageWhole *message,
+                  void *closure_data);
 typedef void (*Photolib__V1__ImageProgress_Closure)
                  (const Photolib__V1__ImageProgress *message,
                   void *closure_data);
@@ -667,6 +723,7 @@ extern const ProtobufCMessageDescriptor photolib__v1__image_request__descriptor;
 extern const ProtobufCMessageDescriptor photolib__v1__image_start__descriptor;
 extern const ProtobufCMessageDescriptor photolib__v1__image_chunk__descriptor;
 extern const ProtobufCMessageDescriptor photolib__v1__image_end__descriptor;
+extern const ProtobufCMessageDescriptor photolib__v1__image_whole__descriptor;
 extern const ProtobufCMessageDescriptor photolib__v1__image_progress__descriptor;
 extern const ProtobufCMessageDescriptor photolib__v1__image_response__descriptor;
 extern const ProtobufCMessageDescriptor photolib__v1__cancel_image_request_request__descriptor;

@@ -2,7 +2,7 @@ import PhotoLibCore
 import PhotoLibWire
 
 /// Reassembles ImageStart / ImageChunk / ImageEnd parts into images, checking offsets and
-/// sizes (docs/PROTOCOL.md, 14.2).
+/// sizes, and takes ImageWhole images as they are (docs/PROTOCOL.md, 14.2).
 struct ImageAssembly {
     /// The largest image the client accepts.
     static let maxByteCount = 512 << 20
@@ -38,6 +38,17 @@ struct ImageAssembly {
                 buffer.append(contentsOf: data)
             }
             progress?(.receiving(received: buffer.count, total: Int(start.byteCount)))
+        case .whole(let whole):
+            guard current == nil else { throw PhotoLibError(.internalError, "a whole image came before the previous one ended", reason: .protocolViolation) }
+            guard let start = whole.start, start.byteCount == UInt64(whole.data.count) else {
+                throw PhotoLibError(
+                    .internalError, "a whole image announces \(whole.start?.byteCount ?? 0) bytes and carries \(whole.data.count)",
+                    reason: .protocolViolation)
+            }
+            progress?(.receiving(received: whole.data.count, total: whole.data.count))
+            return DeliveredImage(
+                data: whole.data, uniformTypeIdentifier: start.uniformTypeIdentifier, width: Int(start.width), height: Int(start.height),
+                isDegraded: start.degraded, isFinal: whole.isFinal)
         case .end(let end):
             guard let start = current, start.imageIndex == end.imageIndex, UInt64(buffer.count) == start.byteCount else {
                 throw PhotoLibError(.internalError, "image \(end.imageIndex) ended with \(buffer.count) of \(current?.byteCount ?? 0) bytes", reason: .protocolViolation)

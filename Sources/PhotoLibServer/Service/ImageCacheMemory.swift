@@ -11,8 +11,10 @@ final class ImageCacheMemory: @unchecked Sendable {
     private final class Node {
         let key: ImageCacheKey
         var image: CachedImage
-        /// The image as response messages, made on first use by ``ImageCacheMemory/messages(forCurrent:encode:)``.
-        var messages: [[UInt8]]?
+        /// The image as response messages in each form, made on first use by
+        /// ``ImageCacheMemory/messages(forCurrent:form:encode:)``.
+        var parts: [[UInt8]]?
+        var whole: [[UInt8]]?
         var newer: Node?
         var older: Node?
         init(key: ImageCacheKey, image: CachedImage) {
@@ -21,12 +23,20 @@ final class ImageCacheMemory: @unchecked Sendable {
         }
 
         /// Bytes held: the JPEG and, once made, its messages.
-        var cost: Int { image.jpeg.count + (messages?.reduce(0) { $0 + $1.count } ?? 0) }
+        var cost: Int { image.jpeg.count + Self.size(parts) + Self.size(whole) }
+
+        static func size(_ messages: [[UInt8]]?) -> Int { messages?.reduce(0) { $0 + $1.count } ?? 0 }
+
+        /// The messages kept for `form`.
+        subscript(form: ImageMessageForm) -> [[UInt8]]? {
+            get { form == .whole ? whole : parts }
+            set { if form == .whole { whole = newValue } else { parts = newValue } }
+        }
     }
 
     /// The byte budget: JPEG bytes, plus the response messages of images already served
-    /// from here (``messages(forCurrent:encode:)`` keeps them, so a cached image served once counts
-    /// about twice).
+    /// from here (``messages(forCurrent:form:encode:)`` keeps them, so a cached image served once counts
+    /// about twice, and about three times once served in both forms).
     let budget: Int
     private let lock = NSLock()
     private var nodes: [ImageCacheKey: Node] = [:]
@@ -85,7 +95,8 @@ final class ImageCacheMemory: @unchecked Sendable {
             if let existing = nodes[key] {
                 bytes -= existing.cost
                 existing.image = image
-                existing.messages = nil
+                existing.parts = nil
+                existing.whole = nil
                 bytes += existing.cost
                 unlink(existing)
                 append(existing)
@@ -102,11 +113,11 @@ final class ImageCacheMemory: @unchecked Sendable {
         }
     }
 
-    /// The image for `key` as encoded response messages (made by `encode` on first use and
-    /// kept with the image, within the budget), marking it recently used; on a miss, `key`'s
-    /// content version is noted for its asset (``noteContentVersion(asset:version:)``). One
-    /// hold of the lock: the fast path's whole visit.
-    func messages(forCurrent key: ImageCacheKey, encode: (CachedImage) -> [[UInt8]]) -> [[UInt8]]? {
+    /// The image for `key` as encoded response messages in `form` (made by `encode` on first
+    /// use and kept with the image, within the budget), marking it recently used; on a miss,
+    /// `key`'s content version is noted for its asset (``noteContentVersion(asset:version:)``).
+    /// One hold of the lock: the fast path's whole visit.
+    func messages(forCurrent key: ImageCacheKey, form: ImageMessageForm, encode: (CachedImage) -> [[UInt8]]) -> [[UInt8]]? {
         lock.withLock {
             // A node is held under a key only while the key's content version is the one
             // noted for its asset (noting another drops the asset's nodes first, in `put`
@@ -115,19 +126,19 @@ final class ImageCacheMemory: @unchecked Sendable {
                 noteVersionLocked(key.assetIdentifier, key.contentVersion)
                 return nil
             }
-            return messagesLocked(of: node, encode: encode)
+            return messagesLocked(of: node, form: form, encode: encode)
         }
     }
 
-    private func messagesLocked(of node: Node, encode: (CachedImage) -> [[UInt8]]) -> [[UInt8]]? {
+    private func messagesLocked(of node: Node, form: ImageMessageForm, encode: (CachedImage) -> [[UInt8]]) -> [[UInt8]]? {
         if newest !== node {
             unlink(node)
             append(node)
         }
-        if let messages = node.messages { return messages }
+        if let messages = node[form] { return messages }
         let messages = encode(node.image)
-        node.messages = messages
-        bytes += messages.reduce(0) { $0 + $1.count }
+        node[form] = messages
+        bytes += Node.size(messages)
         while bytes > budget, let victim = oldest, victim !== node {
             remove(victim)
         }

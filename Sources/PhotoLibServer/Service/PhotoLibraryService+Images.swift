@@ -104,7 +104,8 @@ extension PhotoLibraryService {
             resizeMode: options.resizeMode, version: options.version, crop: options.normalizedCropRect,
             receivedAt: context.receivedAt)
         if job.servesOriginalFile { return nil }
-        guard let messages = cache.memory.messages(forCurrent: job.key, encode: { ImageSender.messages(for: $0, index: 0, isFinal: true) }) else {
+        let form = ImageMessageForm(request)
+        guard let messages = cache.memory.messages(forCurrent: job.key, form: form, encode: { ImageSender.messages(for: $0, index: 0, isFinal: true, form: form) }) else {
             return nil
         }
         cache.counters.add(\.memoryHits)
@@ -139,7 +140,7 @@ extension PhotoLibraryService {
         var logger = self.logger
         logger[metadataKey: "asset.id"] = "\(job.assetIdentifier)"
         logger[metadataKey: "request.id"] = "\(request.requestID)"
-        let sender = ImageSender(call: call, wantsProgress: request.wantsProgress)
+        let sender = ImageSender(call: call, wantsProgress: request.wantsProgress, form: ImageMessageForm(request))
         if request.wantsProgress { try await call.send(ImageSender.progress(0)) }
 
         // The original file as it is: version original, maximum size, no resize, no crop.
@@ -374,11 +375,27 @@ extension PhotoLibraryService {
     }
 }
 
-/// Streams images of one call: ImageStart, ImageChunks of at most 64 KiB, ImageEnd, and
-/// ImageProgress while rendering (each send waits for flow-control credit).
+/// How a delivered image's response messages are laid out (docs/PROTOCOL.md 14.2).
+enum ImageMessageForm: Sendable {
+    /// ImageStart, ImageChunks of at most 64 KiB, ImageEnd: what every client takes.
+    case parts
+    /// One ImageWhole for an image of at most one chunk (else ``parts``): for a request that
+    /// set `accepts_whole_images`.
+    case whole
+
+    /// The form `request` takes.
+    init(_ request: Wire.ImageRequest) {
+        self = request.acceptsWholeImages ? .whole : .parts
+    }
+}
+
+/// Streams images of one call: ImageStart, ImageChunks of at most 64 KiB, ImageEnd (or one
+/// ImageWhole, when the request takes it and the image fits in a chunk), and ImageProgress
+/// while rendering (each send waits for flow-control credit).
 struct ImageSender: Sendable {
     let call: ServerCall<Wire.ImageRequest, Wire.ImageResponse>
     let wantsProgress: Bool
+    let form: ImageMessageForm
     /// Images up to this size are sent in one batch.
     static let batchLimit = 256 << 10
 
@@ -387,7 +404,7 @@ struct ImageSender: Sendable {
         if wantsProgress && isFinal { try await call.send(Self.progress(1)) }
         // A small image (a thumbnail) goes out as one batch: one hop, frames coalesced.
         if image.jpeg.count <= Self.batchLimit {
-            try await call.send(encoded: Self.messages(for: image, index: index, isFinal: isFinal))
+            try await call.send(encoded: Self.messages(for: image, index: index, isFinal: isFinal, form: form))
             return
         }
         try await call.send(Self.start(image, index: index))
@@ -401,8 +418,13 @@ struct ImageSender: Sendable {
         try await call.send(Self.end(index: index, isFinal: isFinal))
     }
 
-    /// `image` as encoded messages: ImageStart, ImageChunks of at most 64 KiB, ImageEnd.
-    static func messages(for image: CachedImage, index: Int, isFinal: Bool) -> [[UInt8]] {
+    /// `image` as encoded messages: ImageStart, ImageChunks of at most 64 KiB, ImageEnd; in
+    /// the ``ImageMessageForm/whole`` form, one ImageWhole when it fits in a chunk.
+    static func messages(for image: CachedImage, index: Int, isFinal: Bool, form: ImageMessageForm) -> [[UInt8]] {
+        if form == .whole && image.jpeg.count <= WireLimits.chunkSize {
+            let whole = Wire.ImageWhole(start: startFields(image, index: index), data: image.jpeg, isFinal: isFinal)
+            return [Wire.ImageResponse(part: .whole(whole)).encoded()]
+        }
         var messages = [start(image, index: index).encoded()]
         var offset = 0
         while offset < image.jpeg.count {
@@ -415,14 +437,24 @@ struct ImageSender: Sendable {
     }
 
     static func start(_ image: CachedImage, index: Int) -> Wire.ImageResponse {
-        start(width: image.width, height: image.height, byteCount: image.jpeg.count, degraded: image.degraded, uniformTypeIdentifier: "public.jpeg", index: index)
+        Wire.ImageResponse(part: .start(startFields(image, index: index)))
+    }
+
+    /// The ImageStart fields of a rendered (JPEG) image.
+    static func startFields(_ image: CachedImage, index: Int) -> Wire.ImageStart {
+        startFields(width: image.width, height: image.height, byteCount: image.jpeg.count, degraded: image.degraded, uniformTypeIdentifier: "public.jpeg", index: index)
     }
 
     /// ImageStart of an image of `byteCount` bytes of type `uniformTypeIdentifier`.
     static func start(width: Int, height: Int, byteCount: Int, degraded: Bool, uniformTypeIdentifier: String, index: Int) -> Wire.ImageResponse {
-        Wire.ImageResponse(part: .start(Wire.ImageStart(
+        Wire.ImageResponse(part: .start(startFields(
+            width: width, height: height, byteCount: byteCount, degraded: degraded, uniformTypeIdentifier: uniformTypeIdentifier, index: index)))
+    }
+
+    static func startFields(width: Int, height: Int, byteCount: Int, degraded: Bool, uniformTypeIdentifier: String, index: Int) -> Wire.ImageStart {
+        Wire.ImageStart(
             width: UInt32(width), height: UInt32(height), byteCount: UInt64(byteCount), degraded: degraded,
-            uniformTypeIdentifier: uniformTypeIdentifier, imageIndex: UInt32(index))))
+            uniformTypeIdentifier: uniformTypeIdentifier, imageIndex: UInt32(index))
     }
 
     static func chunk(_ image: CachedImage, _ range: Range<Int>) -> Wire.ImageResponse {

@@ -2,7 +2,8 @@ import PhotoLibCore
 
 // Image messages read by `ProtoReader`, where protobuf-c's unpack, the copies out of its
 // structs and its free cost more than the reading: an image's parts on the client (a cached
-// thumbnail is three messages: start, one chunk, end) and the image request on the server.
+// thumbnail is one ImageWhole, or three messages from a server that predates it: start, one
+// chunk, end) and the image request on the server.
 // Each type's `decoded(_:)` is its `WireMessage.decoded` witness.
 
 extension Wire.ImageStart {
@@ -57,9 +58,30 @@ extension Wire.ImageEnd {
     }
 }
 
+extension Wire.ImageWhole {
+    /// The whole image in `reader`'s bytes (its data copied out once), or `nil` (see ``ProtoReader``).
+    init?(reading reader: inout ProtoReader) {
+        self.init()
+        let complete = reader.readFields(upTo: 3) { reader, field, type in
+            switch (field, type) {
+            case (1, 2):
+                guard let range = reader.delimited() else { return false }
+                var inner = reader.reader(range)
+                guard let value = Wire.ImageStart(reading: &inner) else { return false }
+                start = value
+            case (2, 2): guard let range = reader.delimited() else { return false }; data = reader.bytes(range)
+            case (3, 0): guard let value = reader.bool() else { return false }; isFinal = value
+            default: return false
+            }
+            return true
+        }
+        if !complete { return nil }
+    }
+}
+
 extension Wire.ImageResponse {
-    /// The part in `bytes` read straight into values when it is a start, a chunk or an end
-    /// (each once, with only the fields it knows); `nil` for anything else, which
+    /// The part in `bytes` read straight into values when it is a start, a chunk, an end or
+    /// a whole image (each once, with only the fields it knows); `nil` for anything else, which
     /// ``init(decoding:)`` then decodes or refuses.
     init?(readingPart bytes: [UInt8]) {
         let part: Part? = bytes.withUnsafeBytes { raw in
@@ -70,6 +92,7 @@ extension Wire.ImageResponse {
             case 1: return Wire.ImageStart(reading: &inner).map { .start($0) }
             case 2: return Wire.ImageChunk(reading: &inner).map { .chunk($0) }
             case 3: return Wire.ImageEnd(reading: &inner).map { .end($0) }
+            case 5: return Wire.ImageWhole(reading: &inner).map { .whole($0) }
             default: return nil
             }
         }
@@ -77,7 +100,7 @@ extension Wire.ImageResponse {
         self.init(part: part)
     }
 
-    /// Decodes a frame payload: an image's start, chunk or end read straight into values
+    /// Decodes a frame payload: an image's start, chunk, end or whole read straight into values
     /// (by `ProtoReader`), anything else by the generated codec.
     public static func decoded(_ bytes: [UInt8]) throws(PhotoLibError) -> Self {
         if let response = Self(readingPart: bytes) { return response }
@@ -112,7 +135,7 @@ extension Wire.ImageRequest {
         let request: Wire.ImageRequest? = bytes.withUnsafeBytes { raw in
             var reader = ProtoReader(raw, 0..<raw.count)
             var request = Wire.ImageRequest()
-            let complete = reader.readFields(upTo: 11) { reader, field, type in
+            let complete = reader.readFields(upTo: 12) { reader, field, type in
                 switch (field, type) {
                 case (1, 2): guard let value = reader.string() else { return false }; request.assetIdentifier = value
                 case (2, 0): guard let value = reader.varint() else { return false }; request.targetWidth = UInt32(truncatingIfNeeded: value)
@@ -129,6 +152,7 @@ extension Wire.ImageRequest {
                 case (9, 0): guard let value = reader.bool() else { return false }; request.wantsProgress = value
                 case (10, 0): guard let value = reader.varint() else { return false }; request.requestID = value
                 case (11, 0): guard let value = reader.bool() else { return false }; request.bypassCache = value
+                case (12, 0): guard let value = reader.bool() else { return false }; request.acceptsWholeImages = value
                 default: return false
                 }
                 return true

@@ -24,6 +24,7 @@ extension Wire.ImageRequest {
         writer.bool(9, wantsProgress)
         writer.uint(10, requestID)
         writer.bool(11, bypassCache)
+        writer.bool(12, acceptsWholeImages)
         return writer.bytes
     }
 }

@@ -319,9 +319,13 @@ extension Wire {
         public var requestID: UInt64
         /// Ignore every cache (load testing of cold requests); allowed for the owner only.
         public var bypassCache: Bool
+        /// The client also takes an image of at most 64 KiB as one ImageWhole message instead of
+        /// ImageStart, ImageChunk, ImageEnd (docs/PROTOCOL.md 14.2). Servers that predate the field
+        /// ignore it and send the three.
+        public var acceptsWholeImages: Bool
 
         /// A message with the given fields (every field defaults to its proto3 default).
-        public init(assetIdentifier: String = "", targetWidth: UInt32 = 0, targetHeight: UInt32 = 0, contentMode: Wire.ContentMode = .init(rawValue: 0), deliveryMode: Wire.DeliveryMode = .init(rawValue: 0), resizeMode: Wire.ResizeMode = .init(rawValue: 0), version: Wire.ImageVersion = .init(rawValue: 0), normalizedCropRect: Wire.NormalizedRect? = nil, wantsProgress: Bool = false, requestID: UInt64 = 0, bypassCache: Bool = false) {
+        public init(assetIdentifier: String = "", targetWidth: UInt32 = 0, targetHeight: UInt32 = 0, contentMode: Wire.ContentMode = .init(rawValue: 0), deliveryMode: Wire.DeliveryMode = .init(rawValue: 0), resizeMode: Wire.ResizeMode = .init(rawValue: 0), version: Wire.ImageVersion = .init(rawValue: 0), normalizedCropRect: Wire.NormalizedRect? = nil, wantsProgress: Bool = false, requestID: UInt64 = 0, bypassCache: Bool = false, acceptsWholeImages: Bool = false) {
             self.assetIdentifier = assetIdentifier
             self.targetWidth = targetWidth
             self.targetHeight = targetHeight
@@ -333,6 +337,7 @@ extension Wire {
             self.wantsProgress = wantsProgress
             self.requestID = requestID
             self.bypassCache = bypassCache
+            self.acceptsWholeImages = acceptsWholeImages
         }
     }
 
@@ -391,6 +396,24 @@ extension Wire {
         }
     }
 
+    /// One delivered image in a single message, sent in place of ImageStart, its ImageChunks and
+    /// ImageEnd when the request set accepts_whole_images and the bytes fit in one chunk (64 KiB).
+    public struct ImageWhole: Hashable, Sendable {
+        /// As ImageStart would be: byte_count is the length of data.
+        public var start: Wire.ImageStart?
+        /// All the encoded bytes.
+        public var data: [UInt8]
+        /// As ImageEnd.is_final: true for the last image of the call.
+        public var isFinal: Bool
+
+        /// A message with the given fields (every field defaults to its proto3 default).
+        public init(start: Wire.ImageStart? = nil, data: [UInt8] = [], isFinal: Bool = false) {
+            self.start = start
+            self.data = data
+            self.isFinal = isFinal
+        }
+    }
+
     /// `photolib.v1.ImageProgress`.
     public struct ImageProgress: Hashable, Sendable {
         /// 0...1.
@@ -417,6 +440,8 @@ extension Wire {
             case end(Wire.ImageEnd)
             /// `progress` (field 4).
             case progress(Wire.ImageProgress)
+            /// `whole` (field 5).
+            case whole(Wire.ImageWhole)
         }
 
         /// A message with the given fields (every field defaults to its proto3 default).
@@ -609,6 +634,7 @@ extension Wire.ImageRequest: WireMessage {
         wantsProgress = c.wants_progress != 0
         requestID = c.request_id
         bypassCache = c.bypass_cache != 0
+        acceptsWholeImages = c.accepts_whole_images != 0
     }
 
     /// The C struct for packing; its pointers live as long as `arena`.
@@ -626,6 +652,7 @@ extension Wire.ImageRequest: WireMessage {
         m.wants_progress = wantsProgress ? 1 : 0
         m.request_id = requestID
         m.bypass_cache = bypassCache ? 1 : 0
+        m.accepts_whole_images = acceptsWholeImages ? 1 : 0
         return m
     }
 }
@@ -728,6 +755,38 @@ extension Wire.ImageEnd: WireMessage {
     }
 }
 
+extension Wire.ImageWhole: WireMessage {
+    /// Decodes and checks a `photolib.v1.ImageWhole` payload (malformed protobuf or bad text: `invalidArgument`).
+    public init(decoding bytes: [UInt8]) throws(PhotoLibError) {
+        self = try ProtoCodec.decode(bytes, "ImageWhole", photolib__v1__image_whole__unpack, photolib__v1__image_whole__free_unpacked) { Wire.ImageWhole($0.pointee) }
+    }
+
+    /// Encodes the message as a `photolib.v1.ImageWhole` payload.
+    public func encoded() -> [UInt8] {
+        let arena = ProtoArena()
+        var m = c(arena: arena)
+        return ProtoCodec.pack(&m, photolib__v1__image_whole__get_packed_size, photolib__v1__image_whole__pack)
+    }
+
+    /// The value of a decoded C struct.
+    init(_ c: Photolib__V1__ImageWhole) {
+        self.init()
+        start = c.start.map { Wire.ImageStart($0.pointee) }
+        data = ProtoCodec.bytes(c.data)
+        isFinal = c.is_final != 0
+    }
+
+    /// The C struct for packing; its pointers live as long as `arena`.
+    func c(arena: ProtoArena) -> Photolib__V1__ImageWhole {
+        var m = Photolib__V1__ImageWhole()
+        photolib__v1__image_whole__init(&m)
+        if let value = start { m.start = arena.object(value.c(arena: arena)) }
+        if !data.isEmpty { m.data = arena.bytes(data) }
+        m.is_final = isFinal ? 1 : 0
+        return m
+    }
+}
+
 extension Wire.ImageProgress: WireMessage {
     /// Decodes and checks a `photolib.v1.ImageProgress` payload (malformed protobuf or bad text: `invalidArgument`).
     public init(decoding bytes: [UInt8]) throws(PhotoLibError) {
@@ -777,6 +836,7 @@ extension Wire.ImageResponse: WireMessage {
         case PHOTOLIB__V1__IMAGE_RESPONSE__PART_CHUNK: part = .chunk(c.chunk.map { Wire.ImageChunk($0.pointee) } ?? Wire.ImageChunk())
         case PHOTOLIB__V1__IMAGE_RESPONSE__PART_END: part = .end(c.end.map { Wire.ImageEnd($0.pointee) } ?? Wire.ImageEnd())
         case PHOTOLIB__V1__IMAGE_RESPONSE__PART_PROGRESS: part = .progress(c.progress.map { Wire.ImageProgress($0.pointee) } ?? Wire.ImageProgress())
+        case PHOTOLIB__V1__IMAGE_RESPONSE__PART_WHOLE: part = .whole(c.whole.map { Wire.ImageWhole($0.pointee) } ?? Wire.ImageWhole())
         default: break
         }
     }
@@ -798,6 +858,9 @@ extension Wire.ImageResponse: WireMessage {
         case .progress(let value)?:
             m.part_case = PHOTOLIB__V1__IMAGE_RESPONSE__PART_PROGRESS
             m.progress = arena.object(value.c(arena: arena))
+        case .whole(let value)?:
+            m.part_case = PHOTOLIB__V1__IMAGE_RESPONSE__PART_WHOLE
+            m.whole = arena.object(value.c(arena: arena))
         case nil: break
         }
         return m

@@ -3,16 +3,17 @@ import PhotoLibCore
 // PHImageManager's arguments (PhotoLibCore) ⇄ `ImageRequest` / `CachingRequest` (images.proto).
 
 extension Wire.ImageRequest {
-    /// The message for `requestImage(for:targetSize:contentMode:options:)`.
+    /// The message for `requestImage(for:targetSize:contentMode:options:)`; `acceptsWholeImages`
+    /// says the client takes an image that fits in one chunk as one `ImageWhole`.
     public init(
         assetIdentifier: String, targetSize: PixelSize, contentMode: ContentMode = .aspectFit, options: ImageRequestOptions = ImageRequestOptions(),
-        wantsProgress: Bool = false, requestID: UInt64 = 0, bypassCache: Bool = false
+        wantsProgress: Bool = false, requestID: UInt64 = 0, bypassCache: Bool = false, acceptsWholeImages: Bool = false
     ) {
         self.init(
             assetIdentifier: assetIdentifier, targetWidth: UInt32(clamping: targetSize.width), targetHeight: UInt32(clamping: targetSize.height),
             contentMode: .init(contentMode), deliveryMode: .init(options.deliveryMode), resizeMode: .init(options.resizeMode),
             version: .init(options.version), normalizedCropRect: options.normalizedCropRect.map(Wire.NormalizedRect.init),
-            wantsProgress: wantsProgress, requestID: requestID, bypassCache: bypassCache)
+            wantsProgress: wantsProgress, requestID: requestID, bypassCache: bypassCache, acceptsWholeImages: acceptsWholeImages)
     }
 
     /// The target size (0 × 0: PhotoKit's maximum size).

@@ -4,8 +4,9 @@ import XCTest
 @testable import PhotoLibServer
 
 /// The memory cache drops the least recently used images first when over its budget (a hit,
-/// through `get` or `messages(forCurrent:)`, makes an image the most recent), keeps the messages it made
-/// within the budget, and forgets an asset's images when a new content version of it is seen.
+/// through `get` or `messages(forCurrent:form:encode:)`, makes an image the most recent), keeps the
+/// messages it made in each form within the budget, and forgets an asset's images when a new
+/// content version of it is seen.
 final class ImageCacheMemoryTests: XCTestCase {
     private func key(_ asset: Int, version: String = "v1", side: Int = 256) -> ImageCacheKey {
         ImageCacheKey(
@@ -27,7 +28,7 @@ final class ImageCacheMemoryTests: XCTestCase {
         XCTAssertEqual(cache.count, 4)
         // 0 and 2 used again (newest first: 2, 0, 3, 1): the next two stores drop 1, then 3.
         XCTAssertNotNil(cache.get(key(0)))
-        XCTAssertNotNil(cache.messages(forCurrent: key(2)) { _ in [] })
+        XCTAssertNotNil(cache.messages(forCurrent: key(2), form: .parts) { _ in [] })
         cache.put(key(4), image(1_000))
         cache.put(key(5), image(1_000))
         XCTAssertEqual(cache.count, 4)
@@ -51,15 +52,30 @@ final class ImageCacheMemoryTests: XCTestCase {
         }
         // Asset 3's messages (2,000 bytes) push the total to 10,000; asset 0's to 12,000, over
         // the budget: the oldest other image (1) goes, never the one just served.
-        XCTAssertEqual(cache.messages(forCurrent: key(3), encode: encode)?.map(\.count), [1_500, 500])
+        XCTAssertEqual(cache.messages(forCurrent: key(3), form: .parts, encode: encode)?.map(\.count), [1_500, 500])
         XCTAssertEqual(cache.heldBytes, 10_000)
-        XCTAssertEqual(cache.messages(forCurrent: key(0), encode: encode)?.count, 2)
+        XCTAssertEqual(cache.messages(forCurrent: key(0), form: .parts, encode: encode)?.count, 2)
         XCTAssertEqual(made, 2)
         XCTAssertEqual(cache.heldBytes, 10_000)
         XCTAssertEqual(held(cache, 0..<4), [0, 2, 3])
-        XCTAssertNotNil(cache.messages(forCurrent: key(3), encode: encode))
+        XCTAssertNotNil(cache.messages(forCurrent: key(3), form: .parts, encode: encode))
         XCTAssertEqual(made, 2, "kept with the image: not made again")
-        XCTAssertNil(cache.messages(forCurrent: key(7), encode: encode))
+        XCTAssertNil(cache.messages(forCurrent: key(7), form: .parts, encode: encode))
+    }
+
+    func testEachFormsMessagesAreKeptApartAndBothCount() {
+        let cache = ImageCacheMemory(budget: 10_000)
+        cache.put(key(1), image(1_000))
+        XCTAssertEqual(cache.messages(forCurrent: key(1), form: .parts) { _ in [[1], [2, 2], [3]] }, [[1], [2, 2], [3]])
+        XCTAssertEqual(cache.messages(forCurrent: key(1), form: .whole) { _ in [[9, 9, 9, 9, 9]] }, [[9, 9, 9, 9, 9]], "not the other form's")
+        XCTAssertEqual(cache.heldBytes, 1_009)
+        XCTAssertEqual(cache.messages(forCurrent: key(1), form: .parts) { _ in XCTFail("made again"); return [] }, [[1], [2, 2], [3]])
+        XCTAssertEqual(cache.messages(forCurrent: key(1), form: .whole) { _ in XCTFail("made again"); return [] }, [[9, 9, 9, 9, 9]])
+        // A new image under the key drops both.
+        cache.put(key(1), image(500))
+        XCTAssertEqual(cache.heldBytes, 500)
+        XCTAssertEqual(cache.messages(forCurrent: key(1), form: .whole) { _ in [[7]] }, [[7]])
+        XCTAssertEqual(cache.heldBytes, 501)
     }
 
     func testANewContentVersionDropsTheAssetsOlderImages() {
@@ -69,12 +85,12 @@ final class ImageCacheMemoryTests: XCTestCase {
         cache.put(key(2), image(1_000))
         XCTAssertTrue(cache.holdsAny(asset: "A1/L0/001"))
         // The fast path's visit: the version noted, then the lookup, under one lock.
-        XCTAssertNil(cache.messages(forCurrent: key(1, version: "v2")) { _ in [[1]] })
+        XCTAssertNil(cache.messages(forCurrent: key(1, version: "v2"), form: .whole) { _ in [[1]] })
         XCTAssertFalse(cache.holdsAny(asset: "A1/L0/001"))
         XCTAssertNil(cache.get(key(1, side: 128)))
         XCTAssertEqual(cache.count, 1)
         XCTAssertEqual(cache.heldBytes, 1_000)
-        XCTAssertEqual(cache.messages(forCurrent: key(2)) { _ in [[1, 2, 3]] }, [[1, 2, 3]])
+        XCTAssertEqual(cache.messages(forCurrent: key(2), form: .whole) { _ in [[1, 2, 3]] }, [[1, 2, 3]])
         XCTAssertEqual(cache.heldBytes, 1_003)
     }
 }

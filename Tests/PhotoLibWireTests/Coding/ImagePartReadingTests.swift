@@ -3,7 +3,7 @@ import PhotoLibCore
 import XCTest
 @testable import PhotoLibWire
 
-/// `ImageResponse.decoded(_:)` (an image's start, chunk and end read by `ProtoReader`)
+/// `ImageResponse.decoded(_:)` (an image's start, chunk, end and whole read by `ProtoReader`)
 /// answers what the generated `init(decoding:)` answers for every input, and
 /// `ImageRequest.encodedDirectly()` writes the generated `encoded()`'s bytes.
 final class ImagePartReadingTests: XCTestCase {
@@ -21,6 +21,14 @@ final class ImagePartReadingTests: XCTestCase {
             Wire.ImageResponse(part: .chunk(Wire.ImageChunk(offset: [0, 65_536, UInt64.max].randomElement(using: &generator)!, data: data))),
             Wire.ImageResponse(part: .end(Wire.ImageEnd())),
             Wire.ImageResponse(part: .end(Wire.ImageEnd(imageIndex: UInt32.random(in: 0...UInt32.max, using: &generator), isFinal: Bool.random(using: &generator)))),
+            Wire.ImageResponse(part: .whole(Wire.ImageWhole())),
+            Wire.ImageResponse(part: .whole(Wire.ImageWhole(start: Wire.ImageStart()))),
+            Wire.ImageResponse(part: .whole(Wire.ImageWhole(
+                start: Wire.ImageStart(
+                    width: UInt32.random(in: 0...UInt32.max, using: &generator), height: 171, byteCount: UInt64(data.count),
+                    degraded: Bool.random(using: &generator), uniformTypeIdentifier: ["", "public.jpeg", "é✓"].randomElement(using: &generator)!,
+                    imageIndex: [0, 1, UInt32.max].randomElement(using: &generator)!),
+                data: data, isFinal: Bool.random(using: &generator)))),
         ]
     }
 
@@ -59,6 +67,12 @@ final class ImagePartReadingTests: XCTestCase {
             ("field zero", field(2, [0x00, 0x01])),
             ("a length past the end", [0x12, 0x7F, 0x08]),
             ("a chunk's data past its message", field(2, [0x12, 0x05, 0x01])),
+            ("an unknown field in a whole image", field(5, field(1, start) + [0x20, 0x01])),
+            ("a whole image's start twice", field(5, field(1, start) + field(1, start))),
+            ("a whole image's start that is not a message", field(5, [0x08, 0x01])),
+            ("a whole image's start with an unknown field", field(5, field(1, start + [0x38, 0x01]))),
+            ("a whole image's data past its message", field(5, [0x12, 0x05, 0x01])),
+            ("a whole image whose final flag is not canonical", field(5, [0x18, 0x81, 0x00])),
         ]
         for (what, bytes) in shapes { assertDecodersAgree(Wire.ImageResponse.self, bytes, what) }
     }
@@ -68,6 +82,9 @@ final class ImagePartReadingTests: XCTestCase {
             Wire.ImageResponse(part: .start(Wire.ImageStart(width: 256, height: 171, byteCount: 8301, degraded: true, uniformTypeIdentifier: "public.jpeg", imageIndex: 1))),
             Wire.ImageResponse(part: .chunk(Wire.ImageChunk(offset: 300, data: Array(repeating: 0x5A, count: 40)))),
             Wire.ImageResponse(part: .end(Wire.ImageEnd(imageIndex: 1, isFinal: true))),
+            Wire.ImageResponse(part: .whole(Wire.ImageWhole(
+                start: Wire.ImageStart(width: 256, height: 171, byteCount: 40, uniformTypeIdentifier: "public.jpeg"),
+                data: Array(repeating: 0x5A, count: 40), isFinal: true))),
         ]
         for message in messages {
             assertDecodersAgreeOnCutAndDamaged(Wire.ImageResponse.self, message.encoded(), rounds: 1500, "\(message)")
@@ -85,7 +102,7 @@ final class ImagePartReadingTests: XCTestCase {
             version: Wire.ImageVersion(rawValue: Int32.random(in: 0...3, using: &generator)),
             normalizedCropRect: [nil, Wire.NormalizedRect(), Wire.NormalizedRect(x: 0.25, y: -0.0, width: 0.5, height: .infinity)].randomElement(using: &generator)!,
             wantsProgress: Bool.random(using: &generator), requestID: [0, 1, UInt64.max, UInt64.random(in: 0...UInt64.max, using: &generator)].randomElement(using: &generator)!,
-            bypassCache: Bool.random(using: &generator))
+            bypassCache: Bool.random(using: &generator), acceptsWholeImages: Bool.random(using: &generator))
     }
 
     func testImageRequestsAreReadAsTheGeneratedDecoderReadsThem() {
@@ -98,12 +115,13 @@ final class ImagePartReadingTests: XCTestCase {
         let bytes = Wire.ImageRequest(
             assetIdentifier: "A/L0/001", targetWidth: 256, targetHeight: 256, contentMode: .init(rawValue: 1), deliveryMode: .init(rawValue: 2),
             resizeMode: .init(rawValue: 2), version: .init(rawValue: 1), normalizedCropRect: Wire.NormalizedRect(x: 0.1, y: 0.2, width: 0.3, height: 0.4),
-            wantsProgress: true, requestID: 77, bypassCache: true
+            wantsProgress: true, requestID: 77, bypassCache: true, acceptsWholeImages: true
         ).encoded()
         assertDecodersAgreeOnCutAndDamaged(Wire.ImageRequest.self, bytes, rounds: 3000, "a request")
         func field(_ number: UInt8, _ body: [UInt8]) -> [UInt8] { [number << 3 | 2, UInt8(body.count)] + body }
         let shapes: [(String, [UInt8])] = [
-            ("an unknown field", [0x60, 0x01]),
+            ("an unknown field", [0x68, 0x01]),
+            ("whole images accepted twice", [0x60, 0x01, 0x60, 0x01]),
             ("a field twice", [0x10, 0x01, 0x10, 0x02]),
             ("the crop twice (merged)", field(8, [0x09, 0, 0, 0, 0, 0, 0, 0xF0, 0x3F]) + field(8, [0x11, 0, 0, 0, 0, 0, 0, 0xF0, 0x3F])),
             ("a crop field of the wrong type", field(8, [0x08, 0x01])),
