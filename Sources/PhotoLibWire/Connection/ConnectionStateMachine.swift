@@ -451,7 +451,7 @@ public struct ConnectionStateMachine: Sendable {
         }
         let call: Wire.CallStart
         do throws(PhotoLibError) {
-            call = try Wire.CallStart(decoding: frame.payload)
+            call = try Wire.CallStart.decoded(frame.payload)
         } catch {
             writeStatus(id, Wire.Status(error))
             return

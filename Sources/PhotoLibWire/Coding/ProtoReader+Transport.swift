@@ -1,0 +1,35 @@
+import PhotoLibCore
+
+// The CALL payload read by `ProtoReader`: the server reads one per call, where protobuf-c's
+// unpack, the copies out of its struct and its free cost more than a method name and a
+// deadline.
+
+extension Wire.CallStart {
+    /// The call start in `bytes` read straight into values, or `nil` for anything the reader
+    /// does not take exactly (metadata, which version 1 gives no meaning, included; see
+    /// ``ProtoReader``), which ``init(decoding:)`` then decodes or refuses.
+    init?(reading bytes: [UInt8]) {
+        let call: Wire.CallStart? = bytes.withUnsafeBytes { raw in
+            var reader = ProtoReader(raw, 0..<raw.count)
+            var call = Wire.CallStart()
+            let complete = reader.readFields(upTo: 2) { reader, field, type in
+                switch (field, type) {
+                case (1, 2): guard let value = reader.string() else { return false }; call.method = value
+                case (2, 0): guard let value = reader.varint() else { return false }; call.timeoutMs = value
+                default: return false
+                }
+                return true
+            }
+            return complete ? call : nil
+        }
+        guard let call else { return nil }
+        self = call
+    }
+
+    /// Decodes a CALL payload: read straight into values by `ProtoReader` when it can,
+    /// otherwise by the generated codec.
+    public static func decoded(_ bytes: [UInt8]) throws(PhotoLibError) -> Self {
+        if let call = Self(reading: bytes) { return call }
+        return try Self(decoding: bytes)
+    }
+}
