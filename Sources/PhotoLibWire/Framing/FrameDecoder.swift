@@ -13,7 +13,9 @@ import PhotoLibCore
 /// Whole frames in bytes appended while nothing waits in the buffer are cut from those bytes
 /// at once, each payload copied once into its frame, instead of passing through the buffer
 /// (a read of several 8 KB images moved every byte twice); ``next()`` returns them first, in
-/// order. Only frames that ``next()`` would return are cut early: a length over the limit, an
+/// order. The partial frame a read ends with is completed from the next read's first bytes
+/// (``completePendingFrame(_:)``), which empties the buffer again, so the frames after it
+/// are cut on arrival too. Only frames that ``next()`` would return are cut early: a length over the limit, an
 /// unknown type or a reserved stream bit stays in the buffer for ``next()`` to refuse, and the
 /// limit only grows (HELLO's, then the frame size), so a frame cut early is never one that
 /// would have been refused.
@@ -61,10 +63,23 @@ public struct FrameDecoder: Sendable {
 
     private mutating func append(contiguous bytes: UnsafeBufferPointer<UInt8>) {
         var rest = bytes
-        if fillingPayload, case .waitingForPayload(_, _, _, let length) = state {
+        if fillingPayload, case let .waitingForPayload(type, flags, stream, length) = state {
             let take = min(length - payload.count, rest.count)
             payload.append(contentsOf: UnsafeBufferPointer(rebasing: rest[..<take]))
             rest = UnsafeBufferPointer(rebasing: rest[take...])
+            if payload.count == length {
+                // Whole: it joins the frames cut on arrival (it is the next frame), so the
+                // bytes after it can be cut too.
+                var whole: [UInt8] = []
+                swap(&whole, &payload)
+                fillingPayload = false
+                state = .waitingForHeader
+                ready.append(Frame(type, stream: stream, flags: flags, payload: whole))
+            }
+            if rest.isEmpty { return }
+        }
+        if !fillingPayload {
+            rest = completePendingFrame(rest)
             if rest.isEmpty { return }
         }
         if readIndex == buffer.count, !fillingPayload, case .waitingForHeader = state {
@@ -83,17 +98,58 @@ public struct FrameDecoder: Sendable {
     private mutating func cutWholeFrames(_ bytes: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
         var at = 0
         while bytes.count - at >= Frame.headerSize {
-            let length = Int(bytes[at]) << 24 | Int(bytes[at + 1]) << 16 | Int(bytes[at + 2]) << 8 | Int(bytes[at + 3])
-            let stream = UInt32(bytes[at + 6]) << 24 | UInt32(bytes[at + 7]) << 16 | UInt32(bytes[at + 8]) << 8 | UInt32(bytes[at + 9])
-            guard let type = FrameType(rawValue: bytes[at + 4]), length <= maxPayloadSize, stream <= Frame.maxStreamID,
-                bytes.count - at - Frame.headerSize >= length
-            else { break }
+            guard let header = acceptedHeader(bytes, at: at), bytes.count - at - Frame.headerSize >= header.length else { break }
             let start = at + Frame.headerSize
-            let payload = Array(UnsafeBufferPointer(rebasing: bytes[start..<(start + length)]))
-            ready.append(Frame(type, stream: stream, flags: FrameFlags(rawValue: bytes[at + 5]), payload: payload))
-            at = start + length
+            let payload = Array(UnsafeBufferPointer(rebasing: bytes[start..<(start + header.length)]))
+            ready.append(Frame(header.type, stream: header.stream, flags: header.flags, payload: payload))
+            at = start + header.length
         }
         return UnsafeBufferPointer(rebasing: bytes[at...])
+    }
+
+    /// The header at `at` in `bytes` (whole there) when ``next()`` would take it, else `nil`.
+    private func acceptedHeader(_ bytes: UnsafeBufferPointer<UInt8>, at: Int) -> (type: FrameType, flags: FrameFlags, stream: UInt32, length: Int)? {
+        let length = Int(bytes[at]) << 24 | Int(bytes[at + 1]) << 16 | Int(bytes[at + 2]) << 8 | Int(bytes[at + 3])
+        let stream = UInt32(bytes[at + 6]) << 24 | UInt32(bytes[at + 7]) << 16 | UInt32(bytes[at + 8]) << 8 | UInt32(bytes[at + 9])
+        guard let type = FrameType(rawValue: bytes[at + 4]), length <= maxPayloadSize, stream <= Frame.maxStreamID else { return nil }
+        return (type, FrameFlags(rawValue: bytes[at + 5]), stream, length)
+    }
+
+    /// Completes the partial frame the buffer ends with (part of a header, or a header and
+    /// part of a payload, left by the read before) from the start of `bytes`, into ``ready``:
+    /// its payload gets the buffered part and then just the bytes it lacks, and the buffer
+    /// empties, so the frames after it can be cut on arrival too. A read rarely ends on a
+    /// frame's end; without this, every frame after the first such read went through the
+    /// buffer and was copied twice. Returns the bytes after the frame; all of `bytes` when
+    /// there is nothing to complete, the frame is still not whole, or ``next()`` must judge its
+    /// header.
+    private mutating func completePendingFrame(_ bytes: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
+        var rest = bytes
+        if case .waitingForHeader = state {
+            let have = buffer.count - readIndex
+            guard have > 0, have < Frame.headerSize else { return rest }
+            let take = min(Frame.headerSize - have, rest.count)
+            buffer.append(contentsOf: UnsafeBufferPointer(rebasing: rest[..<take]))
+            rest = UnsafeBufferPointer(rebasing: rest[take...])
+            guard buffer.count - readIndex == Frame.headerSize,
+                let header = buffer.withUnsafeBufferPointer({ acceptedHeader($0, at: readIndex) })
+            else { return rest }
+            readIndex += Frame.headerSize
+            state = .waitingForPayload(type: header.type, flags: header.flags, stream: header.stream, length: header.length)
+        }
+        guard case let .waitingForPayload(type, flags, stream, length) = state else { return rest }
+        let have = buffer.count - readIndex
+        guard have < length, have + rest.count >= length else { return rest }
+        let lacking = length - have
+        var payload: [UInt8] = []
+        payload.reserveCapacity(length)
+        payload.append(contentsOf: buffer[readIndex...])
+        payload.append(contentsOf: UnsafeBufferPointer(rebasing: rest[..<lacking]))
+        ready.append(Frame(type, stream: stream, flags: flags, payload: payload))
+        state = .waitingForHeader
+        buffer.removeAll(keepingCapacity: buffer.capacity <= 4 << 20)
+        readIndex = 0
+        return UnsafeBufferPointer(rebasing: rest[lacking...])
     }
 
     /// The next whole frame, or `nil` when more bytes are needed.
@@ -135,14 +191,8 @@ public struct FrameDecoder: Sendable {
                 readIndex += Frame.headerSize
                 state = .waitingForPayload(type: type, flags: flags, stream: stream, length: length)
             case let .waitingForPayload(type, flags, stream, length):
-                if fillingPayload {
-                    guard payload.count == length else { return nil }
-                    var whole: [UInt8] = []
-                    swap(&whole, &payload)
-                    fillingPayload = false
-                    state = .waitingForHeader
-                    return Frame(type, stream: stream, flags: flags, payload: whole)
-                }
+                // A payload being gathered is handed to `ready` by `append` once whole.
+                if fillingPayload { return nil }
                 guard buffer.count - readIndex >= length else {
                     if length >= Self.inPlaceThreshold {
                         // The rest goes straight to the payload's own storage (append).

@@ -65,6 +65,56 @@ final class FrameDecoderTests: XCTestCase {
         }
     }
 
+    /// Reads end anywhere — inside a header, inside a payload, on a frame's end — and the
+    /// frame left partial by one read is completed from the next before that read's whole
+    /// frames are cut: pieces of random sizes, drained after every read or only after some
+    /// (two reads in a row), give the same frames in order, and headers that must be
+    /// refused are still refused, after the frames before them.
+    func testFramesLeftPartialByAReadAreCompletedFromTheNext() throws {
+        var generator = SystemRandomNumberGenerator()
+        for round in 0..<60 {
+            let frames = (0..<Int.random(in: 1...16, using: &generator)).map { index in
+                let size = [0, 1, 9, 10, 11, 8_301, FrameDecoder.inPlaceThreshold - 1, FrameDecoder.inPlaceThreshold, 70_000].randomElement(using: &generator)!
+                return Frame(
+                    FrameType.allCases.randomElement(using: &generator)!, stream: UInt32(index),
+                    flags: FrameFlags(rawValue: UInt8.random(in: 0...3, using: &generator)),
+                    payload: [UInt8](repeating: UInt8(truncatingIfNeeded: index), count: size) + [UInt8(truncatingIfNeeded: size)])
+            }
+            var bytes: [UInt8] = []
+            for frame in frames { frame.encode(into: &bytes) }
+            var decoder = FrameDecoder(maxPayloadSize: 1 << 20)
+            var decoded: [Frame] = []
+            var at = 0
+            while at < bytes.count {
+                let end = min(bytes.count, at + Int.random(in: 1...(round % 2 == 0 ? 20 : 70_000), using: &generator))
+                decoder.append(bytes[at..<end])
+                at = end
+                if Bool.random(using: &generator) || at == bytes.count {
+                    while let frame = try decoder.next() { decoded.append(frame) }
+                }
+            }
+            XCTAssertEqual(decoded.count, frames.count, "round \(round)")
+            XCTAssertTrue(decoded == frames, "round \(round): the frames differ")
+            XCTAssertEqual(decoder.bufferedByteCount, 0, "round \(round)")
+        }
+
+        // A refused header completed by a later read: the frames before it come out first.
+        let good = Frame(.message, stream: 1, payload: [UInt8](repeating: 4, count: 300))
+        let tooLong = Frame(.message, stream: 3, payload: [UInt8](repeating: 5, count: 301))
+        for split in [good.encoded.count - 7, good.encoded.count + 4] {
+            var decoder = FrameDecoder(maxPayloadSize: 300)
+            let stream = good.encoded + tooLong.encoded
+            decoder.append(stream.prefix(split))
+            var decoded: [Frame] = []
+            while let frame = try decoder.next() { decoded.append(frame) }
+            decoder.append(stream.dropFirst(split))
+            if decoded.isEmpty { XCTAssertEqual(try decoder.next(), good, "split at \(split)") }
+            XCTAssertThrowsError(try decoder.next(), "split at \(split)") { error in
+                XCTAssertEqual((error as? PhotoLibError)?.code, .resourceExhausted)
+            }
+        }
+    }
+
     /// A large payload being gathered counts as buffered, and a header alone returns nothing.
     func testLargePayloadInProgressIsBuffered() throws {
         let frame = Frame(.message, stream: 5, payload: [UInt8](repeating: 3, count: 40_000))
