@@ -76,11 +76,15 @@ final class BenchState: @unchecked Sendable {
         self.samples = keepSamples ? [] : nil
     }
 
-    /// The next request's index, or `nil` when the run is over.
-    func next() -> Int? {
+    /// The clock the run reads (uptime nanoseconds): once per request, where the request
+    /// that just finished and the next one share the reading.
+    static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+
+    /// The next request's index, or `nil` when the run is over; `now` is ``now()``.
+    func next(now: UInt64 = BenchState.now()) -> Int? {
         lock.withLock {
             if let limit, issued >= limit { return nil }
-            if let deadline, DispatchTime.now() >= deadline { return nil }
+            if let deadline, now >= deadline.uptimeNanoseconds { return nil }
             issued += 1
             return issued - 1
         }
@@ -91,8 +95,8 @@ final class BenchState: @unchecked Sendable {
         lock.withLock { bytes += count }
     }
 
-    func record(nanoseconds: UInt64, bytes count: Int) {
-        let finished = DispatchTime.now().uptimeNanoseconds
+    /// A request that took `nanoseconds` and ended at `finished` (``now()``) with `count` bytes.
+    func record(nanoseconds: UInt64, bytes count: Int, finished: UInt64 = BenchState.now()) {
         lock.withLock {
             _ = histogram.record(max(1_000, nanoseconds))
             completed += 1
@@ -231,8 +235,9 @@ extension PhotoLibCommand {
                         let manager = managers[worker % managers.count]
                         let preferred = executor == .connection ? libraries[worker % libraries.count].taskExecutor : nil
                         group.addTask(executorPreference: preferred) {
-                            while let index = state.next() {
-                                let begin = DispatchTime.now()
+                            var now = BenchState.now()
+                            while let index = state.next(now: now) {
+                                let begin = now
                                 do {
                                     let identifier = ids[index % ids.count]
                                     var received = 0
@@ -243,8 +248,10 @@ extension PhotoLibCommand {
                                             received += image.data.count
                                         }
                                     }
-                                    state.record(nanoseconds: DispatchTime.now().uptimeNanoseconds - begin.uptimeNanoseconds, bytes: received)
+                                    now = BenchState.now()
+                                    state.record(nanoseconds: now - begin, bytes: received, finished: now)
                                 } catch {
+                                    now = BenchState.now()
                                     state.fail(error)
                                 }
                             }
@@ -306,8 +313,9 @@ final class HandlerLoop: @unchecked Sendable {
         }
     }
 
-    private func next(_ manager: ImageManager) {
-        guard let index = state.next() else {
+    /// Starts the chain's next request; `now` is the clock read when the last one ended.
+    private func next(_ manager: ImageManager, now: UInt64 = BenchState.now()) {
+        guard let index = state.next(now: now) else {
             let finished = lock.withLock { () -> CheckedContinuation<Void, Never>? in
                 running -= 1
                 guard running == 0 else { return nil }
@@ -317,18 +325,19 @@ final class HandlerLoop: @unchecked Sendable {
             finished?.resume()
             return
         }
-        let begin = DispatchTime.now().uptimeNanoseconds
+        let begin = now
         manager.requestImage(forAssetIdentifier: ids[index % ids.count], targetSize: target, contentMode: contentMode, options: options) { [self] result in
+            let end = BenchState.now()
             switch result {
             case .success(let image) where !image.isFinal:
                 state.received(bytes: image.data.count)
                 return
             case .success(let image):
-                state.record(nanoseconds: DispatchTime.now().uptimeNanoseconds - begin, bytes: image.data.count)
+                state.record(nanoseconds: end - begin, bytes: image.data.count, finished: end)
             case .failure(let error):
                 state.fail(error)
             }
-            next(manager)
+            next(manager, now: end)
         }
     }
 }
