@@ -98,6 +98,19 @@ final class FileIdentityCache {
         return generation == self.generation
     }
 
+    /// The ``generation`` as of `receivedAt` (the events are read first) when the directory
+    /// `path` lies in is watched, so that a change to any file in it moves the generation;
+    /// `nil` when it cannot be (no inotify instance, a directory that cannot be watched, a
+    /// path outside the root). ``ImageSourceResolver`` watches the database's directory: while
+    /// the generation stands, no other process committed.
+    func watchedGeneration(ofDirectoryOf path: String, receivedAt: UInt64?) -> Int? {
+        guard watching else { return nil }
+        if notifications == -2 { notifications = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC)) }
+        guard notifications >= 0, watchDirectories(of: path) else { return nil }
+        drainEvents(unlessReadAfter: receivedAt)
+        return generation
+    }
+
     private func forgetIdentities() {
         identities.removeAll(keepingCapacity: true)
         generation &+= 1
