@@ -160,7 +160,11 @@ public struct ConnectionStateMachine: Sendable {
     public let configuration: Configuration
     private var phase = Phase.handshaking
     private var decoder: FrameDecoder
-    private var streams: [UInt32: StreamState] = [:]
+    /// The open calls; the table's size follows their number (``StreamTable``). Server: at
+    /// most ``Configuration/maxConcurrentStreams`` (a CALL beyond it is refused without an
+    /// entry). Client: the calls the application has open; those beyond the server's
+    /// announced limit end as soon as its refusal arrives.
+    private var streams = StreamTable<StreamState>()
     /// How many of ``streams`` have a deadline: without any (image calls, say), working out
     /// the next deadline after every turn does not visit each open call.
     private var streamsWithDeadline = 0
@@ -522,7 +526,7 @@ public struct ConnectionStateMachine: Sendable {
         case .goAway:
             guard frame.streamID == 0 else { throw violation("GOAWAY must be sent on stream 0") }
             let goAway = try Wire.GoAway(decoding: frame.payload)
-            let abandoned = streams.keys.filter { $0 > goAway.lastStreamID }.sorted()
+            let abandoned = streams.ids.filter { $0 > goAway.lastStreamID }.sorted()
             for id in abandoned { forget(id) }
             phase = .draining
             pendingEvents.append(.goAway(goAway, abandoned: abandoned))
@@ -718,10 +722,9 @@ public struct ConnectionStateMachine: Sendable {
     private mutating func sendAppending(
         _ payloads: some RandomAccessCollection<[UInt8]>, stream id: UInt32, to buffer: inout [UInt8]
     ) -> (sent: Int, stopped: SendOutcome?) {
-        guard configuration.role == .server, phase != .closed, let index = streams.index(forKey: id) else { return (0, .notOpen) }
-        // The stream's state is trivially copyable: copied out and back through the index
-        // (one hash), as `charge` needs `self` too.
-        var stream = streams.values[index]
+        guard configuration.role == .server, phase != .closed, var stream = streams[id] else { return (0, .notOpen) }
+        // The stream's state is trivially copyable: copied out and back (a look-up in
+        // ``streams`` is a comparison or two), as `charge` needs `self` too.
         var sent = 0
         var stopped: SendOutcome?
         for payload in payloads {
@@ -733,7 +736,7 @@ public struct ConnectionStateMachine: Sendable {
             appendFrame(payload, stream: id, to: &buffer)
             sent += 1
         }
-        if sent > 0 { streams.values[index] = stream }
+        if sent > 0 { streams[id] = stream }
         return (sent, stopped)
     }
 
@@ -842,8 +845,8 @@ public struct ConnectionStateMachine: Sendable {
     /// credit: the connection is about to fail (``fail(_:)``).
     public mutating func finishAll(status: Wire.Status) {
         guard configuration.role == .server else { return }
-        for id in streams.keys.sorted() { writeStatus(id, status) }
-        streams = [:]
+        for id in streams.ids.sorted() { writeStatus(id, status) }
+        streams.removeAll()
         streamsWithDeadline = 0
         blockedOnConnection = []
     }
@@ -963,7 +966,7 @@ public struct ConnectionStateMachine: Sendable {
             return []
         }
         if streamsWithDeadline > 0 {
-            for id in streams.keys.sorted() {
+            for id in streams.ids.sorted() {
                 guard let deadline = streams[id]?.deadline, deadline <= now else { continue }
                 streams[id]?.deadline = nil
                 streamsWithDeadline -= 1
@@ -1035,7 +1038,7 @@ public struct ConnectionStateMachine: Sendable {
     /// ``takeOutbound()``.
     public mutating func close() {
         phase = .closed
-        streams = [:]
+        streams.removeAll()
         streamsWithDeadline = 0
         blockedOnConnection = []
         deferredPings = []
