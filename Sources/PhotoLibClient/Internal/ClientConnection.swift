@@ -577,8 +577,10 @@ final class ClientConnection: @unchecked Sendable {
     /// Sets the timer to the machine's next deadline (keepalive, a call's deadline) when that
     /// is sooner than the one set.
     private func scheduleTimer() {
-        guard let timer, let next = machine.nextDeadline else { return }
+        // The usual case, no earlier deadline, returns before `timer` (an existential) is copied.
+        guard let next = machine.nextDeadline else { return }
         if let set = timerDeadline, set <= next { return }
+        guard let timer else { return }
         timerDeadline = next
         timer.schedule(deadline: DispatchTime(uptimeNanoseconds: next))
     }

@@ -746,8 +746,10 @@ final class ServerConnection: @unchecked Sendable {
     /// Sets the timer to the machine's next deadline when that is sooner than the one set
     /// (a later one is found when the timer fires early and ticks the machine for nothing).
     private func scheduleTimer() {
-        guard let timer, let next = machine.nextDeadline else { return }
+        // The usual case, no earlier deadline, returns before `timer` (an existential) is copied.
+        guard let next = machine.nextDeadline else { return }
         if let set = timerDeadline, set <= next { return }
+        guard let timer else { return }
         timerDeadline = next
         timer.schedule(deadline: DispatchTime(uptimeNanoseconds: next) + Self.timerSlack)
     }
