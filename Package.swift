@@ -122,7 +122,7 @@ let package = Package(
 
         // MARK: Tests mirror the modules.
         .testTarget(name: "PhotoLibCoreTests", dependencies: ["PhotoLibCore", "PhotoLibTestSupport"]),
-        .testTarget(name: "PhotoLibWireTests", dependencies: ["PhotoLibWire", "PhotoLibCore"]),
+        .testTarget(name: "PhotoLibWireTests", dependencies: ["PhotoLibWire", "PhotoLibCore", "PhotoLibTestSupport"]),
         .testTarget(name: "PhotoLibNetTests", dependencies: ["PhotoLibNet", "PhotoLibCore"]),
         // PhotoLibMedia's tests (Media/) share PhotoLibImaging's fixtures and reference decoder.
         .testTarget(name: "PhotoLibImagingTests", dependencies: ["PhotoLibImaging", "PhotoLibMedia", "PhotoLibCore", "PhotoLibTestSupport"]),

@@ -28,8 +28,8 @@ final class ClientConnection: @unchecked Sendable {
     private var phase: Phase
     /// The protocol: frames in, events and frames out. On ``queue``.
     private var machine: ConnectionStateMachine
-    /// The application side of each open call, by stream id.
-    private var streams: [UInt32: ClientStream] = [:]
+    /// The application side of each open call, by stream id: as many as the machine has open.
+    private var streams = StreamTable<ClientStream>()
     /// Bytes consumed per stream whose credit has not reached the machine yet, and whether a
     /// turn of ``queue`` that hands them over is queued (``consumed(_:stream:)``). Its own
     /// lock because consumers report from any task; a leaf lock.
@@ -535,7 +535,7 @@ final class ClientConnection: @unchecked Sendable {
             continuation.resume(throwing: error)
         }
         let open = streams.values
-        streams = [:]
+        streams.removeAll()
         for stream in open { stream.end(error) }
     }
 
@@ -577,8 +577,10 @@ final class ClientConnection: @unchecked Sendable {
     /// Sets the timer to the machine's next deadline (keepalive, a call's deadline) when that
     /// is sooner than the one set.
     private func scheduleTimer() {
-        guard let timer, let next = machine.nextDeadline else { return }
+        // The usual case, no earlier deadline, returns before `timer` (an existential) is copied.
+        guard let next = machine.nextDeadline else { return }
         if let set = timerDeadline, set <= next { return }
+        guard let timer else { return }
         timerDeadline = next
         timer.schedule(deadline: DispatchTime(uptimeNanoseconds: next))
     }

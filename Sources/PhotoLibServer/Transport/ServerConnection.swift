@@ -25,8 +25,9 @@ final class ServerConnection: @unchecked Sendable {
     private var logger: Logger
     /// The protocol: frames in, events and frames out. On ``queue``.
     private var machine: ConnectionStateMachine
-    /// The application side of each call the machine has open and a handler runs.
-    private var streams: [UInt32: ServerStream] = [:]
+    /// The application side of each call the machine has open and a handler runs: at most
+    /// `ServerConfiguration.maxConcurrentStreams` of them.
+    private var streams = StreamTable<ServerStream>()
     /// Whether the socket is closed or closing (the machine is closed too, then).
     private var isClosed = false
     /// The peer address this connection counts under while its handshake is pending
@@ -703,7 +704,7 @@ final class ServerConnection: @unchecked Sendable {
 
     private func abandonStreams() {
         let running = streams.values
-        streams = [:]
+        streams.removeAll()
         for stream in running { stream.abandon(CancellationError()) }
         timer?.cancel()
         timer = nil
@@ -745,8 +746,10 @@ final class ServerConnection: @unchecked Sendable {
     /// Sets the timer to the machine's next deadline when that is sooner than the one set
     /// (a later one is found when the timer fires early and ticks the machine for nothing).
     private func scheduleTimer() {
-        guard let timer, let next = machine.nextDeadline else { return }
+        // The usual case, no earlier deadline, returns before `timer` (an existential) is copied.
+        guard let next = machine.nextDeadline else { return }
         if let set = timerDeadline, set <= next { return }
+        guard let timer else { return }
         timerDeadline = next
         timer.schedule(deadline: DispatchTime(uptimeNanoseconds: next) + Self.timerSlack)
     }

@@ -158,12 +158,39 @@ public struct ConnectionStateMachine: Sendable {
 
     /// The machine's configuration.
     public let configuration: Configuration
-    private var phase = Phase.handshaking
+
+    // What a driver reads after every turn is stored, not computed: a driver keeps the machine
+    // in a class, and calling a computed property on it from another module copies the whole
+    // machine first (retaining every buffer it holds) and destroys the copy after. The
+    // observers (`didSet`) of the state these depend on keep them up to date.
+
+    /// Whether the connection is over: nothing more is read or written.
+    public private(set) var isClosed = false
+    /// Whether bytes wait in ``takeOutbound()``.
+    public private(set) var hasOutbound = false
+    /// When the driver should call ``tick(now:)`` next: the handshake deadline, the idle
+    /// timeout, the earliest call deadline, a deferred PING answer or the client's keepalive.
+    /// `nil` when nothing is due (closed).
+    public private(set) var nextDeadline: UInt64?
+
+    private var phase = Phase.handshaking {
+        didSet {
+            isClosed = phase == .closed
+            updateNextDeadline()
+        }
+    }
     private var decoder: FrameDecoder
-    private var streams: [UInt32: StreamState] = [:]
-    /// How many of ``streams`` have a deadline: without any (image calls, say), working out
-    /// the next deadline after every turn does not visit each open call.
-    private var streamsWithDeadline = 0
+    /// The open calls; the table's size follows their number (``StreamTable``). Server: at
+    /// most ``Configuration/maxConcurrentStreams`` (a CALL beyond it is refused without an
+    /// entry). Client: the calls the application has open; those beyond the server's
+    /// announced limit end as soon as its refusal arrives.
+    private var streams = StreamTable<StreamState>()
+    /// The earliest deadline of the calls in ``streams``, `nil` when none has one (image
+    /// calls, say): worked out again from every open call only when the call that had it
+    /// ends or its deadline passes.
+    private var earliestCallDeadline: UInt64? {
+        didSet { updateNextDeadline() }
+    }
     /// Server: the highest stream id a CALL used. Client: the highest id opened.
     private var highestStreamID: UInt32 = 0
     private var nextStreamID: UInt32 = 1
@@ -182,25 +209,38 @@ public struct ConnectionStateMachine: Sendable {
     private var blockedOnConnection: [UInt32] = []
     private var controlFrames: ControlFrameGuard
     /// PING answers that wait for their turn (see ``ControlFrameGuard``): when, and the payload.
-    private var deferredPings: [(due: UInt64, payload: [UInt8])] = []
+    private var deferredPings: [(due: UInt64, payload: [UInt8])] = [] {
+        didSet { updateNextDeadline() }
+    }
     /// Connection credit granted but not yet announced, while a batch of received bytes is handled.
     private var ungrantedConnectionCredit = 0
     private var handlingReceivedBytes = false
     private var pendingEvents: [Event] = []
-    private var outbound: [UInt8] = []
+    /// The bytes to write (changed in place: the observer does not read the old value).
+    private var outbound: [UInt8] = [] {
+        didSet { hasOutbound = !outbound.isEmpty }
+    }
     private let openedAt: UInt64
-    private var lastFrameAt: UInt64
+    private var lastFrameAt: UInt64 {
+        didSet { updateNextDeadline() }
+    }
     /// Client: when the keepalive looks at the connection next (every quarter of the idle
     /// timeout), whether anything was written since it last looked, and how many looks in a
     /// row found silence (two make it send a PING).
-    private var keepaliveAt: UInt64?
+    private var keepaliveAt: UInt64? {
+        didSet { updateNextDeadline() }
+    }
     private var wroteSinceKeepalive = false
     private var silentKeepaliveTicks = 0
     /// Server: when to look at the idle timeout again while a call in progress keeps the
     /// connection alive.
-    private var idleRecheckAt: UInt64?
+    private var idleRecheckAt: UInt64? {
+        didSet { updateNextDeadline() }
+    }
     /// The idle timeout in nanoseconds (server: configured; client: WELCOME's, for keepalive).
-    private var idleTimeoutNanoseconds: UInt64
+    private var idleTimeoutNanoseconds: UInt64 {
+        didSet { updateNextDeadline() }
+    }
 
     /// A machine for a connection that opened at `now` (monotonic nanoseconds).
     public init(configuration: Configuration, now: UInt64) {
@@ -213,6 +253,7 @@ public struct ConnectionStateMachine: Sendable {
         openedAt = now
         lastFrameAt = now
         idleTimeoutNanoseconds = configuration.role == .server ? Self.nanoseconds(configuration.idleTimeout) : 0
+        updateNextDeadline()
     }
 
     /// GOAWAY with `error` and `lastStreamID` 0: how a server refuses a connection before
@@ -222,9 +263,6 @@ public struct ConnectionStateMachine: Sendable {
     }
 
     // MARK: State
-
-    /// Whether the connection is over: nothing more is read or written.
-    public var isClosed: Bool { phase == .closed }
 
     /// Whether the handshake has not begun: a server has no HELLO yet, a client no WELCOME.
     public var isAwaitingHandshake: Bool { phase == .handshaking }
@@ -245,18 +283,17 @@ public struct ConnectionStateMachine: Sendable {
     /// Server: the highest stream id a client's CALL used (GOAWAY's `lastStreamID`).
     public var lastStreamID: UInt32 { highestStreamID }
 
-    /// When the driver should call ``tick(now:)`` next: the handshake deadline, the idle
-    /// timeout, the earliest call deadline, a deferred PING answer or the client's keepalive.
-    /// `nil` when nothing is due (closed).
-    public var nextDeadline: UInt64? {
-        var next: UInt64?
+    /// Works out ``nextDeadline`` again; the observers of what it depends on call it.
+    private mutating func updateNextDeadline() {
+        var next = earliestCallDeadline
         func consider(_ time: UInt64?) {
             guard let time else { return }
             next = min(next ?? time, time)
         }
         switch phase {
         case .closed:
-            return nil
+            nextDeadline = nil
+            return
         case .handshaking, .answeringHello:
             if configuration.role == .server { consider(openedAt &+ Self.nanoseconds(configuration.handshakeTimeout)) }
         case .open, .draining:
@@ -268,11 +305,23 @@ public struct ConnectionStateMachine: Sendable {
                 }
             }
         }
-        if streamsWithDeadline > 0 {
-            for stream in streams.values { consider(stream.deadline) }
-        }
         consider(deferredPings.first?.due)
-        return next
+        nextDeadline = next
+    }
+
+    /// A call opened with `deadline`.
+    private mutating func noteCallDeadline(_ deadline: UInt64?) {
+        guard let deadline else { return }
+        earliestCallDeadline = min(earliestCallDeadline ?? deadline, deadline)
+    }
+
+    /// Works out ``earliestCallDeadline`` from every open call.
+    private mutating func findEarliestCallDeadline() {
+        var earliest: UInt64?
+        for stream in streams.values {
+            if let deadline = stream.deadline { earliest = min(earliest ?? deadline, deadline) }
+        }
+        earliestCallDeadline = earliest
     }
 
     // MARK: Output
@@ -296,9 +345,6 @@ public struct ConnectionStateMachine: Sendable {
         buffer.append(contentsOf: outbound)
         outbound.removeAll(keepingCapacity: outbound.capacity <= 1 << 20)
     }
-
-    /// Whether bytes wait in ``takeOutbound()``.
-    public var hasOutbound: Bool { !outbound.isEmpty }
 
     private mutating func write(_ frame: Frame) {
         guard phase != .closed else { return }
@@ -457,13 +503,14 @@ public struct ConnectionStateMachine: Sendable {
             return
         }
         let endStream = frame.flags.contains(.endStream)
+        let deadline = call.timeoutMs > 0 ? now &+ min(call.timeoutMs, UInt64(Int32.max)) &* 1_000_000 : nil
         streams[id] = StreamState(
             sendWindow: SendWindow(initial: initialSendStreamWindow, maximum: max(configuration.maxSendStreamWindow, 2 * peerMaxFrameSize)),
             receiveWindow: FlowWindow(initial: configuration.initialStreamWindow),
             credit: ReceiveCredit(initial: configuration.initialStreamWindow, largestMessage: configuration.maxFrameSize),
             requestEnded: endStream,
-            deadline: call.timeoutMs > 0 ? now &+ min(call.timeoutMs, UInt64(Int32.max)) &* 1_000_000 : nil)
-        if call.timeoutMs > 0 { streamsWithDeadline += 1 }
+            deadline: deadline)
+        noteCallDeadline(deadline)
         pendingEvents.append(.callOpened(stream: id, call: call, endStream: endStream))
     }
 
@@ -522,7 +569,7 @@ public struct ConnectionStateMachine: Sendable {
         case .goAway:
             guard frame.streamID == 0 else { throw violation("GOAWAY must be sent on stream 0") }
             let goAway = try Wire.GoAway(decoding: frame.payload)
-            let abandoned = streams.keys.filter { $0 > goAway.lastStreamID }.sorted()
+            let abandoned = streams.ids.filter { $0 > goAway.lastStreamID }.sorted()
             for id in abandoned { forget(id) }
             phase = .draining
             pendingEvents.append(.goAway(goAway, abandoned: abandoned))
@@ -640,13 +687,14 @@ public struct ConnectionStateMachine: Sendable {
         let id = nextStreamID
         nextStreamID += 2
         highestStreamID = id
+        let deadline = timeoutMs > 0 ? now &+ min(timeoutMs, UInt64(Int32.max)) &* 1_000_000 : nil
         streams[id] = StreamState(
             sendWindow: SendWindow(initial: initialSendStreamWindow, maximum: max(configuration.maxSendStreamWindow, 2 * peerMaxFrameSize)),
             receiveWindow: FlowWindow(initial: configuration.initialStreamWindow),
             credit: ReceiveCredit(initial: configuration.initialStreamWindow, largestMessage: configuration.maxFrameSize),
             requestEnded: endStream,
-            deadline: timeoutMs > 0 ? now &+ min(timeoutMs, UInt64(Int32.max)) &* 1_000_000 : nil)
-        if timeoutMs > 0 { streamsWithDeadline += 1 }
+            deadline: deadline)
+        noteCallDeadline(deadline)
         write(Frame(.call, stream: id, flags: endStream ? .endStream : [], payload: encodedCall))
         return id
     }
@@ -718,10 +766,9 @@ public struct ConnectionStateMachine: Sendable {
     private mutating func sendAppending(
         _ payloads: some RandomAccessCollection<[UInt8]>, stream id: UInt32, to buffer: inout [UInt8]
     ) -> (sent: Int, stopped: SendOutcome?) {
-        guard configuration.role == .server, phase != .closed, let index = streams.index(forKey: id) else { return (0, .notOpen) }
-        // The stream's state is trivially copyable: copied out and back through the index
-        // (one hash), as `charge` needs `self` too.
-        var stream = streams.values[index]
+        guard configuration.role == .server, phase != .closed, var stream = streams[id] else { return (0, .notOpen) }
+        // The stream's state is trivially copyable: copied out and back (a look-up in
+        // ``streams`` is a comparison or two), as `charge` needs `self` too.
         var sent = 0
         var stopped: SendOutcome?
         for payload in payloads {
@@ -733,7 +780,7 @@ public struct ConnectionStateMachine: Sendable {
             appendFrame(payload, stream: id, to: &buffer)
             sent += 1
         }
-        if sent > 0 { streams.values[index] = stream }
+        if sent > 0 { streams[id] = stream }
         return (sent, stopped)
     }
 
@@ -842,9 +889,9 @@ public struct ConnectionStateMachine: Sendable {
     /// credit: the connection is about to fail (``fail(_:)``).
     public mutating func finishAll(status: Wire.Status) {
         guard configuration.role == .server else { return }
-        for id in streams.keys.sorted() { writeStatus(id, status) }
-        streams = [:]
-        streamsWithDeadline = 0
+        for id in streams.ids.sorted() { writeStatus(id, status) }
+        streams.removeAll()
+        earliestCallDeadline = nil
         blockedOnConnection = []
     }
 
@@ -862,7 +909,7 @@ public struct ConnectionStateMachine: Sendable {
     @discardableResult
     private mutating func forget(_ id: UInt32) -> Bool {
         guard let stream = streams.removeValue(forKey: id) else { return false }
-        if stream.deadline != nil { streamsWithDeadline -= 1 }
+        if let deadline = stream.deadline, deadline == earliestCallDeadline { findEarliestCallDeadline() }
         blockedOnConnection.removeAll { $0 == id }
         if configuration.role == .client {
             // Responses never consumed (a task stopped iterating) give their connection credit
@@ -962,13 +1009,13 @@ public struct ConnectionStateMachine: Sendable {
         case .closed:
             return []
         }
-        if streamsWithDeadline > 0 {
-            for id in streams.keys.sorted() {
+        if let earliest = earliestCallDeadline, earliest <= now {
+            for id in streams.ids.sorted() {
                 guard let deadline = streams[id]?.deadline, deadline <= now else { continue }
                 streams[id]?.deadline = nil
-                streamsWithDeadline -= 1
                 events.append(.deadlineExceeded(stream: id))
             }
+            findEarliestCallDeadline()
         }
         return events
     }
@@ -1035,8 +1082,8 @@ public struct ConnectionStateMachine: Sendable {
     /// ``takeOutbound()``.
     public mutating func close() {
         phase = .closed
-        streams = [:]
-        streamsWithDeadline = 0
+        streams.removeAll()
+        earliestCallDeadline = nil
         blockedOnConnection = []
         deferredPings = []
         keepaliveAt = nil

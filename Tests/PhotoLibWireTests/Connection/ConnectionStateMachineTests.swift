@@ -345,6 +345,32 @@ final class ConnectionStateMachineTests: XCTestCase {
         XCTAssertEqual(machine.takeOutbound(), bytes(status(1, Wire.Status(code: .deadlineExceeded, message: "late"))))
     }
 
+    /// Calls with deadlines that end in any order: the next deadline is always the earliest of
+    /// the calls still open, and the idle timeout's once none is.
+    func testNextDeadlineIsTheEarliestOfTheOpenCalls() throws {
+        var machine = try openServer { $0.idleTimeout = 30 }
+        _ = feed(&machine, bytes(
+            call(1, timeoutMs: 200, endStream: true), call(3, timeoutMs: 100, endStream: true),
+            call(5, timeoutMs: 100, endStream: true), call(7, timeoutMs: 300, endStream: true)))
+        XCTAssertEqual(machine.nextDeadline, 100 * millisecond)
+        machine.finish(stream: 7, status: .ok)
+        XCTAssertEqual(machine.nextDeadline, 100 * millisecond, "a later call ended")
+        machine.finish(stream: 3, status: .ok)
+        XCTAssertEqual(machine.nextDeadline, 100 * millisecond, "another call has the same deadline")
+        machine.finish(stream: 5, status: .ok)
+        XCTAssertEqual(machine.nextDeadline, 200 * millisecond)
+        _ = feed(&machine, bytes(call(9, timeoutMs: 50, endStream: true)), now: 100 * millisecond)
+        XCTAssertEqual(machine.nextDeadline, 150 * millisecond, "a new call's deadline is earlier")
+        let cancel = Frame(.cancel, stream: 9, payload: Wire.Cancel(reason: "no").encoded())
+        XCTAssertEqual(feed(&machine, bytes(cancel), now: 120 * millisecond), [.cancelled(stream: 9, reason: "no")])
+        XCTAssertEqual(machine.nextDeadline, 200 * millisecond)
+        machine.finish(stream: 1, status: .ok)
+        XCTAssertEqual(machine.nextDeadline, 120 * millisecond + 30 * second, "the idle timeout, from the last frame")
+        XCTAssertTrue(machine.hasOutbound, "the STATUS frames")
+        _ = machine.takeOutbound()
+        XCTAssertFalse(machine.hasOutbound)
+    }
+
     // MARK: Protocol violations
 
     func testEveryViolationIsAnsweredWithGoAway() throws {
