@@ -3,8 +3,9 @@ import XCTest
 
 @testable import PhotoLibServer
 
-/// The memory cache drops the least recently used images first when over its budget (a hit,
-/// through `get` or `messages(forCurrent:form:encode:)`, makes an image the most recent), keeps the
+/// The memory cache drops the least recently used images first when over its budget, by
+/// second chance (a hit, through `get` or `messages(forCurrent:form:encode:)`, marks an image,
+/// and eviction moves a marked one to the newest end instead of dropping it), keeps the
 /// messages it made in each form within the budget, and forgets an asset's images when a new
 /// content version of it is seen.
 final class ImageCacheMemoryTests: XCTestCase {
@@ -40,6 +41,19 @@ final class ImageCacheMemoryTests: XCTestCase {
         for asset in 6..<10 { cache.put(key(asset), image(1_000)) }
         XCTAssertEqual(held(cache, 0..<10), [6, 7, 8, 9])
         XCTAssertEqual(cache.heldBytes, 4_000)
+    }
+
+    /// Second chance: when every image was used since eviction last passed, a store unmarks
+    /// them all in one pass and then drops the oldest; the image just stored is never the
+    /// one its own store drops.
+    func testAStoreWhenEveryImageWasUsedDropsTheOldestAndKeepsTheNewOne() {
+        let cache = ImageCacheMemory(budget: 4_000)
+        for asset in 0..<4 { cache.put(key(asset), image(1_000)) }
+        for asset in [3, 0, 1, 2] { XCTAssertNotNil(cache.get(key(asset))) }
+        cache.put(key(4), image(1_000))
+        XCTAssertEqual(cache.count, 4)
+        cache.put(key(5), image(1_000))
+        XCTAssertEqual(held(cache, 0..<6), [2, 3, 4, 5], "0, then 1 (unmarked by the first pass) went; 4 and 5 stayed")
     }
 
     func testMessagesAreMadeOnceAndCountAgainstTheBudget() {
