@@ -497,7 +497,7 @@ final class ClientConnection: @unchecked Sendable {
                 } catch {
                     abandon(id, error)
                 }
-            } else if case .task(let responses) = stream.responses {
+            } else if let responses = stream.task {
                 responses.yield(payload)
             }
         case .status(let id, let status):

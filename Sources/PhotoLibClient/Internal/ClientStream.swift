@@ -29,11 +29,12 @@ final class ClientStream: @unchecked Sendable {
     let method: MethodInfo
     /// The stream id; 0 until the call is open.
     var id: UInt32 = 0
-    /// Where responses go; set when the call opens.
-    private(set) var responses: Responses?
-    /// ``responses``' consumer, when it is one: read on every message without copying the
-    /// enum (a generic multi-payload enum's copy goes through the runtime).
+    /// Where responses go, set when the call opens (``attach(_:)``): a consumer on the queue
+    /// or a task's stream. Two optionals rather than a stored ``Responses``: reading a
+    /// generic multi-payload enum copies it through the runtime, on every message.
     private(set) var consumer: (any ResponseConsumer)?
+    /// The task's stream the responses go to, when it is one (see ``consumer``).
+    private(set) var task: AsyncThrowingStream<[UInt8], any Error>.Continuation?
     /// Request messages waiting for send credit (the connection's state machine keeps the
     /// windows, and the unconsumed response bytes whose credit goes back when the call ends).
     var pending: [PendingMessage] = []
@@ -56,8 +57,10 @@ final class ClientStream: @unchecked Sendable {
     /// The task or consumer the responses go to; a call that has already ended (cancelled
     /// before it opened) reports its outcome there at once.
     func attach(_ responses: Responses) {
-        self.responses = responses
-        if case .queue(let consumer) = responses { self.consumer = consumer }
+        switch responses {
+        case .task(let continuation): task = continuation
+        case .queue(let consumer): self.consumer = consumer
+        }
         if isEnded { report() }
     }
 
@@ -74,14 +77,11 @@ final class ClientStream: @unchecked Sendable {
     }
 
     private func report() {
-        switch responses {
-        case .task(let continuation):
-            if let outcome { continuation.finish(throwing: outcome) } else { continuation.finish() }
-        case .queue(let consumer):
+        if let consumer {
             if consumer.resumesInFinish { resumes?.resuming() }
             consumer.finish(outcome)
-        case nil:
-            break
+        } else if let task {
+            if let outcome { task.finish(throwing: outcome) } else { task.finish() }
         }
     }
 }
