@@ -309,12 +309,14 @@ final class HandlerLoop: @unchecked Sendable {
                 done = continuation
                 running = concurrency
             }
-            for worker in 0..<concurrency { next(managers[worker % managers.count]) }
+            for worker in 0..<concurrency { next(worker % managers.count) }
         }
     }
 
-    /// Starts the chain's next request; `now` is the clock read when the last one ended.
-    private func next(_ manager: ImageManager, now: UInt64 = BenchState.now()) {
+    /// Starts the chain's next request through `managers[manager]`; `now` is the clock read
+    /// when the last one ended. The result handler keeps the index, not the manager (whose
+    /// connection each copy would retain and release).
+    private func next(_ manager: Int, now: UInt64 = BenchState.now()) {
         guard let index = state.next(now: now) else {
             let finished = lock.withLock { () -> CheckedContinuation<Void, Never>? in
                 running -= 1
@@ -326,7 +328,7 @@ final class HandlerLoop: @unchecked Sendable {
             return
         }
         let begin = now
-        manager.requestImage(forAssetIdentifier: ids[index % ids.count], targetSize: target, contentMode: contentMode, options: options) { [self] result in
+        managers[manager].requestImage(forAssetIdentifier: ids[index % ids.count], targetSize: target, contentMode: contentMode, options: options) { [self] result in
             let end = BenchState.now()
             switch result {
             case .success(let image) where !image.isFinal:

@@ -246,6 +246,12 @@ final class ClientConnection: @unchecked Sendable {
         _ stream: ClientStream, request: [UInt8], timeout: Double?, consumer: any ResponseConsumer,
         opened: CheckedContinuation<Void, any Error>? = nil, fromTask: Bool = false
     ) {
+        // On the queue (a result handler starting the next request) it opens at once, and
+        // no closure holding the connection is made.
+        if isOnQueue {
+            open(stream, .queue(consumer), requests: CollectionOfOne(request), endStream: true, timeout: timeout, opened: opened)
+            return
+        }
         opening(fromTask: fromTask) {
             self.open(stream, .queue(consumer), requests: CollectionOfOne(request), endStream: true, timeout: timeout, opened: opened)
         }
