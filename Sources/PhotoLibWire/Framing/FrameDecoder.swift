@@ -14,7 +14,7 @@ import PhotoLibCore
 /// at once, each payload copied once into its frame, instead of passing through the buffer
 /// (a read of several 8 KB images moved every byte twice); ``next()`` returns them first, in
 /// order. The partial frame a read ends with is completed from the next read's first bytes
-/// (``completePendingFrame(_:)``), which empties the buffer again, so the frames after it
+/// (`completePendingFrame(_:)`), which empties the buffer again, so the frames after it
 /// are cut on arrival too. Only frames that ``next()`` would return are cut early: a length over the limit, an
 /// unknown type or a reserved stream bit stays in the buffer for ``next()`` to refuse, and the
 /// limit only grows (HELLO's, then the frame size), so a frame cut early is never one that
