@@ -132,35 +132,30 @@ extension Wire.ImageRequest {
     /// does not take exactly (see ``ProtoReader``), which ``init(decoding:)`` then decodes or
     /// refuses: the server reads one per image.
     init?(reading bytes: [UInt8]) {
-        let request: Wire.ImageRequest? = bytes.withUnsafeBytes { raw in
-            var reader = ProtoReader(raw, 0..<raw.count)
-            var request = Wire.ImageRequest()
-            let complete = reader.readFields(upTo: 12) { reader, field, type in
-                switch (field, type) {
-                case (1, 2): guard let value = reader.string() else { return false }; request.assetIdentifier = value
-                case (2, 0): guard let value = reader.varint() else { return false }; request.targetWidth = UInt32(truncatingIfNeeded: value)
-                case (3, 0): guard let value = reader.varint() else { return false }; request.targetHeight = UInt32(truncatingIfNeeded: value)
-                case (4, 0): guard let value = reader.varint() else { return false }; request.contentMode = Wire.ContentMode(rawValue: Int32(truncatingIfNeeded: value))
-                case (5, 0): guard let value = reader.varint() else { return false }; request.deliveryMode = Wire.DeliveryMode(rawValue: Int32(truncatingIfNeeded: value))
-                case (6, 0): guard let value = reader.varint() else { return false }; request.resizeMode = Wire.ResizeMode(rawValue: Int32(truncatingIfNeeded: value))
-                case (7, 0): guard let value = reader.varint() else { return false }; request.version = Wire.ImageVersion(rawValue: Int32(truncatingIfNeeded: value))
-                case (8, 2):
-                    guard let range = reader.delimited() else { return false }
-                    var inner = reader.reader(range)
-                    guard let value = Wire.NormalizedRect(reading: &inner) else { return false }
-                    request.normalizedCropRect = value
-                case (9, 0): guard let value = reader.bool() else { return false }; request.wantsProgress = value
-                case (10, 0): guard let value = reader.varint() else { return false }; request.requestID = value
-                case (11, 0): guard let value = reader.bool() else { return false }; request.bypassCache = value
-                case (12, 0): guard let value = reader.bool() else { return false }; request.acceptsWholeImages = value
-                default: return false
-                }
-                return true
+        let read = ProtoReader.message(bytes, Wire.ImageRequest(), upTo: 12) { reader, request, field, type in
+            switch (field, type) {
+            case (1, 2): guard let value = reader.string() else { return false }; request.assetIdentifier = value
+            case (2, 0): guard let value = reader.varint() else { return false }; request.targetWidth = UInt32(truncatingIfNeeded: value)
+            case (3, 0): guard let value = reader.varint() else { return false }; request.targetHeight = UInt32(truncatingIfNeeded: value)
+            case (4, 0): guard let value = reader.varint() else { return false }; request.contentMode = Wire.ContentMode(rawValue: Int32(truncatingIfNeeded: value))
+            case (5, 0): guard let value = reader.varint() else { return false }; request.deliveryMode = Wire.DeliveryMode(rawValue: Int32(truncatingIfNeeded: value))
+            case (6, 0): guard let value = reader.varint() else { return false }; request.resizeMode = Wire.ResizeMode(rawValue: Int32(truncatingIfNeeded: value))
+            case (7, 0): guard let value = reader.varint() else { return false }; request.version = Wire.ImageVersion(rawValue: Int32(truncatingIfNeeded: value))
+            case (8, 2):
+                guard let range = reader.delimited() else { return false }
+                var inner = reader.reader(range)
+                guard let value = Wire.NormalizedRect(reading: &inner) else { return false }
+                request.normalizedCropRect = value
+            case (9, 0): guard let value = reader.bool() else { return false }; request.wantsProgress = value
+            case (10, 0): guard let value = reader.varint() else { return false }; request.requestID = value
+            case (11, 0): guard let value = reader.bool() else { return false }; request.bypassCache = value
+            case (12, 0): guard let value = reader.bool() else { return false }; request.acceptsWholeImages = value
+            default: return false
             }
-            return complete ? request : nil
+            return true
         }
-        guard let request else { return nil }
-        self = request
+        guard let read else { return nil }
+        self = read
     }
 
     /// Decodes a frame payload: read straight into values by `ProtoReader` when it can,

@@ -9,21 +9,16 @@ extension Wire.CallStart {
     /// does not take exactly (metadata, which version 1 gives no meaning, included; see
     /// ``ProtoReader``), which ``init(decoding:)`` then decodes or refuses.
     init?(reading bytes: [UInt8]) {
-        let call: Wire.CallStart? = bytes.withUnsafeBytes { raw in
-            var reader = ProtoReader(raw, 0..<raw.count)
-            var call = Wire.CallStart()
-            let complete = reader.readFields(upTo: 2) { reader, field, type in
-                switch (field, type) {
-                case (1, 2): guard let value = reader.string() else { return false }; call.method = value
-                case (2, 0): guard let value = reader.varint() else { return false }; call.timeoutMs = value
-                default: return false
-                }
-                return true
+        let read = ProtoReader.message(bytes, Wire.CallStart(), upTo: 2) { reader, call, field, type in
+            switch (field, type) {
+            case (1, 2): guard let value = reader.string() else { return false }; call.method = value
+            case (2, 0): guard let value = reader.varint() else { return false }; call.timeoutMs = value
+            default: return false
             }
-            return complete ? call : nil
+            return true
         }
-        guard let call else { return nil }
-        self = call
+        guard let read else { return nil }
+        self = read
     }
 
     /// Decodes a CALL payload: read straight into values by `ProtoReader` when it can,

@@ -61,6 +61,20 @@ struct ProtoReader {
         return true
     }
 
+    /// The message in `bytes`: `empty` with the fields `read` takes set (one call per field,
+    /// as ``readFields(upTo:_:)`` makes them), or `nil` when it does not take them all.
+    static func message<Message>(
+        _ bytes: [UInt8], _ empty: Message, upTo last: UInt64,
+        _ read: (inout ProtoReader, inout Message, _ field: UInt64, _ type: UInt64) -> Bool
+    ) -> Message? {
+        bytes.withUnsafeBytes { raw in
+            var reader = ProtoReader(raw, 0..<raw.count)
+            var message = empty
+            let complete = reader.readFields(upTo: last) { reader, field, type in read(&reader, &message, field, type) }
+            return complete ? message : nil
+        }
+    }
+
     /// The next tag: field number and wire type.
     mutating func tag() -> (field: UInt64, type: UInt64)? {
         guard let key = varint(), key >> 3 != 0 else { return nil }
