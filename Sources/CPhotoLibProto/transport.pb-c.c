@@ -637,7 +637,7 @@ const ProtobufCMessageDescriptor photolib__v1__hello__descriptor =
   (ProtobufCMessageInit) photolib__v1__hello__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor photolib__v1__welcome__field_descriptors[13] =
+static const ProtobufCFieldDescriptor photolib__v1__welcome__field_descriptors[12] =
 {
   {
     "protocol_version",
@@ -783,21 +783,8 @@ static const ProtobufCFieldDescriptor photolib__v1__welcome__field_descriptors[1
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
-  {
-    "accepts_inline_requests",
-    13,
-    PROTOBUF_C_LABEL_NONE,
-    PROTOBUF_C_TYPE_BOOL,
-    0,   /* quantifier_offset */
-    offsetof(Photolib__V1__Welcome, accepts_inline_requests),
-    NULL,
-    NULL,
-    0,             /* flags */
-    0,NULL,NULL    /* reserved1,reserved2, etc */
-  },
 };
 static const unsigned photolib__v1__welcome__field_indices_by_name[] = {
-  12,   /* field[12] = accepts_inline_requests */
   9,   /* field[9] = access_level */
   8,   /* field[8] = authorization_status */
   7,   /* field[7] = idle_timeout_ms */
@@ -814,7 +801,7 @@ static const unsigned photolib__v1__welcome__field_indices_by_name[] = {
 static const ProtobufCIntRange photolib__v1__welcome__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 13 }
+  { 0, 12 }
 };
 const ProtobufCMessageDescriptor photolib__v1__welcome__descriptor =
 {
@@ -824,7 +811,7 @@ const ProtobufCMessageDescriptor photolib__v1__welcome__descriptor =
   "Photolib__V1__Welcome",
   "photolib.v1",
   sizeof(Photolib__V1__Welcome),
-  13,
+  12,
   photolib__v1__welcome__field_descriptors,
   photolib__v1__welcome__field_indices_by_name,
   1,  photolib__v1__welcome__number_ranges,
@@ -882,7 +869,7 @@ const ProtobufCMessageDescriptor photolib__v1__metadata_entry__descriptor =
   (ProtobufCMessageInit) photolib__v1__metadata_entry__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor photolib__v1__call_start__field_descriptors[4] =
+static const ProtobufCFieldDescriptor photolib__v1__call_start__field_descriptors[3] =
 {
   {
     "method",
@@ -920,29 +907,16 @@ static const ProtobufCFieldDescriptor photolib__v1__call_start__field_descriptor
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
-  {
-    "request",
-    4,
-    PROTOBUF_C_LABEL_NONE,
-    PROTOBUF_C_TYPE_BYTES,
-    0,   /* quantifier_offset */
-    offsetof(Photolib__V1__CallStart, request),
-    NULL,
-    NULL,
-    0,             /* flags */
-    0,NULL,NULL    /* reserved1,reserved2, etc */
-  },
 };
 static const unsigned photolib__v1__call_start__field_indices_by_name[] = {
   2,   /* field[2] = metadata */
   0,   /* field[0] = method */
-  3,   /* field[3] = request */
   1,   /* field[1] = timeout_ms */
 };
 static const ProtobufCIntRange photolib__v1__call_start__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 4 }
+  { 0, 3 }
 };
 const ProtobufCMessageDescriptor photolib__v1__call_start__descriptor =
 {
@@ -952,7 +926,7 @@ const ProtobufCMessageDescriptor photolib__v1__call_start__descriptor =
   "Photolib__V1__CallStart",
   "photolib.v1",
   sizeof(Photolib__V1__CallStart),
-  4,
+  3,
   photolib__v1__call_start__field_descriptors,
   photolib__v1__call_start__field_indices_by_name,
   1,  photolib__v1__call_start__number_ranges,

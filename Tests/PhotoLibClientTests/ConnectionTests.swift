@@ -172,39 +172,6 @@ final class ConnectionTests: XCTestCase {
         }
     }
 
-    /// To a server that takes them, a call's one request goes inside its CALL (docs/PROTOCOL.md
-    /// 5.2); to one that does not, it follows in a MESSAGE.
-    func testACallsRequestGoesInsideItsCallOnlyWhenTheServerTakesIt() async throws {
-        for accepts in [true, false] {
-            let peer = try ScriptedServer()
-            let library = try await peer.connect(acceptsInlineRequests: accepts)
-            defer { library.close() }
-            let task = Task { try await library.imageManager.image(forAssetIdentifier: "A/L0/001", targetSize: PixelSize(width: 64, height: 64)) }
-            let call = try await peer.next { $0.type == .call }
-            let start = try Wire.CallStart(decoding: call.payload)
-            XCTAssertEqual(start.method, PhotoLibraryMethods.requestImage.path)
-            let request: Wire.ImageRequest
-            if accepts {
-                XCTAssertEqual(call.flags, [.endStream, .inlineRequest])
-                request = try Wire.ImageRequest(decoding: start.request)
-            } else {
-                XCTAssertEqual(call.flags, [], "no inline request to a server that did not announce it")
-                XCTAssertTrue(start.request.isEmpty)
-                let message = try await peer.next { $0.type == .message }
-                XCTAssertEqual(message.flags, .endStream)
-                request = try Wire.ImageRequest(decoding: message.payload)
-            }
-            XCTAssertEqual(request.assetIdentifier, "A/L0/001")
-            peer.raw.send(Frame(.status, stream: call.streamID, payload: Wire.Status(code: .notFound, message: "no such asset").encoded()))
-            do {
-                _ = try await task.value
-                XCTFail("the server said not found")
-            } catch let error as PhotoLibError {
-                XCTAssertEqual(error.code, .notFound, "\(error)")
-            }
-        }
-    }
-
     func testADeadlineEndsACallTheServerNeverAnswersAndCancelsIt() async throws {
         let peer = try ScriptedServer()
         var configuration = ClientConfiguration()

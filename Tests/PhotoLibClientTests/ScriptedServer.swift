@@ -20,9 +20,8 @@ final class ScriptedServer: @unchecked Sendable {
         self.clientEnd = clientEnd
     }
 
-    /// Connects a `PhotoLibrary` to this peer, answering its HELLO with a WELCOME (one that
-    /// takes inline requests when `acceptsInlineRequests`).
-    func connect(configuration: ClientConfiguration = ClientConfiguration(), acceptsInlineRequests: Bool = false) async throws -> PhotoLibrary {
+    /// Connects a `PhotoLibrary` to this peer, answering its HELLO with a WELCOME.
+    func connect(configuration: ClientConfiguration = ClientConfiguration()) async throws -> PhotoLibrary {
         let fd = clientEnd
         let connecting = Task { try await PhotoLibrary.connect(connectedSocket: fd, token: "scripted", configuration: configuration) }
         let hello = try await offPool { [raw] () throws -> Wire.Hello in
@@ -32,7 +31,7 @@ final class ScriptedServer: @unchecked Sendable {
             let hello = try Wire.Hello(decoding: frame.payload)
             raw.send(Frame(.welcome, payload: Wire.Welcome(
                 protocolVersion: WireLimits.protocolVersion, serverName: "scripted", libraryIdentifier: "scripted-library",
-                isOwner: true, acceptsInlineRequests: acceptsInlineRequests).encoded()))
+                isOwner: true).encoded()))
             return hello
         }
         self.hello = hello

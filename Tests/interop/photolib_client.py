@@ -48,7 +48,6 @@ HELLO, WELCOME, CALL, MESSAGE, STATUS, CANCEL, WINDOW_UPDATE, PING, GOAWAY = ran
 FRAME_NAMES = {1: "HELLO", 2: "WELCOME", 3: "CALL", 4: "MESSAGE", 5: "STATUS", 6: "CANCEL",
                7: "WINDOW_UPDATE", 8: "PING", 9: "GOAWAY"}
 END_STREAM = 0x01
-INLINE_REQUEST = 0x04
 ACK = 0x02
 
 PROTOCOL_VERSION = 1
@@ -522,26 +521,6 @@ class Connection:
                 raise ProtocolError("stream %d: response does not decode as %s: %s; payload %s"
                                     % (call.stream, response_type.DESCRIPTOR.full_name, e,
                                        hexdump(payload)))
-
-    def open_call_inline(self, method, msg, timeout_ms=0):
-        """Opens a call whose one request rides inside its CALL (flags END_STREAM |
-        INLINE_REQUEST, CallStart.request): only to a server whose WELCOME set
-        accepts_inline_requests, and only within both send windows (section 5.2)."""
-        data = msg if isinstance(msg, (bytes, bytearray)) else msg.SerializeToString()
-        if len(data) > self.peer_stream_window or len(data) > self.send_conn_window:
-            raise CheckFailed("an inline request of %d bytes does not fit the send windows" % len(data))
-        s = self.next_stream
-        self.next_stream = s + 1
-        call = Call(s, method)
-        call.recv_window = self.initial_stream_window
-        call.send_window = self.peer_stream_window - len(data)
-        self.send_conn_window -= len(data)
-        call.half_closed = True
-        self.calls[s] = call
-        self.send_frame(CALL, END_STREAM | INLINE_REQUEST, s,
-                        pb.CallStart(method=method if method.startswith("/") else SERVICE + method,
-                                     timeout_ms=timeout_ms, request=bytes(data)))
-        return call
 
     def unary(self, method, request, response_type, timeout_ms=0):
         call = self.open_call(method, timeout_ms=timeout_ms)
@@ -1032,24 +1011,6 @@ class Runner:
         return "128x128: one ImageWhole of %d bytes (rendered and cached); 0x0: %d bytes in %d chunks" % (
             forms[0], len(images[0]["data"]), images[0]["chunks"])
 
-    def t_inline_request(self):
-        # Section 5.2: a call's request inside its CALL, when WELCOME announced it.
-        c = self.conn
-        self.expect(c.welcome.accepts_inline_requests, "WELCOME does not set accepts_inline_requests")
-        call = c.open_call_inline("GetLibraryInfo", pb.Empty())
-        msgs, st = c.collect(call, pb.library.LibraryInfo)
-        self.expect_ok(st, "GetLibraryInfo (inline, empty request)")
-        self.expect(len(msgs) == 1, "GetLibraryInfo answered %d messages" % len(msgs))
-        a = self.first_asset()
-        req = pb.images.ImageRequest(asset_identifier=a.local_identifier, target_width=96, target_height=96,
-                                     resize_mode=pb.images.RESIZE_MODE_EXACT, accepts_whole_images=True)
-        call = c.open_call_inline("RequestImage", req)
-        parts, st = c.collect(call, pb.images.ImageResponse)
-        self.expect_ok(st, "RequestImage (inline)")
-        self.expect([p.WhichOneof("part") for p in parts] == ["whole"],
-                    "RequestImage (inline) answered %s" % [p.WhichOneof("part") for p in parts])
-        return "GetLibraryInfo and RequestImage in one frame each; %d-byte image" % len(parts[0].whole.data)
-
     def t_image_max_size(self):
         # 0x0 = maximum size: megabytes through 128 KiB windows -> flow control at work.
         a = self.first_asset()
@@ -1511,7 +1472,6 @@ class Runner:
             self.check("RequestImage opportunistic", self.t_image_opportunistic)
             self.check("RequestImage 0x0 (max size, flow control)", self.t_image_max_size)
             self.check("RequestImage accepts_whole_images", self.t_image_whole)
-            self.check("a request inside its CALL (INLINE_REQUEST)", self.t_inline_request)
             self.check("slow reader bounded by windows", self.t_slow_reader)
             self.check("concurrent calls (multiplexing)", self.t_concurrent_calls)
             self.check("CANCEL", self.t_cancel)

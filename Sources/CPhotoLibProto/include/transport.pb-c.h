@@ -220,15 +220,10 @@ struct  Photolib__V1__Welcome
    * Largest image side (pixels) a RequestImage target may have.
    */
   uint32_t max_image_dimension;
-  /*
-   * The server takes a call's one request message inside its CALL (CallStart.request, with
-   * the INLINE_REQUEST flag), docs/PROTOCOL.md 5.2. A client sets that flag only when this is true.
-   */
-  protobuf_c_boolean accepts_inline_requests;
 };
 #define PHOTOLIB__V1__WELCOME__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&photolib__v1__welcome__descriptor) \
-    , 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0, 0, 0, 0, PHOTOLIB__V1__AUTHORIZATION_STATUS__AUTHORIZATION_STATUS_NOT_DETERMINED, PHOTOLIB__V1__ACCESS_LEVEL__ACCESS_LEVEL_UNSPECIFIED, 0, 0, 0 }
+    , 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0, 0, 0, 0, PHOTOLIB__V1__AUTHORIZATION_STATUS__AUTHORIZATION_STATUS_NOT_DETERMINED, PHOTOLIB__V1__ACCESS_LEVEL__ACCESS_LEVEL_UNSPECIFIED, 0, 0 }
 
 
 /*
@@ -261,16 +256,10 @@ struct  Photolib__V1__CallStart
   uint64_t timeout_ms;
   size_t n_metadata;
   Photolib__V1__MetadataEntry **metadata;
-  /*
-   * With the INLINE_REQUEST flag on the CALL (only to a server whose WELCOME set
-   * accepts_inline_requests): the call's one request message (empty: the all-default message),
-   * as if it followed in a MESSAGE with END_STREAM.
-   */
-  ProtobufCBinaryData request;
 };
 #define PHOTOLIB__V1__CALL_START__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&photolib__v1__call_start__descriptor) \
-    , (char *)protobuf_c_empty_string, 0, 0,NULL, {0,NULL} }
+    , (char *)protobuf_c_empty_string, 0, 0,NULL }
 
 
 /*

@@ -311,23 +311,12 @@ final class ClientConnection: @unchecked Sendable {
             throw PhotoLibError(.resourceExhausted, "a \(oversized.count)-byte request exceeds the server's maximum frame size")
         }
         let (call, timeoutMs) = callStart(stream.method, timeout: timeout)
-        let now = DispatchTime.now().uptimeNanoseconds
-        // A call's one request goes inside its CALL when the server takes that and the windows
-        // allow it now: one frame instead of two (docs/PROTOCOL.md 5.2).
-        let inline = endStream && requests.count == 1 ? requests.first.flatMap { request in
-            machine.canInline(request.count) && call.count + request.count + 16 <= serverMaxFrameSize ? request : nil
-        } : nil
-        let id: UInt32
-        if let inline {
-            id = try machine.openStream(encodedCall: Wire.CallStart.encoded(call, inlining: inline), timeoutMs: timeoutMs, inlineRequest: inline.count, now: now)
-        } else {
-            id = try machine.openStream(encodedCall: call, timeoutMs: timeoutMs, endStream: requests.isEmpty && endStream, now: now)
-        }
+        let id = try machine.openStream(
+            encodedCall: call, timeoutMs: timeoutMs, endStream: requests.isEmpty && endStream, now: DispatchTime.now().uptimeNanoseconds)
         stream.id = id
         stream.timeout = timeout
         streams[id] = stream
         if case .queue(let consumer) = responses { consumer.opened(stream: id) }
-        if inline != nil { return }
         var left = requests.count
         for payload in requests {
             left -= 1

@@ -1,19 +1,18 @@
 import PhotoLibCore
 
 // The CALL payload read by `ProtoReader`: the server reads one per call, where protobuf-c's
-// unpack, the copies out of its struct and its free cost more than a method name, a deadline
-// and, inline, a small request.
+// unpack, the copies out of its struct and its free cost more than a method name and a
+// deadline.
 
 extension Wire.CallStart {
     /// The call start in `bytes` read straight into values, or `nil` for anything the reader
     /// does not take exactly (metadata, which version 1 gives no meaning, included; see
     /// ``ProtoReader``), which ``init(decoding:)`` then decodes or refuses.
     init?(reading bytes: [UInt8]) {
-        let read = ProtoReader.message(bytes, Wire.CallStart(), upTo: 4) { reader, call, field, type in
+        let read = ProtoReader.message(bytes, Wire.CallStart(), upTo: 2) { reader, call, field, type in
             switch (field, type) {
             case (1, 2): guard let value = reader.string() else { return false }; call.method = value
             case (2, 0): guard let value = reader.varint() else { return false }; call.timeoutMs = value
-            case (4, 2): guard let range = reader.delimited() else { return false }; call.request = reader.bytes(range)
             default: return false
             }
             return true

@@ -91,12 +91,6 @@ struct ProtoWriter {
         varint(UInt64(count))
     }
 
-    /// Bytes already encoded: fields of lower numbers than those written next, or the body
-    /// announced by ``lengthPrefix(_:count:)``.
-    mutating func raw(_ encoded: [UInt8]) {
-        bytes.append(contentsOf: encoded)
-    }
-
     /// One element of a `repeated string` field (written even when empty).
     mutating func element(_ field: UInt64, _ value: String) {
         tag(field, .lengthDelimited)

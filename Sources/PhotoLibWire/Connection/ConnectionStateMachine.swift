@@ -205,9 +205,6 @@ public struct ConnectionStateMachine: Sendable {
     private var initialSendStreamWindow = WireLimits.defaultStreamWindow
     /// The largest payload the peer accepts (its HELLO or WELCOME).
     public private(set) var peerMaxFrameSize = WireLimits.defaultMaxFrameSize
-    /// Client: the server's WELCOME said it takes a call's request inside its CALL
-    /// (``FrameFlags/inlineRequest``).
-    public private(set) var peerAcceptsInlineRequests = false
     /// Streams waiting for connection credit, in the order they blocked.
     private var blockedOnConnection: [UInt32] = []
     private var controlFrames: ControlFrameGuard
@@ -480,7 +477,6 @@ public struct ConnectionStateMachine: Sendable {
         welcome.initialConnectionWindow = UInt32(configuration.initialConnectionWindow)
         welcome.maxConcurrentStreams = UInt32(configuration.maxConcurrentStreams)
         welcome.idleTimeoutMs = UInt32(clamping: Int(configuration.idleTimeout * 1000))
-        welcome.acceptsInlineRequests = true
         phase = .open
         write(Frame(.welcome, payload: welcome.encoded()))
     }
@@ -491,48 +487,22 @@ public struct ConnectionStateMachine: Sendable {
             throw violation("CALL on stream \(id) does not exceed the highest stream id used so far (\(highestStreamID))")
         }
         highestStreamID = id
-        // A request inside the CALL (INLINE_REQUEST) counts against the connection window as a
-        // MESSAGE's would, refused call or not: so its CallStart is read first, and one that
-        // cannot be read (its request's size unknown) is a connection error.
-        var inline: (call: Wire.CallStart, request: [UInt8])?
-        if frame.flags.contains(.inlineRequest) {
-            guard frame.flags.contains(.endStream) else {
-                throw violation("CALL on stream \(id) carries INLINE_REQUEST without END_STREAM (docs/PROTOCOL.md 5.2)")
-            }
-            var call: Wire.CallStart
-            do throws(PhotoLibError) {
-                call = try Wire.CallStart.decoded(frame.payload)
-            } catch {
-                throw violation("CALL on stream \(id) carries INLINE_REQUEST, but its CallStart cannot be read: \(error.message)")
-            }
-            try receiveConnectionWindow.spend(call.request.count)
-            let request = call.request
-            call.request = []
-            inline = (call, request)
-        }
         guard phase == .open else {
-            if let inline { grantConnection(inline.request.count) }
             writeStatus(id, Wire.Status(code: .unavailable, message: "the server is shutting down; reconnect later"))
             return
         }
         guard streams.count < configuration.maxConcurrentStreams else {
-            if let inline { grantConnection(inline.request.count) }
             writeStatus(id, Wire.Status(code: .resourceExhausted, message: "more than \(configuration.maxConcurrentStreams) concurrent calls on one connection"))
             return
         }
         let call: Wire.CallStart
-        if let inline {
-            call = inline.call
-        } else {
-            do throws(PhotoLibError) {
-                call = try Wire.CallStart.decoded(frame.payload)
-            } catch {
-                writeStatus(id, Wire.Status(error))
-                return
-            }
+        do throws(PhotoLibError) {
+            call = try Wire.CallStart.decoded(frame.payload)
+        } catch {
+            writeStatus(id, Wire.Status(error))
+            return
         }
-        // With an inline request, the CALL's END_STREAM ends the requests after it.
-        let endStream = frame.flags.contains(.endStream) && inline == nil
+        let endStream = frame.flags.contains(.endStream)
         let deadline = call.timeoutMs > 0 ? now &+ min(call.timeoutMs, UInt64(Int32.max)) &* 1_000_000 : nil
         streams[id] = StreamState(
             sendWindow: SendWindow(initial: initialSendStreamWindow, maximum: max(configuration.maxSendStreamWindow, 2 * peerMaxFrameSize)),
@@ -542,7 +512,6 @@ public struct ConnectionStateMachine: Sendable {
             deadline: deadline)
         noteCallDeadline(deadline)
         pendingEvents.append(.callOpened(stream: id, call: call, endStream: endStream))
-        if let inline { try acceptRequest(inline.request, stream: id, endStream: true) }
     }
 
     private mutating func receiveRequest(_ frame: Frame) throws(PhotoLibError) {
@@ -561,22 +530,12 @@ public struct ConnectionStateMachine: Sendable {
         guard !stream.requestEnded else {
             throw violation("MESSAGE on stream \(id) after END_STREAM")
         }
-        try takeRequest(frame.payload, on: &stream, id: id, endStream: frame.flags.contains(.endStream))
-    }
-
-    /// Server: a request message of open call `id` (a MESSAGE's, or the CALL's inline one)
-    /// whose connection window is spent: its stream window is, and it becomes an event.
-    private mutating func acceptRequest(_ payload: [UInt8], stream id: UInt32, endStream: Bool) throws(PhotoLibError) {
-        guard var stream = streams[id] else { return }
-        try takeRequest(payload, on: &stream, id: id, endStream: endStream)
-    }
-
-    private mutating func takeRequest(_ payload: [UInt8], on stream: inout StreamState, id: UInt32, endStream: Bool) throws(PhotoLibError) {
-        try stream.receiveWindow.spend(payload.count)
-        if endStream { stream.requestEnded = true }
-        stream.unconsumed += payload.count
+        try stream.receiveWindow.spend(count)
+        let ends = frame.flags.contains(.endStream)
+        if ends { stream.requestEnded = true }
+        stream.unconsumed += count
         streams[id] = stream
-        pendingEvents.append(.message(stream: id, payload: payload, endStream: endStream))
+        pendingEvents.append(.message(stream: id, payload: frame.payload, endStream: ends))
     }
 
     // MARK: Client frames
@@ -634,7 +593,6 @@ public struct ConnectionStateMachine: Sendable {
             connectionWindow: welcome.initialConnectionWindow, message: "Welcome")
         idleTimeoutNanoseconds = UInt64(welcome.idleTimeoutMs) * 1_000_000
         if idleTimeoutNanoseconds > 0 { keepaliveAt = lastFrameAt &+ max(1, idleTimeoutNanoseconds / 4) }
-        peerAcceptsInlineRequests = welcome.acceptsInlineRequests
         phase = .open
         pendingEvents.append(.welcome(welcome))
     }
@@ -712,28 +670,6 @@ public struct ConnectionStateMachine: Sendable {
     /// (`encodedCall`, whose deadline is `timeoutMs`): a client that opens many calls of one
     /// method encodes its CALL once.
     public mutating func openStream(encodedCall: [UInt8], timeoutMs: UInt64, endStream: Bool, now: UInt64) throws(PhotoLibError) -> UInt32 {
-        try openStream(encodedCall: encodedCall, timeoutMs: timeoutMs, endStream: endStream, inlineRequest: nil, now: now)
-    }
-
-    /// Client: whether a call's one request of `size` bytes may go inside its CALL
-    /// (``openStream(encodedCall:timeoutMs:inlineRequest:now:)``): the server takes inline
-    /// requests, and a new call's send window and the connection's allow `size` now.
-    public func canInline(_ size: Int) -> Bool {
-        peerAcceptsInlineRequests && phase == .open && size <= initialSendStreamWindow && sendConnectionWindow.allows(size)
-    }
-
-    /// Client: opens a call whose one request is inside its CALL (``FrameFlags/inlineRequest``
-    /// with ``FrameFlags/endStream``): `encodedCall` is the CallStart with its `request` field
-    /// holding `requestCount` bytes, which the windows are charged for as a MESSAGE's would
-    /// be. Only when ``canInline(_:)`` says so.
-    public mutating func openStream(encodedCall: [UInt8], timeoutMs: UInt64, inlineRequest requestCount: Int, now: UInt64) throws(PhotoLibError) -> UInt32 {
-        guard canInline(requestCount) else {
-            throw PhotoLibError(.failedPrecondition, "a \(requestCount)-byte request cannot go inside the CALL now (see canInline)")
-        }
-        return try openStream(encodedCall: encodedCall, timeoutMs: timeoutMs, endStream: true, inlineRequest: requestCount, now: now)
-    }
-
-    private mutating func openStream(encodedCall: [UInt8], timeoutMs: UInt64, endStream: Bool, inlineRequest: Int?, now: UInt64) throws(PhotoLibError) -> UInt32 {
         switch phase {
         case .closed:
             throw PhotoLibError(.unavailable, "the connection is closed; reconnect")
@@ -752,21 +688,14 @@ public struct ConnectionStateMachine: Sendable {
         nextStreamID += 2
         highestStreamID = id
         let deadline = timeoutMs > 0 ? now &+ min(timeoutMs, UInt64(Int32.max)) &* 1_000_000 : nil
-        var stream = StreamState(
+        streams[id] = StreamState(
             sendWindow: SendWindow(initial: initialSendStreamWindow, maximum: max(configuration.maxSendStreamWindow, 2 * peerMaxFrameSize)),
             receiveWindow: FlowWindow(initial: configuration.initialStreamWindow),
             credit: ReceiveCredit(initial: configuration.initialStreamWindow, largestMessage: configuration.maxFrameSize),
             requestEnded: endStream,
             deadline: deadline)
-        var flags: FrameFlags = endStream ? .endStream : []
-        if let inlineRequest {
-            // The windows allow it (canInline): charged as the MESSAGE it replaces would be.
-            _ = charge(inlineRequest, on: &stream, id: id)
-            flags.insert(.inlineRequest)
-        }
-        streams[id] = stream
         noteCallDeadline(deadline)
-        write(Frame(.call, stream: id, flags: flags, payload: encodedCall))
+        write(Frame(.call, stream: id, flags: endStream ? .endStream : [], payload: encodedCall))
         return id
     }
 

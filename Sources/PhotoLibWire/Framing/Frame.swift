@@ -45,9 +45,6 @@ public struct FrameFlags: OptionSet, Sendable, Hashable {
     public static let endStream = FrameFlags(rawValue: 0x01)
     /// On PING: this is the answer.
     public static let ack = FrameFlags(rawValue: 0x02)
-    /// On CALL, with ``endStream``, to a server that accepts it: the CallStart's `request` is
-    /// the call's one request message (docs/PROTOCOL.md 5.2).
-    public static let inlineRequest = FrameFlags(rawValue: 0x04)
 }
 
 /// One protocol frame: a 10-byte header and a payload.

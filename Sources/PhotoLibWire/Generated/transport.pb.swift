@@ -369,12 +369,9 @@ extension Wire {
         public var isOwner: Bool
         /// Largest image side (pixels) a RequestImage target may have.
         public var maxImageDimension: UInt32
-        /// The server takes a call's one request message inside its CALL (CallStart.request, with
-        /// the INLINE_REQUEST flag), docs/PROTOCOL.md 5.2. A client sets that flag only when this is true.
-        public var acceptsInlineRequests: Bool
 
         /// A message with the given fields (every field defaults to its proto3 default).
-        public init(protocolVersion: UInt32 = 0, serverName: String = "", libraryIdentifier: String = "", maxFrameSize: UInt32 = 0, initialStreamWindow: UInt32 = 0, initialConnectionWindow: UInt32 = 0, maxConcurrentStreams: UInt32 = 0, idleTimeoutMs: UInt32 = 0, authorizationStatus: Wire.AuthorizationStatus = .init(rawValue: 0), accessLevel: Wire.AccessLevel = .init(rawValue: 0), isOwner: Bool = false, maxImageDimension: UInt32 = 0, acceptsInlineRequests: Bool = false) {
+        public init(protocolVersion: UInt32 = 0, serverName: String = "", libraryIdentifier: String = "", maxFrameSize: UInt32 = 0, initialStreamWindow: UInt32 = 0, initialConnectionWindow: UInt32 = 0, maxConcurrentStreams: UInt32 = 0, idleTimeoutMs: UInt32 = 0, authorizationStatus: Wire.AuthorizationStatus = .init(rawValue: 0), accessLevel: Wire.AccessLevel = .init(rawValue: 0), isOwner: Bool = false, maxImageDimension: UInt32 = 0) {
             self.protocolVersion = protocolVersion
             self.serverName = serverName
             self.libraryIdentifier = libraryIdentifier
@@ -387,7 +384,6 @@ extension Wire {
             self.accessLevel = accessLevel
             self.isOwner = isOwner
             self.maxImageDimension = maxImageDimension
-            self.acceptsInlineRequests = acceptsInlineRequests
         }
     }
 
@@ -413,17 +409,12 @@ extension Wire {
         public var timeoutMs: UInt64
         /// `metadata` (field 3).
         public var metadata: [Wire.MetadataEntry]
-        /// With the INLINE_REQUEST flag on the CALL (only to a server whose WELCOME set
-        /// accepts_inline_requests): the call's one request message (empty: the all-default message),
-        /// as if it followed in a MESSAGE with END_STREAM.
-        public var request: [UInt8]
 
         /// A message with the given fields (every field defaults to its proto3 default).
-        public init(method: String = "", timeoutMs: UInt64 = 0, metadata: [Wire.MetadataEntry] = [], request: [UInt8] = []) {
+        public init(method: String = "", timeoutMs: UInt64 = 0, metadata: [Wire.MetadataEntry] = []) {
             self.method = method
             self.timeoutMs = timeoutMs
             self.metadata = metadata
-            self.request = request
         }
     }
 
@@ -582,7 +573,6 @@ extension Wire.Welcome: WireMessage {
         accessLevel = .init(rawValue: Int32(truncatingIfNeeded: c.access_level.rawValue))
         isOwner = c.is_owner != 0
         maxImageDimension = c.max_image_dimension
-        acceptsInlineRequests = c.accepts_inline_requests != 0
     }
 
     /// The C struct for packing; its pointers live as long as `arena`.
@@ -601,7 +591,6 @@ extension Wire.Welcome: WireMessage {
         m.access_level = .init(rawValue: .init(truncatingIfNeeded: accessLevel.rawValue))
         m.is_owner = isOwner ? 1 : 0
         m.max_image_dimension = maxImageDimension
-        m.accepts_inline_requests = acceptsInlineRequests ? 1 : 0
         return m
     }
 }
@@ -655,7 +644,6 @@ extension Wire.CallStart: WireMessage {
         method = ProtoCodec.string(c.method)
         timeoutMs = c.timeout_ms
         metadata = ProtoCodec.messages(c.n_metadata, c.metadata) { Wire.MetadataEntry($0.pointee) }
-        request = ProtoCodec.bytes(c.request)
     }
 
     /// The C struct for packing; its pointers live as long as `arena`.
@@ -665,7 +653,6 @@ extension Wire.CallStart: WireMessage {
         if !method.isEmpty { m.method = arena.string(method) }
         m.timeout_ms = timeoutMs
         if !metadata.isEmpty { (m.n_metadata, m.metadata) = arena.objects(metadata.map { $0.c(arena: arena) }) }
-        if !request.isEmpty { m.request = arena.bytes(request) }
         return m
     }
 }

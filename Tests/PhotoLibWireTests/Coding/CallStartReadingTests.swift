@@ -4,8 +4,7 @@ import XCTest
 @testable import PhotoLibWire
 
 /// `CallStart.decoded(_:)` (read by `ProtoReader` when it can) answers what the generated
-/// `init(decoding:)` answers for every input, and `CallStart.encoded(_:inlining:)` writes the
-/// generated `encoded()`'s bytes.
+/// `init(decoding:)` answers for every input.
 final class CallStartReadingTests: XCTestCase {
     func testCallStartsAreReadAsTheGeneratedDecoderReadsThem() {
         var generator = SystemRandomNumberGenerator()
@@ -13,14 +12,9 @@ final class CallStartReadingTests: XCTestCase {
         for _ in 0..<300 {
             let call = Wire.CallStart(
                 method: ["", PhotoLibraryMethods.requestImage.path, "/x/é✓", String(repeating: "m", count: 200)].randomElement(using: &generator)!,
-                timeoutMs: [0, 1, 300, UInt64.max, UInt64.random(in: 0...UInt64.max, using: &generator)].randomElement(using: &generator)!,
-                request: [[], [0], (0..<Int.random(in: 1...300, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }].randomElement(using: &generator)!)
+                timeoutMs: [0, 1, 300, UInt64.max, UInt64.random(in: 0...UInt64.max, using: &generator)].randomElement(using: &generator)!)
             XCTAssertEqual(Wire.CallStart(reading: call.encoded()), call, "the reader reads what clients send")
             XCTAssertEqual(try Wire.CallStart.decoded(call.encoded()), call)
-            // The client adds a call's request to its method's encoded CallStart: the same bytes.
-            var bare = call
-            bare.request = []
-            XCTAssertEqual(Wire.CallStart.encoded(bare.encoded(), inlining: call.request), call.encoded())
         }
     }
 
@@ -30,10 +24,7 @@ final class CallStartReadingTests: XCTestCase {
         XCTAssertEqual(try Wire.CallStart.decoded(withMetadata.encoded()), withMetadata)
         func field(_ number: UInt8, _ body: [UInt8]) -> [UInt8] { [number << 3 | 2, UInt8(body.count)] + body }
         let shapes: [(String, [UInt8])] = [
-            ("an unknown field", [0x28, 0x01]),
-            ("metadata, then a request", field(3, []) + field(4, [1, 2])),
-            ("the request twice", field(4, [1]) + field(4, [2])),
-            ("a request past the end", [0x22, 0x05, 0x01]),
+            ("an unknown field", [0x20, 0x01]),
             ("the method twice", field(1, [0x41]) + field(1, [0x42])),
             ("the timeout twice", [0x10, 0x01, 0x10, 0x02]),
             ("a method that is not UTF-8", field(1, [0xC3, 0x28])),
@@ -44,7 +35,7 @@ final class CallStartReadingTests: XCTestCase {
             ("a length past the end", [0x0A, 0x7F, 0x41]),
         ]
         for (what, bytes) in shapes { assertDecodersAgree(Wire.CallStart.self, bytes, what) }
-        let bytes = Wire.CallStart(method: PhotoLibraryMethods.fetchAssets.path, timeoutMs: 30_000, request: [0x0A, 0x03, 0x41, 0x42, 0x43]).encoded()
+        let bytes = Wire.CallStart(method: PhotoLibraryMethods.fetchAssets.path, timeoutMs: 30_000).encoded()
         assertDecodersAgreeOnCutAndDamaged(Wire.CallStart.self, bytes, rounds: 3000, "a call start")
     }
 }

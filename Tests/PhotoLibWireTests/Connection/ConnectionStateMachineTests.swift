@@ -63,14 +63,12 @@ final class ConnectionStateMachineTests: XCTestCase {
         return events
     }
 
-    /// The WELCOME a server with `configuration` writes for `Wire.Welcome(serverName: "s")`
-    /// (it takes inline requests).
+    /// The WELCOME a server with `configuration` writes for `Wire.Welcome(serverName: "s")`.
     private func welcomeFrame(_ configuration: Machine.Configuration) -> Frame {
         Frame(.welcome, payload: Wire.Welcome(
             protocolVersion: 1, serverName: "s", maxFrameSize: UInt32(configuration.maxFrameSize),
             initialStreamWindow: UInt32(configuration.initialStreamWindow), initialConnectionWindow: UInt32(configuration.initialConnectionWindow),
-            maxConcurrentStreams: UInt32(configuration.maxConcurrentStreams), idleTimeoutMs: UInt32(configuration.idleTimeout * 1000),
-            acceptsInlineRequests: true).encoded())
+            maxConcurrentStreams: UInt32(configuration.maxConcurrentStreams), idleTimeoutMs: UInt32(configuration.idleTimeout * 1000)).encoded())
     }
 
     /// A server past the handshake (its WELCOME taken).
@@ -198,64 +196,6 @@ final class ConnectionStateMachineTests: XCTestCase {
         XCTAssertEqual(machine.takeOutbound(), bytes(message(1, [1, 2]), status(1, .ok)))
         XCTAssertFalse(machine.finish(stream: 1, status: .ok))
         XCTAssertEqual(machine.send([3], stream: 1), .notOpen)
-    }
-
-    /// A CALL carrying its request (INLINE_REQUEST with END_STREAM, docs/PROTOCOL.md 5.2) is
-    /// the CALL and a MESSAGE with END_STREAM: the same events, the same windows charged.
-    private func inlineCall(_ stream: UInt32, _ request: [UInt8], flags: FrameFlags = [.endStream, .inlineRequest]) -> Frame {
-        Frame(.call, stream: stream, flags: flags, payload: Wire.CallStart(method: "/photolib.v1.PhotoLibrary/Ping", request: request).encoded())
-    }
-
-    func testACallCarryingItsRequestIsACallAndItsLastMessage() throws {
-        var machine = try openServer()
-        let request: [UInt8] = [0x0A, 0x01, 0x41]
-        XCTAssertEqual(feed(&machine, bytes(inlineCall(1, request), inlineCall(3, []))), [
-            .callOpened(stream: 1, call: Wire.CallStart(method: "/photolib.v1.PhotoLibrary/Ping"), endStream: false),
-            .message(stream: 1, payload: request, endStream: true),
-            .callOpened(stream: 3, call: Wire.CallStart(method: "/photolib.v1.PhotoLibrary/Ping"), endStream: false),
-            .message(stream: 3, payload: [], endStream: true),
-        ])
-        // Its bytes count as a MESSAGE's: consumed, they come back to the connection window.
-        machine.consumed(3, stream: 1)
-        XCTAssertEqual(machine.takeOutbound(), bytes(windowUpdate(0, 3)))
-        // The requests ended with the CALL: a MESSAGE after it is a violation.
-        XCTAssertEqual(feed(&machine, bytes(message(1, [1]))).last, .closed(PhotoLibError(
-            .invalidArgument, "MESSAGE on stream 1 after END_STREAM", reason: .protocolViolation)))
-    }
-
-    func testAnInlineRequestCountsAgainstTheWindowsEvenWhenItsCallIsRefused() throws {
-        var machine = try openServer(hello: Wire.Hello(protocolVersion: 1)) {
-            $0.maxConcurrentStreams = 1
-            $0.maxFrameSize = 128 << 10
-            $0.initialStreamWindow = 128 << 10
-            $0.initialConnectionWindow = 128 << 10
-        }
-        let large = [UInt8](repeating: 7, count: 100_000)
-        _ = feed(&machine, bytes(call(1), inlineCall(3, large)))
-        // Refused (one call at most): its bytes come back to the connection window at once.
-        XCTAssertEqual(machine.takeOutbound(), bytes(
-            status(3, Wire.Status(code: .resourceExhausted, message: "more than 1 concurrent calls on one connection")), windowUpdate(0, 100_000)))
-        // A request over the call's window is the violation a MESSAGE's would be.
-        machine.finish(stream: 1, status: .ok)
-        _ = machine.takeOutbound()
-        var small = try openServer(hello: Wire.Hello(protocolVersion: 1)) {
-            $0.maxFrameSize = 128 << 10
-            $0.initialStreamWindow = 64 << 10
-            $0.initialConnectionWindow = 128 << 10
-        }
-        XCTAssertEqual(feed(&small, bytes(inlineCall(1, large))).last, .closed(PhotoLibError(
-            .resourceExhausted, "flow control: a 100000-byte message exceeds the 65536 bytes of credit left", reason: .protocolViolation)))
-    }
-
-    func testInlineRequestWithoutEndStreamOrAnUnreadableCallIsAViolation() throws {
-        try assertViolation(
-            bytes(inlineCall(1, [1], flags: .inlineRequest)),
-            goAway(last: 1, .invalidArgument, "CALL on stream 1 carries INLINE_REQUEST without END_STREAM (docs/PROTOCOL.md 5.2)", violation: true))
-        var machine = try openServer()
-        let events = feed(&machine, bytes(Frame(.call, stream: 1, flags: [.endStream, .inlineRequest], payload: [0xFF])))
-        guard case .closed(let error?) = events.last else { return XCTFail("no close: \(events)") }
-        XCTAssertEqual(error.reason, .protocolViolation)
-        XCTAssertTrue(error.message.hasPrefix("CALL on stream 1 carries INLINE_REQUEST, but its CallStart cannot be read"), error.message)
     }
 
     func testUnconsumedRequestCreditReturnsWhenTheCallEnds() throws {
@@ -615,28 +555,6 @@ final class ConnectionStateMachineTests: XCTestCase {
         // whose credit is held back while its window still takes the largest message.
         XCTAssertFalse(machine.hasOutbound)
         XCTAssertEqual(try machine.openStream(Wire.CallStart(method: "/m"), endStream: true, now: 0), 3)
-    }
-
-    func testClientPutsARequestInsideItsCallOnlyWhenTheServerTakesIt() throws {
-        var old = try openClient()
-        XCTAssertFalse(old.canInline(3), "a WELCOME without accepts_inline_requests")
-        var machine = Machine(configuration: .init(role: .client, initialStreamWindow: 1 << 20, initialConnectionWindow: 2 << 20), now: 0)
-        machine.start(token: "", clientName: "c")
-        _ = machine.takeOutbound()
-        _ = feed(&machine, bytes(Frame(.welcome, payload: Wire.Welcome(
-            protocolVersion: 1, maxFrameSize: 131_072, initialStreamWindow: 131_072, initialConnectionWindow: 196_608,
-            acceptsInlineRequests: true).encoded())))
-        XCTAssertTrue(machine.canInline(131_072))
-        XCTAssertFalse(machine.canInline(131_073), "over a new call's window")
-        let request = [UInt8](repeating: 1, count: 100_000)
-        let encoded = Wire.CallStart.encoded(Wire.CallStart(method: "/m").encoded(), inlining: request)
-        XCTAssertEqual(try machine.openStream(encodedCall: encoded, timeoutMs: 0, inlineRequest: 100_000, now: 0), 1)
-        XCTAssertEqual(machine.takeOutbound(), bytes(Frame(.call, stream: 1, flags: [.endStream, .inlineRequest], payload: encoded)))
-        // Charged to the connection window: 96,608 bytes are left of it.
-        XCTAssertFalse(machine.canInline(96_609))
-        XCTAssertThrowsError(try machine.openStream(encodedCall: encoded, timeoutMs: 0, inlineRequest: 100_000, now: 0))
-        XCTAssertTrue(machine.canInline(96_608))
-        _ = try old.openStream(Wire.CallStart(method: "/m"), endStream: true, now: 0)
     }
 
     func testClientReturnsCreditInQuarterWindowBatchesAndOnCancel() throws {
