@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 @testable import PhotoLibClient
 import PhotoLibServerTestSupport
 import PhotoLibTestSupport
@@ -62,6 +63,42 @@ final class ConnectionExecutorTests: XCTestCase {
         XCTAssertEqual(completed.done, (0..<20).reduce(0) { $0 + 5 + $1 })
         XCTAssertEqual(completed.offQueue, 0, "tasks preferring the connection's executor run on its queue after each await, the others never do")
         XCTAssertFalse(connection.isOnQueue)
+    }
+
+    /// A task on the executor that yields without end does not keep the connection's queue:
+    /// each yield is a turn of its own, and calls keep being answered meanwhile.
+    func testATaskThatKeepsYieldingDoesNotStarveTheConnection() async throws {
+        let server = try InProcessServer(photos: [Fixtures.landscape])
+        addTeardownBlock { await server.tearDown() }
+        let library = try await PhotoLibrary.connect(connectedSocket: try server.connectedSocket(), token: server.token)
+        defer { library.close() }
+        let stop = Mutex(false)
+        let yielder = Task(executorPreference: library.taskExecutor) { () -> Int in
+            var yields = 0
+            while !stop.withLock({ $0 }) {
+                await Task.yield()
+                yields += 1
+            }
+            return yields
+        }
+        let answered = try await withThrowingTaskGroup(of: Int?.self) { group in
+            group.addTask {
+                var count = 0
+                for _ in 0..<5 { count += try await library.libraryInfo().assetCount }
+                return count
+            }
+            group.addTask {
+                try await Task.sleep(for: .seconds(20))
+                return nil
+            }
+            let first = try await group.next()!
+            group.cancelAll()
+            return first
+        }
+        stop.withLock { $0 = true }
+        let yields = await yielder.value
+        XCTAssertEqual(answered, 5, "calls are answered while a task on the executor keeps yielding")
+        XCTAssertGreaterThan(yields, 0)
     }
 
     /// Closing the connection, or cancelling a task, while tasks on its executor wait for

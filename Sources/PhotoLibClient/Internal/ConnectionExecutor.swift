@@ -14,8 +14,12 @@ import PhotoLibNet
 /// connection's I/O (and, while it runs on an event loop's thread, other connections' I/O)
 /// waits for it.
 ///
-/// `@unchecked Sendable`: ``waiting`` and ``turnTakesJobs`` are touched only on the
-/// channel's queue.
+/// A turn runs the jobs enqueued until its end once: a job enqueued while they run (a task
+/// yielding, or resuming another) gets a turn of its own, queued behind the connection's
+/// other work, so that a task that never stops yielding cannot keep the queue.
+///
+/// `@unchecked Sendable`: ``waiting``, ``turnTakesJobs`` and ``runningJobs`` are touched only
+/// on the channel's queue.
 final class ConnectionExecutor: TaskExecutor, @unchecked Sendable {
     /// The connection's socket: every job runs on its queue, in one of its turns (so that the
     /// jobs' writes leave in one `send` at the turn's end).
@@ -24,18 +28,21 @@ final class ConnectionExecutor: TaskExecutor, @unchecked Sendable {
     private var waiting: [UnownedJob] = []
     /// On the queue: whether the turn running now runs ``waiting`` before it ends.
     private var turnTakesJobs = false
+    /// On the queue: whether that turn is running its jobs (and takes no more).
+    private var runningJobs = false
 
     /// An executor on `channel`'s queue.
     init(channel: SocketChannel) {
         self.channel = channel
     }
 
-    /// Takes a job: on the queue, within a turn that runs jobs (``turn(_:)``), it waits for
-    /// that turn's end; otherwise it gets a turn of its own, queued. What waits is one job
-    /// per task that prefers this executor: the application's own tasks bound it.
+    /// Takes a job: on the queue, within a turn that runs jobs (``turn(_:)``) and has not
+    /// started them yet, it waits for that turn's end; otherwise it gets a turn of its own,
+    /// queued. What waits is one job per task that prefers this executor: the application's
+    /// own tasks bound it.
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
-        if channel.isOnQueue && turnTakesJobs {
+        if channel.isOnQueue && turnTakesJobs && !runningJobs {
             waiting.append(job)
             return
         }
@@ -44,17 +51,18 @@ final class ConnectionExecutor: TaskExecutor, @unchecked Sendable {
         }
     }
 
-    /// On the queue: runs `body`, then every job enqueued meanwhile (and those they enqueue),
-    /// in order. Nested in another turn, `body` just runs: the outer turn runs the jobs.
+    /// On the queue: runs `body`, then every job enqueued meanwhile, in order (those they
+    /// enqueue get turns of their own). Nested in another turn, `body` just runs: the outer
+    /// turn runs the jobs.
     func turn(_ body: () -> Void) {
         if turnTakesJobs { return body() }
         turnTakesJobs = true
         body()
-        while !waiting.isEmpty {
-            let jobs = waiting
-            waiting.removeAll(keepingCapacity: true)
-            for job in jobs { job.runSynchronously(on: asUnownedTaskExecutor()) }
-        }
+        runningJobs = true
+        let jobs = waiting
+        waiting.removeAll(keepingCapacity: true)
+        for job in jobs { job.runSynchronously(on: asUnownedTaskExecutor()) }
+        runningJobs = false
         turnTakesJobs = false
     }
 }
