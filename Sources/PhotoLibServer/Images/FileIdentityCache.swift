@@ -42,10 +42,6 @@ final class FileIdentityCache {
     /// When the event queue was last read empty (uptime nanoseconds, taken before reading).
     private var lastDrainedAt: UInt64 = 0
     private var eventBuffer = [UInt8](repeating: 0, count: 16 << 10)
-    /// The path whose directories ``watchedGeneration(ofDirectoryOf:receivedAt:)`` watched
-    /// last, while they still are: it is asked about every request, and walking the path's
-    /// directories each time cost more than the check it saves.
-    private var watchedPath: String?
     /// `stat` calls made so far (what the cache saves is visible to tests).
     private(set) var statCount = 0
     /// Moves whenever the remembered identities are forgotten (an event, or the capacity
@@ -102,24 +98,6 @@ final class FileIdentityCache {
         return generation == self.generation
     }
 
-    /// The ``generation`` as of `receivedAt` (the events are read first) when the directory
-    /// `path` lies in is watched, so that a change to any file in it moves the generation;
-    /// `nil` when it cannot be (no inotify instance, a directory that cannot be watched, a
-    /// path outside the root). ``ImageSourceResolver`` watches the database's directory: while
-    /// the generation stands, no other process committed.
-    func watchedGeneration(ofDirectoryOf path: String, receivedAt: UInt64?) -> Int? {
-        guard watching else { return nil }
-        if notifications == -2 { notifications = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC)) }
-        guard notifications >= 0 else { return nil }
-        if watchedPath != path {
-            guard watchDirectories(of: path) else { return nil }
-            watchedPath = path
-        }
-        // A dropped watch (a directory moved) forgets `watchedPath`, and moves the generation.
-        drainEvents(unlessReadAfter: receivedAt)
-        return generation
-    }
-
     private func forgetIdentities() {
         identities.removeAll(keepingCapacity: true)
         generation &+= 1
@@ -161,7 +139,6 @@ final class FileIdentityCache {
             }
         }
         guard !gone.isEmpty else { return }
-        watchedPath = nil
         let movedPaths = watches.filter { gone.contains($0.value) }.map(\.key)
         for (directory, descriptor) in watches where movedPaths.contains(where: { directory == $0 || directory.hasPrefix($0 + "/") }) {
             watches[directory] = nil

@@ -65,13 +65,12 @@ struct ImageSource: Sendable, Hashable {
 ///
 /// The rows are remembered until the database changes (any commit, in any process), and the
 /// file's identity until inotify reports a change under the library (``FileIdentityCache``),
-/// so a repeated request costs one empty read of the inotify queue. Another process's
-/// commit is found by `PRAGMA data_version`, read again only when inotify reported a change
-/// in the library's directory since the last reading: the database and its WAL live there,
-/// and a commit writes the WAL before any reader can see it, so its event is queued before
-/// a request that could see the commit arrives. (Each reading takes SQLite's file locks:
-/// a `fcntl` and the page-cache checks, about 5% of the CPU of a cached thumbnail.) These caches belong to the image server, not the store: the store answers what the
-/// database holds, and knows nothing of requests' arrival times or of inotify.
+/// so a repeated request costs one `PRAGMA data_version` and one empty read of the inotify
+/// queue. (inotify cannot stand in for the PRAGMA: a commit's WAL write queues its event
+/// before the fsync and the WAL-index update through `mmap` that make it visible, which raise
+/// none, so a reading taken in between would be kept, stale, until some later event.) These
+/// caches belong to the image server, not the store: the store answers what the database
+/// holds, and knows nothing of requests' arrival times or of inotify.
 final class ImageSourceResolver: @unchecked Sendable {
     private let library: PhotoLibrary
     /// Guards ``sources``, ``files`` and ``lastVersionCheck``. Never held during a store call
@@ -81,21 +80,14 @@ final class ImageSourceResolver: @unchecked Sendable {
     private let lock = NSLock()
     private let sources = ImageSourceCache()
     private let files: FileIdentityCache
-    /// The last `PRAGMA data_version` read, when (uptime nanoseconds, taken just before
-    /// reading it) and the inotify generation of the database's directory then: a request
-    /// that arrived before then, or while the generation stands, can use it instead of
-    /// reading again.
-    private var lastVersionCheck: (at: UInt64, dataVersion: Int, generation: Int?)?
-    /// The database file, whose directory ``files`` watches.
-    private let databasePath: String
-    /// `PRAGMA data_version` readings so far (what the inotify check saves is visible to tests).
-    private(set) var versionReadCount = 0
+    /// The last `PRAGMA data_version` read and when (uptime nanoseconds, taken just before
+    /// reading it): a request that arrived before then can use it instead of reading again.
+    private var lastVersionCheck: (at: UInt64, dataVersion: Int)?
 
     /// A resolver for `library`'s assets, watching files under its directory.
     init(library: PhotoLibrary) {
         self.library = library
         self.files = FileIdentityCache(root: library.directory)
-        self.databasePath = library.directory + "/" + PhotoLibrary.databaseFileName
     }
 
     /// The files to render `identifier`'s images from, and its content version.
@@ -184,24 +176,15 @@ final class ImageSourceResolver: @unchecked Sendable {
         }
     }
 
-    /// `PRAGMA data_version`, or the last reading when it was taken after `receivedAt` or
-    /// nothing in the database's directory changed since (see the type's comment).
+    /// `PRAGMA data_version`, or the last reading when it was taken after `receivedAt`.
     private func externalDataVersion(receivedAt: UInt64?) throws(PhotoLibError) -> Int {
-        let (last, generation) = locked { () -> ((at: UInt64, dataVersion: Int, generation: Int?)?, Int?) in
-            if let receivedAt, let last = lastVersionCheck, last.at >= receivedAt { return (last, nil) }
-            // Taken (the events read) before the PRAGMA: a commit after it queues an event
-            // that moves the generation, and the next request reads again.
-            return (lastVersionCheck, files.watchedGeneration(ofDirectoryOf: databasePath, receivedAt: receivedAt))
-        }
-        if let last {
-            if let receivedAt, last.at >= receivedAt { return last.dataVersion }
-            if let generation, last.generation == generation { return last.dataVersion }
+        if let receivedAt, let last = locked({ lastVersionCheck }), last.at >= receivedAt {
+            return last.dataVersion
         }
         let at = DispatchTime.now().uptimeNanoseconds
         let version = try library.externalDataVersion()
         locked {
-            versionReadCount += 1
-            if (lastVersionCheck?.at ?? 0) <= at { lastVersionCheck = (at, version, generation) }
+            if (lastVersionCheck?.at ?? 0) <= at { lastVersionCheck = (at, version) }
         }
         return version
     }
