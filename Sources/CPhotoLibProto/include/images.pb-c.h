@@ -159,7 +159,8 @@ struct  Photolib__V1__ImageRequest
 
 
 /*
- * Starts one delivered image; its bytes follow as ImageChunk messages, then ImageEnd.
+ * Starts one delivered image; its bytes follow as ImageChunk messages, then ImageEnd (or,
+ * inside an ImageWhole, describes the image whose bytes it carries).
  */
 struct  Photolib__V1__ImageStart
 {
@@ -212,8 +213,9 @@ struct  Photolib__V1__ImageEnd
 
 
 /*
- * One delivered image in a single message, sent in place of ImageStart, its ImageChunks and
- * ImageEnd when the request set accepts_whole_images and the bytes fit in one chunk (64 KiB).
+ * One delivered image in a single message, which the server may send in place of ImageStart,
+ * its ImageChunks and ImageEnd when the request set accepts_whole_images and the bytes fit in
+ * one chunk (64 KiB); it may still send such an image in parts (the original file as it is).
  */
 struct  Photolib__V1__ImageWhole
 {

@@ -134,8 +134,10 @@ final class ImageCacheMemory: @unchecked Sendable {
         }
     }
 
-    private func messagesLocked(of node: Node, form: ImageMessageForm, encode: (CachedImage) -> [[UInt8]]) -> [[UInt8]]? {
+    private func messagesLocked(of node: Node, form requested: ImageMessageForm, encode: (CachedImage) -> [[UInt8]]) -> [[UInt8]]? {
         node.referenced = true
+        // An image over one chunk goes in parts whatever the request takes: one copy of them.
+        let form = requested.applied(toByteCount: node.image.jpeg.count)
         if let messages = node[form] { return messages }
         let messages = encode(node.image)
         node[form] = messages

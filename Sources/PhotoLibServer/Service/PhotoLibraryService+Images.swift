@@ -387,6 +387,11 @@ enum ImageMessageForm: Sendable {
     init(_ request: Wire.ImageRequest) {
         self = request.acceptsWholeImages ? .whole : .parts
     }
+
+    /// The form an image of `byteCount` bytes is actually sent in: ``whole`` only fits one chunk.
+    func applied(toByteCount byteCount: Int) -> ImageMessageForm {
+        self == .whole && byteCount <= WireLimits.chunkSize ? .whole : .parts
+    }
 }
 
 /// Streams images of one call: ImageStart, ImageChunks of at most 64 KiB, ImageEnd (or one
@@ -421,7 +426,7 @@ struct ImageSender: Sendable {
     /// `image` as encoded messages: ImageStart, ImageChunks of at most 64 KiB, ImageEnd; in
     /// the ``ImageMessageForm/whole`` form, one ImageWhole when it fits in a chunk.
     static func messages(for image: CachedImage, index: Int, isFinal: Bool, form: ImageMessageForm) -> [[UInt8]] {
-        if form == .whole && image.jpeg.count <= WireLimits.chunkSize {
+        if form.applied(toByteCount: image.jpeg.count) == .whole {
             let whole = Wire.ImageWhole(start: startFields(image, index: index), data: image.jpeg, isFinal: isFinal)
             return [Wire.ImageResponse(part: .whole(whole)).encoded()]
         }

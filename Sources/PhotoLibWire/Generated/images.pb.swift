@@ -341,7 +341,8 @@ extension Wire {
         }
     }
 
-    /// Starts one delivered image; its bytes follow as ImageChunk messages, then ImageEnd.
+    /// Starts one delivered image; its bytes follow as ImageChunk messages, then ImageEnd (or,
+    /// inside an ImageWhole, describes the image whose bytes it carries).
     public struct ImageStart: Hashable, Sendable {
         /// `width` (field 1).
         public var width: UInt32
@@ -396,8 +397,9 @@ extension Wire {
         }
     }
 
-    /// One delivered image in a single message, sent in place of ImageStart, its ImageChunks and
-    /// ImageEnd when the request set accepts_whole_images and the bytes fit in one chunk (64 KiB).
+    /// One delivered image in a single message, which the server may send in place of ImageStart,
+    /// its ImageChunks and ImageEnd when the request set accepts_whole_images and the bytes fit in
+    /// one chunk (64 KiB); it may still send such an image in parts (the original file as it is).
     public struct ImageWhole: Hashable, Sendable {
         /// As ImageStart would be: byte_count is the length of data.
         public var start: Wire.ImageStart?

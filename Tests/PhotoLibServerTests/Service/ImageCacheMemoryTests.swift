@@ -1,4 +1,5 @@
 import PhotoLibCore
+import PhotoLibWire
 import XCTest
 
 @testable import PhotoLibServer
@@ -90,6 +91,35 @@ final class ImageCacheMemoryTests: XCTestCase {
         XCTAssertEqual(cache.heldBytes, 500)
         XCTAssertEqual(cache.messages(forCurrent: key(1), form: .whole) { _ in [[7]] }, [[7]])
         XCTAssertEqual(cache.heldBytes, 501)
+    }
+
+    /// An image over one chunk goes in parts in both forms: its messages are kept (and
+    /// counted) once.
+    func testAnImageOverAChunkKeepsOneCopyOfItsParts() {
+        let cache = ImageCacheMemory(budget: 1_000_000)
+        cache.put(key(1), image(WireLimits.chunkSize + 1))
+        XCTAssertEqual(cache.messages(forCurrent: key(1), form: .parts) { _ in [[1], [2]] }, [[1], [2]])
+        XCTAssertEqual(cache.messages(forCurrent: key(1), form: .whole) { _ in XCTFail("parts made again"); return [] }, [[1], [2]])
+        XCTAssertEqual(cache.heldBytes, WireLimits.chunkSize + 1 + 2)
+    }
+
+    /// The messages of both forms at the edge of one chunk: a whole image up to 64 KiB, parts
+    /// above, and parts whenever the request did not ask for whole images.
+    func testImageSenderSendsAWholeImageUpToOneChunk() throws {
+        for (size, form, whole) in [(WireLimits.chunkSize, ImageMessageForm.whole, true), (WireLimits.chunkSize + 1, .whole, false), (100, .parts, false)] {
+            let cached = CachedImage(jpeg: (0..<size).map { UInt8(truncatingIfNeeded: $0) }, width: 30, height: 20, degraded: true)
+            let messages = try ImageSender.messages(for: cached, index: 1, isFinal: false, form: form).map { try Wire.ImageResponse(decoding: $0).part }
+            if whole {
+                XCTAssertEqual(messages, [.whole(Wire.ImageWhole(
+                    start: Wire.ImageStart(width: 30, height: 20, byteCount: UInt64(size), degraded: true, uniformTypeIdentifier: "public.jpeg", imageIndex: 1),
+                    data: cached.jpeg, isFinal: false))], "\(size) bytes")
+            } else {
+                guard case .start(let start)? = messages.first, case .end(let end)? = messages.last else { return XCTFail("\(size) bytes: \(messages.count) messages") }
+                XCTAssertEqual(start.byteCount, UInt64(size))
+                XCTAssertEqual(end, Wire.ImageEnd(imageIndex: 1, isFinal: false))
+                XCTAssertEqual(messages.count, 2 + (size + WireLimits.chunkSize - 1) / WireLimits.chunkSize, "\(size) bytes")
+            }
+        }
     }
 
     func testANewContentVersionDropsTheAssetsOlderImages() {
