@@ -49,13 +49,17 @@ public struct FrameDecoder: Sendable {
         self.maxPayloadSize = maxPayloadSize
     }
 
-    /// Bytes received but not yet returned as frames (a header already read is not counted).
+    /// Bytes received but not yet returned as frames: whole frames waiting (header and
+    /// payload), and of the frame being received its payload so far (its header, once read,
+    /// is not counted).
     public var bufferedByteCount: Int {
         let cut = ready[readyIndex...].reduce(0) { $0 + Frame.headerSize + $1.payload.count }
         return cut + buffer.count - readIndex + payload.count
     }
 
-    /// Adds received bytes.
+    /// Adds received bytes. The caller takes every frame ``next()`` has before it appends
+    /// again (both drivers do, in the same turn): the whole frames cut from one append are
+    /// held until then, so that is what bounds them (one read, at most 64 KiB, or one TLS batch).
     public mutating func append<Bytes: Sequence>(_ bytes: Bytes) where Bytes.Element == UInt8 {
         let appended: Void? = bytes.withContiguousStorageIfAvailable { append(contiguous: $0) }
         if appended == nil { Array(bytes).withUnsafeBufferPointer { append(contiguous: $0) } }
@@ -98,7 +102,7 @@ public struct FrameDecoder: Sendable {
     private mutating func cutWholeFrames(_ bytes: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
         var at = 0
         while bytes.count - at >= Frame.headerSize {
-            guard let header = acceptedHeader(bytes, at: at), bytes.count - at - Frame.headerSize >= header.length else { break }
+            guard let header = try? self.header(bytes, at: at), bytes.count - at - Frame.headerSize >= header.length else { break }
             let start = at + Frame.headerSize
             let payload = Array(UnsafeBufferPointer(rebasing: bytes[start..<(start + header.length)]))
             ready.append(Frame(header.type, stream: header.stream, flags: header.flags, payload: payload))
@@ -107,11 +111,22 @@ public struct FrameDecoder: Sendable {
         return UnsafeBufferPointer(rebasing: bytes[at...])
     }
 
-    /// The header at `at` in `bytes` (whole there) when ``next()`` would take it, else `nil`.
-    private func acceptedHeader(_ bytes: UnsafeBufferPointer<UInt8>, at: Int) -> (type: FrameType, flags: FrameFlags, stream: UInt32, length: Int)? {
+    /// The header at `at` in `bytes` (whole there), or the connection error that refuses it:
+    /// an unknown type, a length over ``maxPayloadSize``, the reserved stream bit. The one
+    /// reading of a header: ``next()`` throws its error, the frames cut on arrival stop at it.
+    private func header(_ bytes: UnsafeBufferPointer<UInt8>, at: Int) throws(PhotoLibError) -> (type: FrameType, flags: FrameFlags, stream: UInt32, length: Int) {
         let length = Int(bytes[at]) << 24 | Int(bytes[at + 1]) << 16 | Int(bytes[at + 2]) << 8 | Int(bytes[at + 3])
+        let rawType = bytes[at + 4]
         let stream = UInt32(bytes[at + 6]) << 24 | UInt32(bytes[at + 7]) << 16 | UInt32(bytes[at + 8]) << 8 | UInt32(bytes[at + 9])
-        guard let type = FrameType(rawValue: bytes[at + 4]), length <= maxPayloadSize, stream <= Frame.maxStreamID else { return nil }
+        guard let type = FrameType(rawValue: rawType) else {
+            throw PhotoLibError(.invalidArgument, "unknown frame type \(rawType) (known types are 1…9, see docs/PROTOCOL.md)", reason: .protocolViolation)
+        }
+        guard length <= maxPayloadSize else {
+            throw PhotoLibError(.resourceExhausted, "\(type) frame of \(length) bytes exceeds the maximum frame size of \(maxPayloadSize) bytes", reason: .protocolViolation)
+        }
+        guard stream <= Frame.maxStreamID else {
+            throw PhotoLibError(.invalidArgument, "stream id \(stream) has the reserved top bit set", reason: .protocolViolation)
+        }
         return (type, FrameFlags(rawValue: bytes[at + 5]), stream, length)
     }
 
@@ -132,7 +147,7 @@ public struct FrameDecoder: Sendable {
             buffer.append(contentsOf: UnsafeBufferPointer(rebasing: rest[..<take]))
             rest = UnsafeBufferPointer(rebasing: rest[take...])
             guard buffer.count - readIndex == Frame.headerSize,
-                let header = buffer.withUnsafeBufferPointer({ acceptedHeader($0, at: readIndex) })
+                let header = buffer.withUnsafeBufferPointer({ try? self.header($0, at: readIndex) })
             else { return rest }
             readIndex += Frame.headerSize
             state = .waitingForPayload(type: header.type, flags: header.flags, stream: header.stream, length: header.length)
@@ -174,22 +189,9 @@ public struct FrameDecoder: Sendable {
             switch state {
             case .waitingForHeader:
                 guard buffer.count - readIndex >= Frame.headerSize else { return nil }
-                let h = readIndex
-                let length = Int(buffer[h]) << 24 | Int(buffer[h + 1]) << 16 | Int(buffer[h + 2]) << 8 | Int(buffer[h + 3])
-                let rawType = buffer[h + 4]
-                let flags = FrameFlags(rawValue: buffer[h + 5])
-                let stream = UInt32(buffer[h + 6]) << 24 | UInt32(buffer[h + 7]) << 16 | UInt32(buffer[h + 8]) << 8 | UInt32(buffer[h + 9])
-                guard let type = FrameType(rawValue: rawType) else {
-                    throw PhotoLibError(.invalidArgument, "unknown frame type \(rawType) (known types are 1…9, see docs/PROTOCOL.md)", reason: .protocolViolation)
-                }
-                guard length <= maxPayloadSize else {
-                    throw PhotoLibError(.resourceExhausted, "\(type) frame of \(length) bytes exceeds the maximum frame size of \(maxPayloadSize) bytes", reason: .protocolViolation)
-                }
-                guard stream <= Frame.maxStreamID else {
-                    throw PhotoLibError(.invalidArgument, "stream id \(stream) has the reserved top bit set", reason: .protocolViolation)
-                }
+                let header = try buffer.withUnsafeBufferPointer { (bytes) throws(PhotoLibError) in try self.header(bytes, at: readIndex) }
                 readIndex += Frame.headerSize
-                state = .waitingForPayload(type: type, flags: flags, stream: stream, length: length)
+                state = .waitingForPayload(type: header.type, flags: header.flags, stream: header.stream, length: header.length)
             case let .waitingForPayload(type, flags, stream, length):
                 // A payload being gathered is handed to `ready` by `append` once whole.
                 if fillingPayload { return nil }
