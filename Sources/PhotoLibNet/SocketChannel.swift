@@ -9,7 +9,9 @@ import Darwin
 
 /// A connected non-blocking socket whose state lives on a Dispatch queue: bytes in, bytes out.
 ///
-/// Everything happens on ``queue``: reads are delivered to ``onRead``, writes queue in an
+/// Everything happens on ``queue`` (the channel's alone: ``isOnQueue`` reads a mark on it):
+/// reads are delivered to ``onReadInPlace`` (the loop's read buffer itself, valid for the
+/// call) or else to ``onRead`` (a copy), writes queue in an
 /// outbound buffer drained when the socket is writable, and ``onClose`` runs once. Writing to
 /// a peer that has gone away never raises `SIGPIPE` (`MSG_NOSIGNAL`).
 ///

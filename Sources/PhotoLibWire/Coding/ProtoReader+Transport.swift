@@ -1,8 +1,9 @@
 import PhotoLibCore
 
-// The CALL payload read by `ProtoReader`: the server reads one per call, where protobuf-c's
-// unpack, the copies out of its struct and its free cost more than a method name and a
-// deadline.
+// Transport messages read once per call without protobuf-c where it can be: the CALL payload
+// by `ProtoReader` (the server reads one per call, where protobuf-c's unpack, the copies out
+// of its struct and its free cost more than a method name and a deadline), and the empty
+// STATUS that ends most calls. Each type's `decoded(_:)` is its `WireMessage.decoded` witness.
 
 extension Wire.CallStart {
     /// The call start in `bytes` read straight into values, or `nil` for anything the reader
@@ -25,6 +26,15 @@ extension Wire.CallStart {
     /// otherwise by the generated codec.
     public static func decoded(_ bytes: [UInt8]) throws(PhotoLibError) -> Self {
         if let call = Self(reading: bytes) { return call }
+        return try Self(decoding: bytes)
+    }
+}
+
+extension Wire.Status {
+    /// Decodes a STATUS payload: the empty one (OK, every field at its default: most calls
+    /// end so) without the generated codec.
+    public static func decoded(_ bytes: [UInt8]) throws(PhotoLibError) -> Self {
+        if bytes.isEmpty { return Self() }
         return try Self(decoding: bytes)
     }
 }

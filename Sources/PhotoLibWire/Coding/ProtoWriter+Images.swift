@@ -3,7 +3,7 @@
 
 extension Wire.ImageRequest {
     /// The same bytes as ``encoded()``, written straight from the values.
-    /// `ProtoWriterTests` compare the two.
+    /// `ImagePartReadingTests` compare the two.
     public func encodedDirectly() -> [UInt8] {
         var writer = ProtoWriter(capacity: 48 + assetIdentifier.utf8.count)
         writer.string(1, assetIdentifier)

@@ -560,7 +560,7 @@ public struct ConnectionStateMachine: Sendable {
         case .status:
             guard frame.streamID != 0 else { throw violation("STATUS on stream 0") }
             // The usual STATUS, OK with nothing else, is an empty message.
-            let status = frame.payload.isEmpty ? Wire.Status() : try Wire.Status(decoding: frame.payload)
+            let status = try Wire.Status.decoded(frame.payload)
             guard forget(frame.streamID) else { return }
             pendingEvents.append(.status(stream: frame.streamID, status))
             closeIfDrained()
