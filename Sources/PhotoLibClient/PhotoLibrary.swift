@@ -24,11 +24,16 @@ public final class PhotoLibrary: Sendable {
     /// A task executor that runs tasks on this connection's serial queue, where result
     /// handlers run: a task that prefers it and awaits this library's calls is resumed in the
     /// turn that read the answer, without waking a thread, and its next request leaves with
-    /// that turn's writes. It makes the async API about as cheap as result handlers.
+    /// that turn's writes. It makes the async API about as cheap as result handlers, for a task
+    /// that prefers it for its whole life (a preference scoped around a single call gains
+    /// nothing: the task hops back to Swift's pool when the scope ends):
     ///
     /// ```swift
-    /// let image = try await withTaskExecutorPreference(library.taskExecutor) {
-    ///     try await library.imageManager.image(forAssetIdentifier: id, targetSize: size)
+    /// let loader = Task(executorPreference: library.taskExecutor) {
+    ///     for id in identifiers {
+    ///         let image = try await library.imageManager.image(forAssetIdentifier: id, targetSize: size)
+    ///         thumbnails.append(image)   // quick work only: this runs on the connection's queue
+    ///     }
     /// }
     /// ```
     ///

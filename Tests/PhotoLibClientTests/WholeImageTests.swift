@@ -58,13 +58,13 @@ final class WholeImageTests: XCTestCase {
     }
 
     func testAWholeImageThatBreaksThePartsRulesFailsTheRequest() async throws {
-        let cases: [(String, (UInt32) -> [[UInt8]])] = [
-            ("a byte count that is not the data's", { [self] _ in [whole(Self.jpeg, byteCount: Self.jpeg.count + 1, index: 0, degraded: false, isFinal: true)] }),
-            ("a whole image inside another image", { [self] _ in
-                [Wire.ImageResponse(part: .start(Wire.ImageStart(width: 1, height: 1, byteCount: 10, imageIndex: 0))).encoded(),
-                 whole(Self.jpeg, index: 0, degraded: false, isFinal: true)]
-            }),
-            ("no start", { _ in [Wire.ImageResponse(part: .whole(Wire.ImageWhole(data: Self.jpeg, isFinal: true))).encoded()] }),
+        let cases: [(String, [[UInt8]])] = [
+            ("a byte count that is not the data's", [whole(Self.jpeg, byteCount: Self.jpeg.count + 1, index: 0, degraded: false, isFinal: true)]),
+            ("a whole image inside another image", [
+                Wire.ImageResponse(part: .start(Wire.ImageStart(width: 1, height: 1, byteCount: 10, imageIndex: 0))).encoded(),
+                whole(Self.jpeg, index: 0, degraded: false, isFinal: true),
+            ]),
+            ("no start", [Wire.ImageResponse(part: .whole(Wire.ImageWhole(data: Self.jpeg, isFinal: true))).encoded()]),
         ]
         for (what, messages) in cases {
             let peer = try ScriptedServer()
@@ -72,7 +72,7 @@ final class WholeImageTests: XCTestCase {
             defer { library.close() }
             let image = Task { try await library.imageManager.image(forAssetIdentifier: "A/L0/001", targetSize: PixelSize(width: 64, height: 64)) }
             let stream = try await acceptCall(peer)
-            for payload in messages(stream) { peer.raw.send(Frame(.message, stream: stream, payload: payload)) }
+            for payload in messages { peer.raw.send(Frame(.message, stream: stream, payload: payload)) }
             peer.raw.send(Frame(.status, stream: stream, payload: Wire.Status(code: .ok).encoded()))
             do {
                 let delivered = try await image.value

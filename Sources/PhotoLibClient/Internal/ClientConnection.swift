@@ -140,7 +140,7 @@ final class ClientConnection: @unchecked Sendable {
         if tls == nil {
             channel.onReadInPlace = { [weak self] bytes in self?.received(bytes) }
         } else {
-            channel.onRead = { [weak self] bytes in self?.receivedFromSocket(bytes) }
+            channel.onRead = { [weak self] bytes in self?.receivedThroughTLS(bytes) }
         }
         let resumedTasks = self.resumedTasks
         channel.holdsWrites = { resumedTasks.waiting }
@@ -456,9 +456,10 @@ final class ClientConnection: @unchecked Sendable {
 
     // MARK: Receiving
 
-    /// Socket bytes: through TLS when it is on (a TLS failure ends the connection with its
-    /// message), else straight to the state machine.
-    private func receivedFromSocket(_ bytes: [UInt8]) {
+    /// Socket bytes of a TLS connection (plain TCP hands the loop's buffer to ``received(_:)``
+    /// directly, ``SocketChannel/onReadInPlace``): decrypted, then to the state machine; a TLS
+    /// failure ends the connection with its message.
+    private func receivedThroughTLS(_ bytes: [UInt8]) {
         guard let tls else { return received(bytes) }
         do throws(TLSError) {
             let plaintext = try tls.receive(bytes)

@@ -40,22 +40,19 @@ struct ImageAssembly {
             progress?(.receiving(received: buffer.count, total: Int(start.byteCount)))
         case .whole(let whole):
             guard current == nil else { throw PhotoLibError(.internalError, "a whole image came before the previous one ended", reason: .protocolViolation) }
-            guard let start = whole.start, start.byteCount == UInt64(whole.data.count) else {
-                throw PhotoLibError(
-                    .internalError, "a whole image announces \(whole.start?.byteCount ?? 0) bytes and carries \(whole.data.count)",
-                    reason: .protocolViolation)
+            guard let start = whole.start else {
+                throw PhotoLibError(.internalError, "a whole image came without its start", reason: .protocolViolation)
+            }
+            guard start.byteCount == UInt64(whole.data.count) else {
+                throw PhotoLibError(.internalError, "a whole image announces \(start.byteCount) bytes and carries \(whole.data.count)", reason: .protocolViolation)
             }
             progress?(.receiving(received: whole.data.count, total: whole.data.count))
-            return DeliveredImage(
-                data: whole.data, uniformTypeIdentifier: start.uniformTypeIdentifier, width: Int(start.width), height: Int(start.height),
-                isDegraded: start.degraded, isFinal: whole.isFinal)
+            return DeliveredImage(start, data: whole.data, isFinal: whole.isFinal)
         case .end(let end):
             guard let start = current, start.imageIndex == end.imageIndex, UInt64(buffer.count) == start.byteCount else {
                 throw PhotoLibError(.internalError, "image \(end.imageIndex) ended with \(buffer.count) of \(current?.byteCount ?? 0) bytes", reason: .protocolViolation)
             }
-            let image = DeliveredImage(
-                data: buffer, uniformTypeIdentifier: start.uniformTypeIdentifier, width: Int(start.width), height: Int(start.height),
-                isDegraded: start.degraded, isFinal: end.isFinal)
+            let image = DeliveredImage(start, data: buffer, isFinal: end.isFinal)
             current = nil
             buffer = []
             return image
@@ -66,5 +63,14 @@ struct ImageAssembly {
     /// Checks that the stream did not end in the middle of an image.
     func checkComplete() throws(PhotoLibError) {
         if current != nil { throw PhotoLibError(.dataLoss, "the image stream ended in the middle of an image") }
+    }
+}
+
+extension DeliveredImage {
+    /// The image `start` announced, with its bytes.
+    init(_ start: Wire.ImageStart, data: [UInt8], isFinal: Bool) {
+        self.init(
+            data: data, uniformTypeIdentifier: start.uniformTypeIdentifier, width: Int(start.width), height: Int(start.height),
+            isDegraded: start.degraded, isFinal: isFinal)
     }
 }
