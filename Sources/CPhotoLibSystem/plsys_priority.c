@@ -10,7 +10,13 @@ int CPhotoLibSystem_lower_thread_priority(int niceness) {
 #if defined(__linux__)
     /* On Linux a nice value belongs to a thread: PRIO_PROCESS with a thread id sets that
        thread's alone. */
-    return setpriority(PRIO_PROCESS, (id_t)gettid(), niceness);
+    id_t thread = (id_t)gettid();
+    errno = 0;
+    int current = getpriority(PRIO_PROCESS, thread);
+    if (current == -1 && errno != 0) return -1;
+    /* Already that nice or nicer (a server started with `nice`): kept, never raised. */
+    if (current >= niceness) return 0;
+    return setpriority(PRIO_PROCESS, thread, niceness);
 #else
     (void)niceness;
     return 0;

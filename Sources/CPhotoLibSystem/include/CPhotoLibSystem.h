@@ -16,7 +16,8 @@ int CPhotoLibSystem_limit_malloc_arenas(int count);
 /// fsync does). Returns 0, or -1 with errno; elsewhere than Linux it does nothing and returns 0.
 int CPhotoLibSystem_start_writeback(int descriptor, long long offset, long long count);
 
-/// Gives the calling thread the nice value `niceness` (Linux setpriority on its thread id):
+/// Gives the calling thread at least the nice value `niceness` (Linux setpriority on its
+/// thread id; a thread already nicer, as under `nice -n 15`, keeps its own):
 /// with 10, the scheduler gives it about a tenth of a core that other threads want too, so
 /// background work yields to serving. A thread without privileges cannot lower its nice
 /// value again: call it on threads that do only such work. Returns 0, or -1 with errno;

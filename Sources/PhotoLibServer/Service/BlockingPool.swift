@@ -28,7 +28,7 @@ final class BlockingPool: @unchecked Sendable {
     let concurrency: Int
     /// How long a thread waits for work before it ends (seconds).
     let idleTimeout: TimeInterval
-    /// The nice value its threads take when they start (0: the process's): 10 for background
+    /// The nice value its threads take at least when they start (0: the process's): 10 for background
     /// work that should yield the CPU to serving (see `CPhotoLibSystem_lower_thread_priority`).
     let niceness: Int32
     /// Guards the queue and the thread counts, and wakes idle threads when work arrives (a

@@ -77,7 +77,7 @@ final class BlockingPoolTests: XCTestCase {
         XCTAssertEqual(order.withLock { $0 }, Array(0..<2000))
     }
 
-    /// A pool for background work runs it at its nice value; a default pool's thread keeps
+    /// A pool for background work runs it at least at its nice value; a default pool's thread keeps
     /// the one it inherits from the thread that started it (Linux keeps a nice value per
     /// thread, `getpriority` of 0 is this thread's; Dispatch gives its threads one by QoS).
     func testAPoolsThreadsRunAtItsNiceValue() async throws {
@@ -88,7 +88,7 @@ final class BlockingPoolTests: XCTestCase {
         let background = BlockingPool(name: "test.background", concurrency: 1, niceness: 10)
         let lowered = try await niceness(background)
         let plain = try await niceness(BlockingPool(name: "test.pool", concurrency: 1))
-        XCTAssertEqual(lowered, 10)
+        XCTAssertEqual(lowered, max(10, process), "10, or the process's own when it already runs nicer")
         XCTAssertEqual(plain, process)
         XCTAssertEqual(getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0), process, "the caller's own thread keeps its priority")
     }
