@@ -73,7 +73,7 @@ struct ImageSource: Sendable, Hashable {
 /// holds, and knows nothing of requests' arrival times or of inotify.
 final class ImageSourceResolver: @unchecked Sendable {
     private let library: PhotoLibrary
-    /// Guards ``sources``, ``files`` and ``lastVersionCheck``. Never held during a store call
+    /// Guards ``sources``, ``files``, ``lastVersionCheck`` and ``sourcesMade``. Never held during a store call
     /// (the store takes the library's lock), so the two locks never nest; held across the
     /// `stat` and the non-blocking inotify read of ``FileIdentityCache``. An `NSLock` because
     /// the caches are classes with unsendable state.
@@ -83,6 +83,9 @@ final class ImageSourceResolver: @unchecked Sendable {
     /// The last `PRAGMA data_version` read and when (uptime nanoseconds, taken just before
     /// reading it): a request that arrived before then can use it instead of reading again.
     private var lastVersionCheck: (at: UInt64, dataVersion: Int)?
+    /// Sources made so far rather than handed out again (visible to tests: equal sources
+    /// compare equal whether remembered or made anew).
+    private var sourcesMade = 0
 
     /// A resolver for `library`'s assets, watching files under its directory.
     init(library: PhotoLibrary) {
@@ -159,7 +162,10 @@ final class ImageSourceResolver: @unchecked Sendable {
         }
         let version = "\(current.sha256).\(records.generation).\(file.size)-\(file.modificationTime)-\(file.inode)"
         let source = ImageSource(current: current, original: original, contentVersion: version)
-        locked { sources.remember(identifier, source: source, file: file, generation: generation, stamp: stamp) }
+        locked {
+            sourcesMade += 1
+            sources.remember(identifier, source: source, file: file, generation: generation, stamp: stamp)
+        }
         return source
     }
 
@@ -198,6 +204,9 @@ final class ImageSourceResolver: @unchecked Sendable {
 
     /// `stat` calls made so far (what the caches save is visible to tests).
     var statCount: Int { locked { files.statCount } }
+
+    /// ``sourcesMade``, read under the lock.
+    var madeSourceCount: Int { locked { sourcesMade } }
 
     /// The error for an asset with no photo to render, or none at all (or, for a limited
     /// client, one outside its selection: the same words).

@@ -59,6 +59,7 @@ struct ImageSourceTests {
         let asset = try library.addPhoto(try Fixtures.uniqueJPEG(2), metadata: ImageSourceTests.metadata).asset.localIdentifier
         let first = try sources.imageSource(forAsset: asset)
         #expect(try sources.imageSource(forAsset: asset) == first, "nothing changed: the remembered source")
+        #expect(sources.madeSourceCount == 1, "handed out again, not made anew")
         // The same rows, another file under the path (what a disk repair or a stray write
         // would leave): its identity is not the one the source was made from.
         let handle = try #require(FileHandle(forWritingAtPath: first.current.path))
@@ -68,7 +69,9 @@ struct ImageSourceTests {
         let changed = try sources.imageSource(forAsset: asset, receivedAt: DispatchTime.now().uptimeNanoseconds)
         #expect(changed.contentVersion != first.contentVersion)
         #expect(changed.current == first.current, "the same rows")
+        #expect(sources.madeSourceCount == 2, "made once for the changed file")
         #expect(try sources.imageSource(forAsset: asset) == changed, "the new source is the one remembered")
+        #expect(sources.madeSourceCount == 2, "the new source is handed out again, not made anew")
     }
 
     @Test("this instance's own commit moves it too, and a purged asset is not found")
