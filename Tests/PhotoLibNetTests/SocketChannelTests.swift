@@ -256,7 +256,13 @@ final class SocketChannelTests: XCTestCase {
         hold.append([1])
         pair.channel.submit { [channel = pair.channel] in channel.write(Array("more".utf8)) }
         hold.removeAll()
-        pair.channel.queue.sync { [channel = pair.channel] in channel.turn { channel.sendHeldWrites() } }
+        pair.channel.queue.sync { [channel = pair.channel] in
+            channel.turn {
+                channel.sendHeldWrites()
+                // Within a turn they wait for its end (its writes leave in one send).
+                self.assertNothingArrives(pair)
+            }
+        }
         XCTAssertEqual(String(decoding: read(pair.peer, count: 4), as: UTF8.self), "more")
         pair.channel.queue.sync { pair.channel.close() }
     }

@@ -118,7 +118,7 @@ final class ImageCacheMemory: @unchecked Sendable {
     }
 
     /// The image for `key` as encoded response messages in `form` (made by `encode` on first
-    /// use and kept with the image, within the budget), marking it recently used; on a miss,
+    /// use and kept with the image, within the budget), marking it used; on a miss,
     /// `key`'s content version is noted for its asset (``noteContentVersion(asset:version:)``).
     /// One hold of the lock for the look-up and the note (the fast path asks ``holdsAny(asset:)``
     /// first, in a hold of its own, to keep a sure miss off the library).

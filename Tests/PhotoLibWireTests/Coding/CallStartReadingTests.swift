@@ -22,7 +22,6 @@ final class CallStartReadingTests: XCTestCase {
         let withMetadata = Wire.CallStart(method: PhotoLibraryMethods.requestImage.path, timeoutMs: 5, metadata: [Wire.MetadataEntry(key: "k", value: "v")])
         XCTAssertNil(Wire.CallStart(reading: withMetadata.encoded()), "metadata is the generated decoder's")
         XCTAssertEqual(try Wire.CallStart.decoded(withMetadata.encoded()), withMetadata)
-        func field(_ number: UInt8, _ body: [UInt8]) -> [UInt8] { [number << 3 | 2, UInt8(body.count)] + body }
         let shapes: [(String, [UInt8])] = [
             ("an unknown field", [0x20, 0x01]),
             ("the method twice", field(1, [0x41]) + field(1, [0x42])),

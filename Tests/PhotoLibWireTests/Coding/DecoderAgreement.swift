@@ -33,3 +33,9 @@ func assertDecodersAgreeOnCutAndDamaged<Message: WireMessage & Equatable>(
         assertDecodersAgree(type, damaged, "\(what) damaged round \(round)", file: file, line: line)
     }
 }
+
+/// A length-delimited field `number` holding `body` (shorter than 128 bytes), for hand-built
+/// messages.
+func field(_ number: UInt8, _ body: [UInt8]) -> [UInt8] {
+    [number << 3 | 2, UInt8(body.count)] + body
+}

@@ -48,7 +48,6 @@ final class ImagePartReadingTests: XCTestCase {
         XCTAssertNil(Wire.ImageResponse(readingPart: progress.encoded()))
         XCTAssertEqual(try Wire.ImageResponse.decoded(progress.encoded()), progress)
         XCTAssertNil(Wire.ImageResponse(readingPart: []), "no part at all")
-        func field(_ number: UInt8, _ body: [UInt8]) -> [UInt8] { [number << 3 | 2, UInt8(body.count)] + body }
         let start = Wire.ImageStart(width: 5, height: 7, byteCount: 9, uniformTypeIdentifier: "public.jpeg").encoded()
         let shapes: [(String, [UInt8])] = [
             ("no part", []),
@@ -118,7 +117,6 @@ final class ImagePartReadingTests: XCTestCase {
             wantsProgress: true, requestID: 77, bypassCache: true, acceptsWholeImages: true
         ).encoded()
         assertDecodersAgreeOnCutAndDamaged(Wire.ImageRequest.self, bytes, rounds: 3000, "a request")
-        func field(_ number: UInt8, _ body: [UInt8]) -> [UInt8] { [number << 3 | 2, UInt8(body.count)] + body }
         let shapes: [(String, [UInt8])] = [
             ("an unknown field", [0x68, 0x01]),
             ("whole images accepted twice", [0x60, 0x01, 0x60, 0x01]),

@@ -44,7 +44,6 @@ final class ProtoReaderTests: XCTestCase {
         XCTAssertEqual(try Wire.FetchResultObjectsResponse.decoded(collections.encoded()), collections)
 
         let asset = Wire.Asset(localIdentifier: "A/L0/001", pixelWidth: 5).encoded()
-        func field(_ number: UInt8, _ body: [UInt8]) -> [UInt8] { [number << 3 | 2, UInt8(body.count)] + body }
         let shapes: [(String, [UInt8])] = [
             ("an unknown field in the page", [0x30, 0x01] + field(2, asset)),
             ("an unknown field in an asset", field(2, asset + [0x80, 0x01, 0x01])),
