@@ -605,6 +605,10 @@ final class ServerConnection: @unchecked Sendable {
                     if !queued { stream.pending.append(next) }
                     return
                 }
+                // Sending can close the connection (the peer gone: a failed `send` closes the
+                // channel at once), which abandons every stream, this one's queue and
+                // continuations included: nothing is left to take or resume.
+                if isClosed { return }
                 if queued { stream.pending.removeFirst() }
             }
             next.continuation?.resume()
