@@ -233,8 +233,7 @@ extension PhotoLibCommand {
                 await withTaskGroup(of: Void.self) { group in
                     for worker in 0..<concurrency {
                         let manager = managers[worker % managers.count]
-                        let preferred = executor == .connection ? libraries[worker % libraries.count].taskExecutor : nil
-                        group.addTask(executorPreference: preferred) {
+                        let work: @Sendable () async -> Void = {
                             var now = BenchState.now()
                             while let index = state.next(now: now) {
                                 let begin = now
@@ -255,6 +254,14 @@ extension PhotoLibCommand {
                                     state.fail(error)
                                 }
                             }
+                        }
+                        // A task given a preference of `nil` still carries a preference record,
+                        // which Swift's runtime looks up under the task's status lock on every
+                        // resume: the pool's figure is of plain tasks, as an application makes.
+                        if executor == .connection {
+                            group.addTask(executorPreference: libraries[worker % libraries.count].taskExecutor, operation: work)
+                        } else {
+                            group.addTask(operation: work)
                         }
                     }
                 }
