@@ -60,4 +60,34 @@ static inline void CSQLite_enable_defensive(sqlite3 *db) {
 #endif
 }
 
+// MARK: The WAL-index header
+//
+// In WAL mode every commit, by any connection of any process, rewrites the WAL-index header
+// in the `-shm` file that each connection maps (the header's change counter, last frame,
+// salts and checksum move; the copy at offset 0 is written last, once the commit is
+// visible to new readers). Reading it through the mapping SQLite's own VFS made for the
+// connection costs no lock and no system call, where starting a read transaction (what
+// `PRAGMA data_version` does) takes a shared-memory lock with `fcntl`. The format is SQLite's
+// documented, stable on-disk format for the `-shm` file.
+// Related SQLite documentation: https://www.sqlite.org/walformat.html#the_wal_index_header
+// and https://www.sqlite.org/c3ref/io_methods.html (xShmMap)
+
+/// Copies the first 48-byte copy of the WAL-index header of `db`'s main database into
+/// `out` (six 64-bit words) through the VFS's own mapping of region 0, and returns 1; returns
+/// 0 (and leaves `out` alone) when the VFS has no shared memory or none is mapped yet. A
+/// copy taken while a commit rewrites the header may mix old and new bytes: it then equals
+/// neither reading, which a caller comparing readings treats as a change.
+static inline int CSQLite_copy_wal_index_header(sqlite3 *db, unsigned long long out[6]) {
+    sqlite3_file *file = 0;
+    if (sqlite3_file_control(db, "main", SQLITE_FCNTL_FILE_POINTER, &file) != SQLITE_OK || file == 0) return 0;
+    const struct sqlite3_io_methods *methods = file->pMethods;
+    if (methods == 0 || methods->iVersion < 2 || methods->xShmMap == 0) return 0;
+    volatile void *region = 0;
+    if (methods->xShmMap(file, 0, 32768, 0, &region) != SQLITE_OK || region == 0) return 0;
+    const volatile unsigned long long *header = (const volatile unsigned long long *)region;
+    for (int index = 0; index < 6; index++) out[index] = header[index];
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    return 1;
+}
+
 #endif

@@ -128,6 +128,19 @@ final class Database {
         try prepare("PRAGMA data_version").firstRow { $0.int(0) } ?? 0
     }
 
+    /// The WAL-index header as this connection's mapping of the `-shm` file shows it now: it
+    /// changes with every commit by any connection (SQLite's file format, see
+    /// `CSQLite_copy_wal_index_header`), and reading it takes no lock and no system call.
+    /// `nil` before the connection has mapped the WAL-index (call it after a read).
+    func walIndexHeader() -> WALIndexHeader? {
+        var words: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0)
+        let copied = withUnsafeMutableBytes(of: &words) { raw in
+            CSQLite_copy_wal_index_header(handle, raw.baseAddress!.assumingMemoryBound(to: UInt64.self))
+        }
+        guard copied == 1 else { return nil }
+        return WALIndexHeader(words: words)
+    }
+
     // MARK: Transactions
 
     /// Runs `body` in a write transaction and commits it, or rolls back if `body` throws.

@@ -14,7 +14,10 @@ import Synchronization
 ///   never the cooperative pool or an I/O queue).
 /// - **The version connection** answers `PRAGMA data_version`, which moves whenever another
 ///   connection commits — the writer or another process (`photolibd import`) — under its own
-///   lock, so polling it never waits for a write or a read.
+///   lock, so polling it never waits for a write or a read. It asks only when the WAL-index
+///   header (in the `-shm` mapping, read with no lock or system call) changed since its last
+///   answer: every commit, by any process, rewrites that header before it is visible, so an
+///   unchanged header means the last answer still holds.
 ///
 /// Every connection keeps its own statement cache. With `readerCount` 0 reads share the
 /// writer and its lock (one connection, as before the pool; kept to measure the
@@ -39,8 +42,15 @@ final class DatabasePool: @unchecked Sendable {
     private var opened = 0
     /// The connection `PRAGMA data_version` is read on; use only holding ``versionLock``.
     private let version: Database
-    /// Serializes use of ``version``: held for one `PRAGMA`. A leaf lock.
+    /// Serializes use of ``version`` and ``lastVersion``: held for one `PRAGMA`, or one
+    /// reading of the WAL-index header. A leaf lock.
     private let versionLock = NSLock()
+    /// The last `PRAGMA data_version` answer, and the WAL-index header read just before it
+    /// was asked (a commit in between only makes the next check ask again).
+    private var lastVersion: (header: WALIndexHeader, version: Int)?
+    /// How many times ``dataVersion()`` ran the `PRAGMA` (visible to tests: the header check
+    /// must save it while nothing commits, and must not while something does).
+    private var versionQueryCount = 0
     /// How many write transactions the writer committed.
     private let commits = Atomic<Int>(0)
 
@@ -66,10 +76,28 @@ final class DatabasePool: @unchecked Sendable {
 
     /// `PRAGMA data_version` on the version connection: moves with every commit by any other
     /// connection, this pool's writer included.
+    ///
+    /// The `PRAGMA` runs only when the WAL-index header changed since the last one: the
+    /// header is read first, so a commit landing between the reading and the `PRAGMA` leaves
+    /// a header older than the answer, and the next call asks again. (An unchanged header
+    /// means no commit was published in between, by this process or another.)
     func dataVersion() throws(PhotoLibError) -> Int {
         versionLock.lock()
         defer { versionLock.unlock() }
-        return try version.dataVersion()
+        // Only once a read has mapped the WAL-index: before, the mapping would be made here.
+        let header = versionQueryCount > 0 ? version.walIndexHeader() : nil
+        if let header, let last = lastVersion, last.header == header { return last.version }
+        let answer = try version.dataVersion()
+        versionQueryCount += 1
+        lastVersion = header.map { ($0, answer) }
+        return answer
+    }
+
+    /// ``versionQueryCount`` read under its lock.
+    var dataVersionQueryCount: Int {
+        versionLock.lock()
+        defer { versionLock.unlock() }
+        return versionQueryCount
     }
 
     /// Runs `body` with exclusive use of the writer, outside any transaction (migrations and

@@ -149,18 +149,24 @@ public final class PhotoLibrary: @unchecked Sendable {
 
     /// A number that changes whenever any connection — this instance's writer, another
     /// instance, or another process such as `photolibd import` — commits a change. Cheap
-    /// enough to poll: one `PRAGMA` on a connection of its own, never waiting for a write.
+    /// enough to poll: a reading of the WAL-index header, and one `PRAGMA` on a connection of
+    /// its own when that changed, never waiting for a write.
     public func dataVersion() throws(PhotoLibError) -> Int {
         try pool.dataVersion() &+ pool.localCommitCount
     }
 
-    /// `PRAGMA data_version` on the pool's version connection (one query): it moves with
+    /// `PRAGMA data_version` on the pool's version connection (asked only when the WAL-index
+    /// header changed since its last answer, see ``DatabasePool``): it moves with
     /// every commit, by this instance or any other connection. A caller that reuses it for a
     /// while adds ``localCommitCount`` fresh each time, so this instance's own commits count
     /// at once.
     public func externalDataVersion() throws(PhotoLibError) -> Int {
         try pool.dataVersion()
     }
+
+    /// How many times ``dataVersion()`` and ``externalDataVersion()`` asked SQLite rather
+    /// than finding the WAL-index header unchanged (for tests).
+    var dataVersionQueryCount: Int { pool.dataVersionQueryCount }
 
     /// How many transactions this instance has committed (no query).
     public var localCommitCount: Int { pool.localCommitCount }

@@ -129,6 +129,34 @@ struct PhotoLibraryImportTests {
         #expect(again == .alreadyPresent(try #require(try importer.asset(withIdentifier: outcome.asset.localIdentifier))))
     }
 
+    @Test("dataVersion asks SQLite again only once something committed, in either instance")
+    func dataVersionAsksOnlyAfterACommit() throws {
+        let temp = try TestDirectory()
+        defer { temp.cleanUp() }
+        let server = try PhotoLibrary.open(at: temp.library)
+        let importer = try PhotoLibrary.open(at: temp.library)
+        // The first answers ask: the WAL-index is mapped by the first read, and its header
+        // is remembered with the answer after it.
+        let before = try server.externalDataVersion()
+        #expect(try server.externalDataVersion() == before)
+        let asked = server.dataVersionQueryCount
+        for _ in 0..<5 { #expect(try server.externalDataVersion() == before) }
+        #expect(server.dataVersionQueryCount == asked)
+
+        // Another instance's commit (another connection, as another process's would be).
+        let outcome = try importer.addPhoto(try SamplePhotos.bytes(2), metadata: SamplePhotos.metadata())
+        let afterImport = try server.externalDataVersion()
+        #expect(afterImport != before)
+        #expect(server.dataVersionQueryCount == asked + 1)
+        #expect(try server.externalDataVersion() == afterImport)
+        #expect(server.dataVersionQueryCount == asked + 1)
+
+        // This instance's own writer: its connection is another one than the version's.
+        try server.setFavorite(true, forAssets: [outcome.asset.localIdentifier])
+        #expect(try server.externalDataVersion() != afterImport)
+        #expect(server.dataVersionQueryCount == asked + 2)
+    }
+
     @Test("bad photos and metadata are refused with errors naming the problem")
     func badImports() throws {
         let temp = try TestDirectory()

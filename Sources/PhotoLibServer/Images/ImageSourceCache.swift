@@ -11,10 +11,14 @@ final class ImageSourceCache {
     /// What is remembered of an asset: its rows, and the last source made from them with
     /// the identity of the file it was made from and the ``FileIdentityCache`` generation
     /// that identity is remembered under, if it is (``ImageSourceResolver`` hands the
-    /// source out again while that file is unchanged).
-    struct Entry {
-        var records: ImageSourceRecords
+    /// source out again while that file is unchanged). A class: a look-up hands out one
+    /// reference, not a copy of every row (the cached-image fast path looks one up per request).
+    final class Entry {
+        let records: ImageSourceRecords
         var made: (source: ImageSource, file: FileIdentity, generation: Int?)?
+        init(records: ImageSourceRecords) {
+            self.records = records
+        }
     }
 
     /// At most this many assets are remembered; the cache starts over beyond it.

@@ -65,10 +65,12 @@ struct ImageSource: Sendable, Hashable {
 ///
 /// The rows are remembered until the database changes (any commit, in any process), and the
 /// file's identity until inotify reports a change under the library (``FileIdentityCache``),
-/// so a repeated request costs one `PRAGMA data_version` and one empty read of the inotify
-/// queue. (inotify cannot stand in for the PRAGMA: a commit's WAL write queues its event
-/// before the fsync and the WAL-index update through `mmap` that make it visible, which raise
-/// none, so a reading taken in between would be kept, stale, until some later event.) These
+/// so a batch of repeated requests costs one database version check (a reading of the
+/// WAL-index header, and a `PRAGMA data_version` only when a commit changed it) and one empty
+/// read of the inotify queue. (inotify cannot stand in for the version: a commit's WAL write
+/// queues its event before the fsync and the WAL-index update through `mmap` that make it
+/// visible, which raise none, so a reading taken in between would be kept, stale, until some
+/// later event. The header itself is that update.) These
 /// caches belong to the image server, not the store: the store answers what the database
 /// holds, and knows nothing of requests' arrival times or of inotify.
 final class ImageSourceResolver: @unchecked Sendable {
@@ -80,7 +82,7 @@ final class ImageSourceResolver: @unchecked Sendable {
     private let lock = NSLock()
     private let sources = ImageSourceCache()
     private let files: FileIdentityCache
-    /// The last `PRAGMA data_version` read and when (uptime nanoseconds, taken just before
+    /// The last database version read and when (uptime nanoseconds, taken just before
     /// reading it): a request that arrived before then can use it instead of reading again.
     private var lastVersionCheck: (at: UInt64, dataVersion: Int)?
     /// Sources made so far rather than handed out again (visible to tests: equal sources
@@ -114,19 +116,7 @@ final class ImageSourceResolver: @unchecked Sendable {
     /// A source made before is handed out again while its rows are still valid and its
     /// file's identity is the one it was made from: a repeated request builds no version text.
     func imageSource(forValidAsset identifier: String, receivedAt: UInt64?) throws(PhotoLibError) -> ImageSource {
-        // The stamp is read before the rows: a commit in between only makes the entry look
-        // older than it is, never newer.
-        let stamp = try externalDataVersion(receivedAt: receivedAt) &+ library.localCommitCount
-        // A source made from these rows, whose file's remembered identity no event has
-        // touched since (nothing under the library changed): the answer, with one hold of
-        // the lock and no path looked up.
-        let (remembered, unchanged) = locked { () -> (ImageSourceCache.Entry?, ImageSource?) in
-            let entry = sources.entry(identifier, stamp: stamp)
-            guard let made = entry?.made, let generation = made.generation, files.isCurrent(generation, receivedAt: receivedAt) else {
-                return (entry, nil)
-            }
-            return (nil, made.source)
-        }
+        let (stamp, remembered, unchanged) = try lookUp(identifier, receivedAt: receivedAt)
         if let unchanged { return unchanged }
         // The current file's identity as looked up for a remembered source, kept for the
         // source made below from the same rows (same file) when it changed on disk.
@@ -169,6 +159,35 @@ final class ImageSourceResolver: @unchecked Sendable {
         return source
     }
 
+    /// The source made before for `identifier` (checked with `LocalIdentifier.validate`) when
+    /// it is the answer still: its rows unchanged (no commit since, in any process) and its
+    /// file's remembered identity untouched by any event since. Reads no rows and no file
+    /// (only the database version, ``PhotoLibrary/externalDataVersion()``), so the
+    /// connection's queue may ask it (the cached-image fast path); `nil` otherwise, and
+    /// ``imageSource(forValidAsset:receivedAt:)`` finds the answer, off that queue.
+    func rememberedSource(forValidAsset identifier: String, receivedAt: UInt64?) throws(PhotoLibError) -> ImageSource? {
+        try lookUp(identifier, receivedAt: receivedAt).unchanged
+    }
+
+    /// What is remembered of an asset, copied out of ``ImageSourceCache/Entry`` under the lock.
+    private typealias Remembered = (records: ImageSourceRecords, made: (source: ImageSource, file: FileIdentity, generation: Int?)?)
+
+    /// The database stamp, and either the source remembered for `identifier` when that is
+    /// the answer still (its file untouched since) or what else is remembered of it (if
+    /// anything): one hold of the lock, no path looked up.
+    private func lookUp(_ identifier: String, receivedAt: UInt64?) throws(PhotoLibError) -> (stamp: Int, remembered: Remembered?, unchanged: ImageSource?) {
+        // The stamp is read before the rows: a commit in between only makes the entry look
+        // older than it is, never newer.
+        let stamp = try externalDataVersion(receivedAt: receivedAt) &+ library.localCommitCount
+        return locked {
+            guard let entry = sources.entry(identifier, stamp: stamp) else { return (stamp, nil, nil) }
+            guard let made = entry.made, let generation = made.generation, files.isCurrent(generation, receivedAt: receivedAt) else {
+                return (stamp, (entry.records, entry.made), nil)
+            }
+            return (stamp, nil, made.source)
+        }
+    }
+
     /// The identity of the file at `path`, asset `identifier`'s current resource of `type`,
     /// and the generation it is remembered under
     /// (``FileIdentityCache/rememberedIdentity(of:receivedAt:)``, under ``lock``).
@@ -182,7 +201,8 @@ final class ImageSourceResolver: @unchecked Sendable {
         }
     }
 
-    /// `PRAGMA data_version`, or the last reading when it was taken after `receivedAt`.
+    /// The database version (``PhotoLibrary/externalDataVersion()``), or the last reading
+    /// when it was taken after `receivedAt`.
     private func externalDataVersion(receivedAt: UInt64?) throws(PhotoLibError) -> Int {
         if let receivedAt, let last = locked({ lastVersionCheck }), last.at >= receivedAt {
             return last.dataVersion

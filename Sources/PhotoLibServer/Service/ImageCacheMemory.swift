@@ -77,12 +77,6 @@ final class ImageCacheMemory: @unchecked Sendable {
     /// Number of entries.
     var count: Int { lock.withLock { nodes.count } }
 
-    /// Whether any render of `asset` is cached: a request for an asset with none cannot be a
-    /// memory hit, whatever its size and mode.
-    func holdsAny(asset: String) -> Bool {
-        lock.withLock { byAsset[asset].map { !$0.keys.isEmpty } ?? false }
-    }
-
     /// The image for `key`, marking it used.
     func get(_ key: ImageCacheKey) -> CachedImage? {
         lock.withLock {
@@ -120,8 +114,7 @@ final class ImageCacheMemory: @unchecked Sendable {
     /// The image for `key` as encoded response messages in `form` (made by `encode` on first
     /// use and kept with the image, within the budget), marking it used; on a miss,
     /// `key`'s content version is noted for its asset (``noteContentVersion(asset:version:)``).
-    /// One hold of the lock for the look-up and the note (the fast path asks ``holdsAny(asset:)``
-    /// first, in a hold of its own, to keep a sure miss off the library).
+    /// One hold of the lock for the look-up and the note: the fast path's only one.
     func messages(forCurrent key: ImageCacheKey, form: ImageMessageForm, encode: (CachedImage) -> [[UInt8]]) -> [[UInt8]]? {
         lock.withLock {
             // A node is held under a key only while the key's content version is the one

@@ -58,6 +58,20 @@ extension PhotoLibraryService {
         assetIdentifier: String, targetSize: PixelSize, contentMode: ContentMode, resizeMode: ResizeMode,
         version: ImageVersion, crop: NormalizedRect?, receivedAt: UInt64? = nil, limitedTo: String? = nil
     ) throws(PhotoLibError) -> ImageJob {
+        // Never nil: `imageSource` always answers or throws.
+        try imageJob(
+            assetIdentifier: assetIdentifier, targetSize: targetSize, contentMode: contentMode, resizeMode: resizeMode, version: version,
+            crop: crop, limitedTo: limitedTo
+        ) { [imageSources] (identifier) throws(PhotoLibError) in try imageSources.imageSource(forValidAsset: identifier, receivedAt: receivedAt) }!
+    }
+
+    /// ``imageJob(assetIdentifier:targetSize:contentMode:resizeMode:version:crop:receivedAt:limitedTo:)``
+    /// finding the asset's files with `source` (given a valid identifier); `nil` when
+    /// `source` answers `nil`.
+    private func imageJob(
+        assetIdentifier: String, targetSize: PixelSize, contentMode: ContentMode, resizeMode: ResizeMode,
+        version: ImageVersion, crop: NormalizedRect?, limitedTo: String?, source find: (String) throws(PhotoLibError) -> ImageSource?
+    ) throws(PhotoLibError) -> ImageJob? {
         try LocalIdentifier.validate(assetIdentifier)
         // Outside a limited client's selection: the very answer of an unknown asset.
         if let limitedTo, try library.limited(to: limitedTo).visibleIdentifiers(among: [assetIdentifier]).isEmpty {
@@ -71,7 +85,7 @@ extension PhotoLibraryService {
         }
         // The whole image as a crop is no crop (one cache entry for both).
         let crop = try crop.map { rect throws(PhotoLibError) in try rect.validated() }.flatMap { $0 == .unit ? nil : $0 }
-        let source = try imageSources.imageSource(forValidAsset: assetIdentifier, receivedAt: receivedAt)
+        guard let source = try find(assetIdentifier) else { return nil }
         let render = RenderRequest(
             targetSize: targetSize, contentMode: contentMode, resizeMode: resizeMode, crop: crop, quality: Self.renderQuality)
         // No edits exist yet: current, unadjusted and original render the same file unless
@@ -96,13 +110,14 @@ extension PhotoLibraryService {
         if request.requestID != 0 && session.isImageRequestRunning(request.requestID) { return nil }
         // A limited client's selection is checked in SQLite: not on the connection's queue.
         if limitedTo(session) != nil { return nil }
-        // A sure miss goes to the handler before the library is asked anything (the handler
-        // asks it again).
-        guard cache.memory.holdsAny(asset: request.assetIdentifier) else { return nil }
-        let job = try imageJob(
+        // Only a source remembered and still current: finding one reads rows or stats a
+        // file, which the handler does off this queue (and remembers for the next request).
+        let imageSources = self.imageSources, receivedAt = context.receivedAt
+        guard let job = try imageJob(
             assetIdentifier: request.assetIdentifier, targetSize: request.targetSize, contentMode: contentMode,
-            resizeMode: options.resizeMode, version: options.version, crop: options.normalizedCropRect,
-            receivedAt: context.receivedAt)
+            resizeMode: options.resizeMode, version: options.version, crop: options.normalizedCropRect, limitedTo: nil,
+            source: { (identifier) throws(PhotoLibError) in try imageSources.rememberedSource(forValidAsset: identifier, receivedAt: receivedAt) })
+        else { return nil }
         if job.servesOriginalFile { return nil }
         let form = ImageMessageForm(request)
         guard let messages = cache.memory.messages(forCurrent: job.key, form: form, encode: { ImageSender.messages(for: $0, index: 0, isFinal: true, form: form) }) else {

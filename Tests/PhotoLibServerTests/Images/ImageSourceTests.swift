@@ -74,6 +74,43 @@ struct ImageSourceTests {
         #expect(sources.madeSourceCount == 2, "the new source is handed out again, not made anew")
     }
 
+    @Test("the connection queue's look-up hands out a remembered source only while it is current, and never reads rows or files")
+    func rememberedSourceOnly() throws {
+        let temp = try TestDirectory()
+        defer { temp.cleanUp() }
+        let server = try PhotoLibrary.open(at: temp.library)
+        let sources = ImageSourceResolver(library: server)
+        let other = try PhotoLibrary.open(at: temp.library)
+        let asset = try other.addPhoto(try Fixtures.uniqueJPEG(3), metadata: ImageSourceTests.metadata).asset.localIdentifier
+        #expect(try sources.rememberedSource(forValidAsset: asset, receivedAt: nil) == nil, "nothing remembered yet")
+        #expect(sources.madeSourceCount == 0 && sources.statCount == 0, "no source made, no file looked at")
+
+        let first = try sources.imageSource(forAsset: asset)
+        let stats = sources.statCount
+        #expect(try sources.rememberedSource(forValidAsset: asset, receivedAt: nil) == first)
+        #expect(sources.madeSourceCount == 1 && sources.statCount == stats)
+
+        // Another instance's commit: the rows may have changed, so it is not the answer.
+        try other.bumpContentVersion(forAsset: asset)
+        #expect(try sources.rememberedSource(forValidAsset: asset, receivedAt: DispatchTime.now().uptimeNanoseconds) == nil)
+        #expect(sources.madeSourceCount == 1 && sources.statCount == stats, "the look-up made nothing")
+        let bumped = try sources.imageSource(forAsset: asset)
+        #expect(bumped.contentVersion != first.contentVersion)
+        #expect(try sources.rememberedSource(forValidAsset: asset, receivedAt: nil) == bumped, "remembered again by the full look-up")
+
+        // A change to the file: its identity must be taken again, which is not the queue's to do.
+        let handle = try #require(FileHandle(forWritingAtPath: bumped.current.path))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data([0xFF, 0xD9]))
+        try handle.close()
+        let statsBefore = sources.statCount
+        #expect(try sources.rememberedSource(forValidAsset: asset, receivedAt: DispatchTime.now().uptimeNanoseconds) == nil)
+        #expect(sources.statCount == statsBefore, "no stat on the queue")
+        let changed = try sources.imageSource(forAsset: asset, receivedAt: DispatchTime.now().uptimeNanoseconds)
+        #expect(changed.contentVersion != bumped.contentVersion)
+        #expect(try sources.rememberedSource(forValidAsset: asset, receivedAt: nil) == changed)
+    }
+
     @Test("this instance's own commit moves it too, and a purged asset is not found")
     func ownCommit() throws {
         let temp = try TestDirectory()
