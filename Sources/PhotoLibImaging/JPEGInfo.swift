@@ -31,9 +31,7 @@ public struct JPEGInfo: Sendable, Hashable {
         self.storedWidth = storedWidth
         self.storedHeight = storedHeight
         self.orientation = orientation
-        let swaps = (5...8).contains(orientation)
-        self.pixelWidth = swaps ? storedHeight : storedWidth
-        self.pixelHeight = swaps ? storedWidth : storedHeight
+        (self.pixelWidth, self.pixelHeight) = Orientation(exif: orientation).sides(width: storedWidth, height: storedHeight)
         self.isProgressive = isProgressive
         self.components = components
         self.creationDate = creationDate

@@ -102,19 +102,18 @@ extension JPEGRenderer {
     ) throws(ImagingError) -> RenderPlan {
         let storedCrop = (request.crop ?? .unit).stored(orientation: orientation)
         let storedPixels = storedCrop.pixels(width: storedWidth, height: storedHeight)
-        let swaps = orientation >= 5
-        let cropUprightWidth = swaps ? storedPixels.height : storedPixels.width
-        let cropUprightHeight = swaps ? storedPixels.width : storedPixels.height
+        let turn = Orientation(exif: orientation)
+        let (cropUprightWidth, cropUprightHeight) = turn.sides(width: storedPixels.width, height: storedPixels.height)
         var output = (width: cropUprightWidth, height: cropUprightHeight)
         if !request.isMaximumSize && request.resizeMode != .none {
             output = try outputSize(
                 uprightWidth: cropUprightWidth, uprightHeight: cropUprightHeight,
                 targetWidth: request.targetSize.width, targetHeight: request.targetSize.height, contentMode: request.contentMode)
         }
-        let storedOutWidth = swaps ? output.height : output.width
-        let storedOutHeight = swaps ? output.width : output.height
+        let (storedOutWidth, storedOutHeight) = turn.sides(width: output.width, height: output.height)
+        let (uprightWidth, uprightHeight) = turn.sides(width: storedWidth, height: storedHeight)
         return RenderPlan(
-            uprightWidth: swaps ? storedHeight : storedWidth, uprightHeight: swaps ? storedWidth : storedHeight,
+            uprightWidth: uprightWidth, uprightHeight: uprightHeight,
             orientation: orientation, isProgressive: isProgressive, outputWidth: output.width, outputHeight: output.height,
             dctScale: scale(storedCrop, storedOutWidth, storedOutHeight), storedCrop: storedCrop,
             storedWidth: storedWidth, storedHeight: storedHeight)
@@ -156,9 +155,7 @@ extension JPEGRenderer {
         _ decoded: PixelBuffer, plan: RenderPlan, request: RenderRequest, quality: Int, limits: ImagingLimits,
         control: RenderControl?, neverUpscale: Bool = false
     ) throws(ImagingError) -> RenderedImage {
-        let swaps = plan.orientation >= 5
-        var storedOutWidth = swaps ? plan.outputHeight : plan.outputWidth
-        var storedOutHeight = swaps ? plan.outputWidth : plan.outputHeight
+        var (storedOutWidth, storedOutHeight) = Orientation(exif: plan.orientation).sides(width: plan.outputWidth, height: plan.outputHeight)
         if neverUpscale && (decoded.width < storedOutWidth || decoded.height < storedOutHeight) {
             // A degraded source smaller than the output: keep its size, aspect of the output.
             let scale = min(Double(decoded.width) / Double(storedOutWidth), Double(decoded.height) / Double(storedOutHeight))
@@ -217,9 +214,7 @@ extension JPEGRenderer {
         guard let header = try? LibJPEG.readHeader(thumbnail, limits: limits) else { return nil }
         let storedAspect = Double(plan.storedWidth) / Double(plan.storedHeight)
         let thumbAspect = Double(header.width) / Double(header.height)
-        let swaps = plan.orientation >= 5
-        let storedOutWidth = swaps ? plan.outputHeight : plan.outputWidth
-        let storedOutHeight = swaps ? plan.outputWidth : plan.outputHeight
+        let (storedOutWidth, storedOutHeight) = Orientation(exif: plan.orientation).sides(width: plan.outputWidth, height: plan.outputHeight)
         guard abs(thumbAspect / storedAspect - 1) <= 0.02,
             header.width * 2 >= storedOutWidth, header.height * 2 >= storedOutHeight
         else { return nil }

@@ -50,8 +50,7 @@ public enum RecipeRenderer {
         let geometry = RecipeGeometry(recipe.operations)
         let stored = geometry.crop.stored(orientation: info.orientation).pixels(width: info.storedWidth, height: info.storedHeight)
         // The stored crop's sides swap under orientations 5...8; the recipe's odd quarter turns swap them again.
-        let total = geometry.transform.after(Orientation(exif: info.orientation))
-        let swaps = total.b != 0
-        return swaps ? PixelSize(width: stored.height, height: stored.width) : PixelSize(width: stored.width, height: stored.height)
+        let (width, height) = geometry.transform.after(Orientation(exif: info.orientation)).sides(width: stored.width, height: stored.height)
+        return PixelSize(width: width, height: height)
     }
 }

@@ -62,9 +62,7 @@ public struct StillImageInfo: Sendable, Hashable {
         self.storedWidth = storedWidth
         self.storedHeight = storedHeight
         self.orientation = (1...8).contains(orientation) ? orientation : 1
-        let swaps = self.orientation >= 5
-        self.pixelWidth = swaps ? storedHeight : storedWidth
-        self.pixelHeight = swaps ? storedWidth : storedHeight
+        (self.pixelWidth, self.pixelHeight) = Orientation(exif: self.orientation).sides(width: storedWidth, height: storedHeight)
         self.hasAlpha = hasAlpha
         self.creationDate = creationDate
         self.location = location

@@ -178,9 +178,7 @@ public enum StillImageRenderer {
     /// each side (`exact`; the Lanczos resampler finishes from there), or the output itself
     /// (`fast`, whose result may then skip the resampler). 1 for maximum size and `none`.
     static func shrinkFactor(_ plan: RenderPlan, request: RenderRequest) -> Int {
-        let swaps = plan.orientation >= 5
-        let outWidth = swaps ? plan.outputHeight : plan.outputWidth
-        let outHeight = swaps ? plan.outputWidth : plan.outputHeight
+        let (outWidth, outHeight) = Orientation(exif: plan.orientation).sides(width: plan.outputWidth, height: plan.outputHeight)
         let crop = plan.storedCrop.pixels(width: plan.storedWidth, height: plan.storedHeight)
         let cover = request.resizeMode == .fast ? 1 : 2
         var factor = max(1, min(crop.width / (outWidth * cover), crop.height / (outHeight * cover)))
@@ -214,10 +212,8 @@ public enum StillImageRenderer {
         if let range = JPEGRenderer.exifThumbnailRange(data),
             let thumbnailHeader = try? LibJPEG.readHeader(Array(data[range]), limits: limits)
         {
-            let swaps = exif.orientation >= 5
-            thumbnail = PixelSize(
-                width: swaps ? thumbnailHeader.height : thumbnailHeader.width,
-                height: swaps ? thumbnailHeader.width : thumbnailHeader.height)
+            let (width, height) = Orientation(exif: exif.orientation).sides(width: thumbnailHeader.width, height: thumbnailHeader.height)
+            thumbnail = PixelSize(width: width, height: height)
         }
         var info = StillImageInfo(
             format: .jpeg, storedWidth: header.width, storedHeight: header.height, orientation: exif.orientation,

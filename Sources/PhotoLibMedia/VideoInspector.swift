@@ -66,7 +66,7 @@ public enum VideoInspector {
         }
         let width = Int(raw.width)
         let height = Int(raw.height)
-        let swaps = orientation >= 5
+        let (pixelWidth, pixelHeight) = target.sides(width: width, height: height)
         let creationDate =
             container["com.apple.quicktime.creationdate"].flatMap(ISO8601Date.date)
             ?? container["creation_time"].flatMap(ISO8601Date.date)
@@ -96,7 +96,7 @@ public enum VideoInspector {
         return VideoInfo(
             duration: raw.duration.isFinite && raw.duration > 0 ? raw.duration : 0,
             storedWidth: width, storedHeight: height, rotation: rotation, isMirrored: mirrored,
-            orientation: orientation, pixelWidth: swaps ? height : width, pixelHeight: swaps ? width : height,
+            orientation: orientation, pixelWidth: pixelWidth, pixelHeight: pixelHeight,
             creationDate: creationDate, location: location, frameRate: frameRate, codec: codec,
             hasAudio: raw.has_audio != 0,
             contentIdentifier: container["com.apple.quicktime.content.identifier"].flatMap { $0.isEmpty ? nil : $0 },

@@ -17,6 +17,18 @@ struct OrientationTests {
         }
     }()
 
+    @Test("exactly the quarter turns (EXIF 5...8) swap the sides, whatever follows them", arguments: 0...9)
+    func swapsAxes(code: Int) {
+        let turn = Orientation(exif: code)
+        let swaps = (5...8).contains(code)
+        #expect(turn.swapsAxes == swaps)
+        #expect(turn.sides(width: 40, height: 30) == (swaps ? (30, 40) : (40, 30)))
+        // The inverse turns back, and a quarter turn more swaps (or unswaps) them again.
+        #expect(turn.inverse.swapsAxes == swaps)
+        #expect(Orientation.quarterTurnClockwise.after(turn).swapsAxes == !swaps)
+        #expect(Orientation.mirror.after(turn).swapsAxes == swaps)
+    }
+
     @Test("orientation N equals the reference transformed in Swift", arguments: 2...8)
     func matchesSwiftTransform(orientation: Int) throws {
         let jpeg = ExifFixture.jpegWithExif(Photos.landscape, orientation: orientation)

@@ -52,6 +52,16 @@ package struct Orientation: Hashable, Sendable {
             c: c * first.a + d * first.c, d: c * first.b + d * first.d)
     }
 
+    /// Whether the transform swaps width and height: a quarter turn, with or without a mirror
+    /// (EXIF 5...8).
+    package var swapsAxes: Bool { a == 0 }
+
+    /// The sides of a `width` × `height` image once transformed (swapped by ``swapsAxes``);
+    /// equally, the stored sides of an upright image of that size.
+    package func sides(width: Int, height: Int) -> (width: Int, height: Int) {
+        swapsAxes ? (height, width) : (width, height)
+    }
+
     /// The transform that undoes this one (the transpose: the matrices are orthogonal).
     package var inverse: Orientation { Orientation(a: a, b: c, c: b, d: d) }
 
