@@ -41,11 +41,6 @@ final class ClientConnection: @unchecked Sendable {
     private var isClosed = false
     /// Whether the socket was told to close once the machine closed (GOAWAY drained).
     private var isClosingChannel = false
-    /// Encoded CALL messages of calls without a deadline, by method name.
-    private var callStarts: [String: [UInt8]] = [:]
-    /// The last of ``callStarts`` used: a run of calls of one method (images) compares the
-    /// name with it instead of hashing it.
-    private var lastCallStart: (name: String, call: [UInt8])?
     /// One-shot timer set to the machine's next deadline (keepalive, a call's deadline).
     private var timer: (any DispatchSourceTimer)?
     /// The deadline ``timer`` is set to (uptime nanoseconds).
@@ -331,16 +326,7 @@ final class ClientConnection: @unchecked Sendable {
             let milliseconds = UInt64(max(1, (timeout * 1000).rounded()))
             return (Wire.CallStart(method: method.path, timeoutMs: milliseconds).encoded(), milliseconds)
         }
-        if let last = lastCallStart, last.name == method.name { return (last.call, 0) }
-        let call: [UInt8]
-        if let cached = callStarts[method.name] {
-            call = cached
-        } else {
-            call = Wire.CallStart(method: method.path).encoded()
-            callStarts[method.name] = call
-        }
-        lastCallStart = (method.name, call)
-        return (call, 0)
+        return (method.encodedCall, 0)
     }
 
     /// Sends one request message, waiting for credit.

@@ -42,6 +42,24 @@ public struct MethodInfo: Sendable, Hashable, CustomStringConvertible {
     public let name: String
     /// Its call shape.
     public let shape: CallShape
+    /// The encoded CALL message of a call of this method without a deadline, made once (a
+    /// client opening thousands of image calls sends the same bytes each time).
+    public let encodedCall: [UInt8]
+
+    init(name: String, shape: CallShape) {
+        self.name = name
+        self.shape = shape
+        encodedCall = Wire.CallStart(method: "/\(PhotoLibraryMethods.serviceName)/\(name)").encoded()
+    }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.name == rhs.name && lhs.shape == rhs.shape
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(name)
+        hasher.combine(shape)
+    }
 
     /// The wire name, `/photolib.v1.PhotoLibrary/<name>`.
     public var path: String { "/\(PhotoLibraryMethods.serviceName)/\(name)" }

@@ -28,4 +28,13 @@ final class MethodDescriptorTests: XCTestCase {
         XCTAssertEqual(PhotoLibraryMethods.uploadAsset.info.shape, .clientStreaming)
         XCTAssertNil(PhotoLibraryMethods.method(path: "/other.Service/RequestImage"))
     }
+
+    func testEncodedCallNamesTheMethodWithoutADeadline() throws {
+        for method in PhotoLibraryMethods.all {
+            let call = try Wire.CallStart(decoding: method.encodedCall)
+            XCTAssertEqual(call.method, method.path)
+            XCTAssertEqual(call.timeoutMs, 0, method.name)
+            XCTAssertEqual(method.encodedCall, Wire.CallStart(method: method.path).encoded(), method.name)
+        }
+    }
 }
