@@ -109,8 +109,11 @@ public final class SocketChannel: @unchecked Sendable {
     /// (after a burst) is released, so an idle connection holds little.
     public static let retainedOutboundCapacity = 64 << 10
 
-    /// Takes ownership of a connected non-blocking socket.
+    /// Takes ownership of a connected non-blocking socket. `queue` must be the channel's
+    /// alone: ``isOnQueue`` reads a mark the channel sets on it, and a second channel on the
+    /// same queue would take the first one's (whose turns would then wait for themselves).
     public init(fd: Int32, peer: Endpoint?, queue: DispatchQueue) {
+        precondition(queue.getSpecific(key: Self.queueKey) == nil, "SocketChannel: the queue \(queue.label) already belongs to another channel")
         self.fd = fd
         self.peer = peer
         self.queue = queue
