@@ -12,6 +12,15 @@ struct ImageSourceTests {
     static let metadata = ImportMetadata(
         originalFilename: "IMG_0001.JPG", pixelWidth: 5312, pixelHeight: 2988, creationDate: Date(timeIntervalSince1970: 1_600_000_000))
 
+    /// Appends two bytes to the file at `path`: another file under the same rows, as far as
+    /// its identity goes (what a disk repair or a stray write would leave).
+    static func appendBytes(to path: String) throws {
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data([0xFF, 0xD9]))
+        try handle.close()
+    }
+
     @Test("another instance's commit (another process, as far as SQLite knows) moves the content version at once")
     func otherConnectionsCommit() throws {
         let temp = try TestDirectory()
@@ -62,10 +71,7 @@ struct ImageSourceTests {
         #expect(sources.madeSourceCount == 1, "handed out again, not made anew")
         // The same rows, another file under the path (what a disk repair or a stray write
         // would leave): its identity is not the one the source was made from.
-        let handle = try #require(FileHandle(forWritingAtPath: first.current.path))
-        try handle.seekToEnd()
-        try handle.write(contentsOf: Data([0xFF, 0xD9]))
-        try handle.close()
+        try Self.appendBytes(to: first.current.path)
         let changed = try sources.imageSource(forAsset: asset, receivedAt: DispatchTime.now().uptimeNanoseconds)
         #expect(changed.contentVersion != first.contentVersion)
         #expect(changed.current == first.current, "the same rows")
@@ -99,10 +105,7 @@ struct ImageSourceTests {
         #expect(try sources.rememberedSource(forValidAsset: asset, receivedAt: nil) == bumped, "remembered again by the full look-up")
 
         // A change to the file: its identity must be taken again, which is not the queue's to do.
-        let handle = try #require(FileHandle(forWritingAtPath: bumped.current.path))
-        try handle.seekToEnd()
-        try handle.write(contentsOf: Data([0xFF, 0xD9]))
-        try handle.close()
+        try Self.appendBytes(to: bumped.current.path)
         let statsBefore = sources.statCount
         #expect(try sources.rememberedSource(forValidAsset: asset, receivedAt: DispatchTime.now().uptimeNanoseconds) == nil)
         #expect(sources.statCount == statsBefore, "no stat on the queue")
