@@ -446,10 +446,10 @@ final class ClientConnection: @unchecked Sendable {
     /// directly, ``SocketChannel/onReadInPlace``): decrypted, then to the state machine; a TLS
     /// failure ends the connection with its message.
     private func receivedThroughTLS(_ bytes: [UInt8]) {
-        guard let tls else { return received(bytes) }
+        guard let tls else { return bytes.withUnsafeBytes { received($0) } }
         do throws(TLSError) {
             let plaintext = try tls.receive(bytes)
-            if !plaintext.isEmpty { received(plaintext) }
+            if !plaintext.isEmpty { plaintext.withUnsafeBytes { received($0) } }
         } catch {
             closed(ClientTLS.connectionError(error))
             channel.close()
@@ -461,10 +461,12 @@ final class ClientConnection: @unchecked Sendable {
     ///
     /// Tasks that prefer ``executor`` and were resumed by these events run at the end, before
     /// the turn's writes leave: the requests they make go out with them.
-    private func received(_ bytes: some Sequence<UInt8>) {
+    private func received(_ bytes: UnsafeRawBufferPointer) {
         guard !isClosed else { return }
         executor.turn {
-            machine.receive(bytes)
+            // Every event is pulled before this returns: the machine may hand out messages
+            // where they lie in `bytes` (the loop's read buffer, or TLS's plaintext).
+            machine.receive(borrowing: bytes)
             let now = DispatchTime.now().uptimeNanoseconds
             while let event = machine.nextEvent(now: now) {
                 handle(event)
@@ -482,17 +484,9 @@ final class ClientConnection: @unchecked Sendable {
             phase = .open
             continuation.resume(returning: welcome)
         case .message(let id, let payload, _):
-            guard let stream = streams[id] else { return machine.release(payload.count, stream: id) }
-            if let consumer = stream.consumer {
-                if consumer.returnsCreditOnReceipt { machine.consumed(payload.count, stream: id) }
-                do {
-                    try consumer.receive(payload)
-                } catch {
-                    abandon(id, error)
-                }
-            } else if let responses = stream.task {
-                responses.yield(payload)
-            }
+            deliver(payload.count, on: id) { (consumer) throws(PhotoLibError) in try consumer.receive(payload) } copied: { payload }
+        case .borrowedMessage(let id, let payload, _):
+            deliver(payload.count, on: id) { (consumer) throws(PhotoLibError) in try consumer.receive(borrowing: payload) } copied: { payload.copied() }
         case .status(let id, let status):
             guard let stream = streams.removeValue(forKey: id) else { return }
             stream.end(status.error)
@@ -521,6 +515,26 @@ final class ClientConnection: @unchecked Sendable {
             }
         case .pingAcknowledged, .hello, .callOpened, .cancelled:
             break
+        }
+    }
+
+    /// A response message of `count` bytes on call `id`: to its consumer, through `receive`
+    /// (the consumer's credit goes back first unless it returns its own), or to its task's
+    /// stream as `copied()` makes it (an array the stream keeps); a message of a call that
+    /// ended gives its credit back.
+    private func deliver(
+        _ count: Int, on id: UInt32, receive: (any ResponseConsumer) throws(PhotoLibError) -> Void, copied: () -> [UInt8]
+    ) {
+        guard let stream = streams[id] else { return machine.release(count, stream: id) }
+        if let consumer = stream.consumer {
+            if consumer.returnsCreditOnReceipt { machine.consumed(count, stream: id) }
+            do throws(PhotoLibError) {
+                try receive(consumer)
+            } catch {
+                abandon(id, error)
+            }
+        } else if let responses = stream.task {
+            responses.yield(copied())
         }
     }
 

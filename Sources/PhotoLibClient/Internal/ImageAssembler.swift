@@ -30,7 +30,16 @@ final class ImageAssembler: ResponseConsumer, @unchecked Sendable {
     }
 
     func receive(_ payload: [UInt8]) throws(PhotoLibError) {
-        guard let image = try assembly.add(Wire.ImageResponse.decoded(payload), progress: progress) else { return }
+        try receive(Wire.ImageResponse.decoded(payload))
+    }
+
+    func receive(borrowing payload: BorrowedBytes) throws(PhotoLibError) {
+        try receive(Wire.ImageResponse.decoded(borrowing: payload))
+    }
+
+    /// One decoded response: an image, once its last part is in, goes where `delivery` says.
+    private func receive(_ response: Wire.ImageResponse) throws(PhotoLibError) {
+        guard let image = try assembly.add(response, progress: progress) else { return }
         switch delivery {
         case .every(let images):
             images.yield(image)

@@ -1,4 +1,5 @@
 import PhotoLibCore
+import PhotoLibWire
 
 /// Takes a call's response messages on the connection's queue, as they arrive, instead of
 /// handing each to a task: the messages are consumed there (their flow-control credit goes
@@ -10,6 +11,11 @@ protocol ResponseConsumer: AnyObject, Sendable {
     /// One response message. Throwing ends the call: the server is sent CANCEL and
     /// ``finish(_:)`` gets the error.
     func receive(_ payload: [UInt8]) throws(PhotoLibError)
+
+    /// One response message read where it lies (the socket's read buffer): valid only during
+    /// the call. The default copies it for ``receive(_:)``; a consumer that decodes it into
+    /// values of its own at once reads it in place, one copy of the bytes fewer.
+    func receive(borrowing payload: BorrowedBytes) throws(PhotoLibError)
 
     /// The call is over: `nil` after STATUS OK, otherwise why it failed (the server's status,
     /// a lost connection, a deadline, a cancellation). Called exactly once.
@@ -35,6 +41,10 @@ protocol ResponseConsumer: AnyObject, Sendable {
 }
 
 extension ResponseConsumer {
+    func receive(borrowing payload: BorrowedBytes) throws(PhotoLibError) {
+        try receive(payload.copied())
+    }
+
     var returnsCreditOnReceipt: Bool { true }
 
     func opened(stream id: UInt32) {}

@@ -195,6 +195,10 @@ final class ServerConnection: @unchecked Sendable {
             openCall(streamID, call, endStream: endStream)
         case .message(let streamID, let payload, let endStream):
             receiveMessage(streamID, payload, endStream: endStream, now: now)
+        case .borrowedMessage(let streamID, let payload, let endStream):
+            // Not asked for (the server receives with copies: a request is small, and its
+            // handler keeps it); handled all the same.
+            receiveMessage(streamID, payload.copied(), endStream: endStream, now: now)
         case .cancelled(let streamID, _):
             guard let stream = streams.removeValue(forKey: streamID) else { return }
             logger.debug("call cancelled by client", metadata: ["stream.id": "\(streamID)", "method": "\(stream.method.name)"])

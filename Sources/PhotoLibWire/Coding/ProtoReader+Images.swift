@@ -84,17 +84,22 @@ extension Wire.ImageResponse {
     /// a whole image (each once, with only the fields it knows); `nil` for anything else, which
     /// ``init(decoding:)`` then decodes or refuses.
     init?(readingPart bytes: [UInt8]) {
-        let part: Part? = bytes.withUnsafeBytes { raw in
-            var reader = ProtoReader(raw, 0..<raw.count)
-            guard let (field, type) = reader.tag(), type == 2, let range = reader.delimited(), reader.isAtEnd else { return nil }
-            var inner = reader.reader(range)
-            switch field {
-            case 1: return Wire.ImageStart(reading: &inner).map { .start($0) }
-            case 2: return Wire.ImageChunk(reading: &inner).map { .chunk($0) }
-            case 3: return Wire.ImageEnd(reading: &inner).map { .end($0) }
-            case 5: return Wire.ImageWhole(reading: &inner).map { .whole($0) }
-            default: return nil
-            }
+        guard let response = bytes.withUnsafeBytes({ Self(readingPart: $0) }) else { return nil }
+        self = response
+    }
+
+    /// ``init(readingPart:)-([UInt8])`` of bytes where they lie.
+    init?(readingPart raw: UnsafeRawBufferPointer) {
+        var reader = ProtoReader(raw, 0..<raw.count)
+        guard let (field, type) = reader.tag(), type == 2, let range = reader.delimited(), reader.isAtEnd else { return nil }
+        var inner = reader.reader(range)
+        let part: Part?
+        switch field {
+        case 1: part = Wire.ImageStart(reading: &inner).map { .start($0) }
+        case 2: part = Wire.ImageChunk(reading: &inner).map { .chunk($0) }
+        case 3: part = Wire.ImageEnd(reading: &inner).map { .end($0) }
+        case 5: part = Wire.ImageWhole(reading: &inner).map { .whole($0) }
+        default: part = nil
         }
         guard let part else { return nil }
         self.init(part: part)
@@ -105,6 +110,13 @@ extension Wire.ImageResponse {
     public static func decoded(_ bytes: [UInt8]) throws(PhotoLibError) -> Self {
         if let response = Self(readingPart: bytes) { return response }
         return try Self(decoding: bytes)
+    }
+
+    /// ``decoded(_:)`` of a payload where it lies (a message the connection did not copy): an
+    /// image's parts are read straight from it into values, so its bytes are copied once.
+    public static func decoded(borrowing payload: BorrowedBytes) throws(PhotoLibError) -> Self {
+        if let response = Self(readingPart: payload.buffer) { return response }
+        return try Self(decoding: payload.copied())
     }
 }
 

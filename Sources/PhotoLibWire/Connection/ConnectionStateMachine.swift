@@ -100,6 +100,10 @@ public struct ConnectionStateMachine: Sendable {
         /// A MESSAGE for an open call. Its bytes count as unconsumed until ``consumed(_:stream:)``
         /// or ``release(_:stream:)``, or until the call ends.
         case message(stream: UInt32, payload: [UInt8], endStream: Bool)
+        /// A MESSAGE for an open call, read where it lies in the bytes given to
+        /// ``ConnectionStateMachine/receive(borrowing:)``: like ``message(stream:payload:endStream:)``,
+        /// but `payload` is valid only while this event is handled (see ``BorrowedBytes``).
+        case borrowedMessage(stream: UInt32, payload: BorrowedBytes, endStream: Bool)
         /// Client: the server ended a call with STATUS.
         case status(stream: UInt32, Wire.Status)
         /// Server: the client cancelled an open call; nothing more goes out on it.
@@ -362,6 +366,17 @@ public struct ConnectionStateMachine: Sendable {
         handlingReceivedBytes = true
     }
 
+    /// ``receive(_:)`` of bytes that stay valid and unchanged until ``nextEvent(now:)`` answers
+    /// `nil` (the driver pulls every event before it lets go of them): each MESSAGE they hold
+    /// whole comes out as ``Event/borrowedMessage(stream:payload:endStream:)``, its payload
+    /// uncopied. What must outlive them (a frame they end in the middle of, frames left when
+    /// the machine stops early) is copied.
+    public mutating func receive(borrowing bytes: UnsafeRawBufferPointer) {
+        guard phase != .closed else { return }
+        decoder.append(borrowing: bytes)
+        handlingReceivedBytes = true
+    }
+
     /// The next event of the received bytes, or `nil` when they are used up (or the machine
     /// waits for the answer to a HELLO). A protocol violation writes GOAWAY and answers
     /// ``Event/closed(_:)``.
@@ -369,16 +384,32 @@ public struct ConnectionStateMachine: Sendable {
         decoding: while pendingEvents.isEmpty {
             guard phase != .closed, !isAnsweringHello else { break decoding }
             do throws(PhotoLibError) {
-                guard let frame = try decoder.next() else { break decoding }
+                guard let entry = try decoder.nextEntry() else { break decoding }
                 // Only a complete frame counts as activity: a peer trickling bytes is idle.
                 lastFrameAt = now
-                if configuration.role == .server { try serverHandle(frame, now: now) } else { try clientHandle(frame, now: now) }
+                switch entry {
+                case .frame(let frame):
+                    if configuration.role == .server { try serverHandle(frame, now: now) } else { try clientHandle(frame, now: now) }
+                case .borrowedMessage(let id, let flags, let payload):
+                    // Only the open phase takes MESSAGE frames: in any other, the usual refusal.
+                    guard phase == .open || phase == .draining else {
+                        let frame = FrameDecoder.Entry.borrowedMessage(stream: id, flags: flags, payload: payload).owned
+                        if configuration.role == .server { try serverHandle(frame, now: now) } else { try clientHandle(frame, now: now) }
+                        break
+                    }
+                    if let endStream = try receivedMessage(stream: id, flags: flags, count: payload.count) {
+                        pendingEvents.append(.borrowedMessage(stream: id, payload: payload, endStream: endStream))
+                    }
+                }
             } catch {
                 fail(error)
                 pendingEvents.append(.closed(error))
             }
         }
         if pendingEvents.isEmpty {
+            // The driver may let go of borrowed bytes now: frames still in them (the machine
+            // waits for a HELLO's answer, or closed) are copied first.
+            decoder.keepBorrowedFrames()
             handlingReceivedBytes = false
             if configuration.role == .server {
                 flushConnectionCredit()
@@ -515,9 +546,22 @@ public struct ConnectionStateMachine: Sendable {
     }
 
     private mutating func receiveRequest(_ frame: Frame) throws(PhotoLibError) {
-        let id = frame.streamID
+        if let ends = try acceptRequest(stream: frame.streamID, flags: frame.flags, count: frame.payload.count) {
+            pendingEvents.append(.message(stream: frame.streamID, payload: frame.payload, endStream: ends))
+        }
+    }
+
+    /// A MESSAGE of `count` bytes on `id`, after the handshake, by this end's role: whether
+    /// it is delivered (and then whether it ends the request stream), or throws the violation.
+    private mutating func receivedMessage(stream id: UInt32, flags: FrameFlags, count: Int) throws(PhotoLibError) -> Bool? {
+        if configuration.role == .server { return try acceptRequest(stream: id, flags: flags, count: count) }
+        return try acceptResponse(stream: id, count: count) ? false : nil
+    }
+
+    /// Server: the windows and stream state of a request MESSAGE of `count` bytes on `id`;
+    /// whether it ends the request stream, or `nil` when it is dropped (its call ended).
+    private mutating func acceptRequest(stream id: UInt32, flags: FrameFlags, count: Int) throws(PhotoLibError) -> Bool? {
         guard id != 0 else { throw violation("MESSAGE on stream 0") }
-        let count = frame.payload.count
         try receiveConnectionWindow.spend(count)
         guard var stream = streams[id] else {
             guard id <= highestStreamID else {
@@ -525,17 +569,17 @@ public struct ConnectionStateMachine: Sendable {
             }
             // A call that already ended: give the credit back and drop the message (9.4).
             grantConnection(count)
-            return
+            return nil
         }
         guard !stream.requestEnded else {
             throw violation("MESSAGE on stream \(id) after END_STREAM")
         }
         try stream.receiveWindow.spend(count)
-        let ends = frame.flags.contains(.endStream)
+        let ends = flags.contains(.endStream)
         if ends { stream.requestEnded = true }
         stream.unconsumed += count
         streams[id] = stream
-        pendingEvents.append(.message(stream: id, payload: frame.payload, endStream: ends))
+        return ends
     }
 
     // MARK: Client frames
@@ -598,20 +642,26 @@ public struct ConnectionStateMachine: Sendable {
     }
 
     private mutating func receiveResponse(_ frame: Frame) throws(PhotoLibError) {
-        let id = frame.streamID
+        if try acceptResponse(stream: frame.streamID, count: frame.payload.count) {
+            pendingEvents.append(.message(stream: frame.streamID, payload: frame.payload, endStream: false))
+        }
+    }
+
+    /// Client: the credit of a response MESSAGE of `count` bytes on `id`; whether it is
+    /// delivered (`false`: dropped, its call ended).
+    private mutating func acceptResponse(stream id: UInt32, count: Int) throws(PhotoLibError) -> Bool {
         guard id != 0 else { throw violation("MESSAGE on stream 0") }
-        let count = frame.payload.count
         try connectionCredit.receive(count)
         guard var stream = streams[id] else {
             // A call this end cancelled or that ended: dropped, its connection credit goes back (9.4).
             connectionCredit.consume(count)
-            return
+            return false
         }
         try stream.credit.receive(count)
         stream.unconsumed += count
         streams[id] = stream
         checkCredit(of: id)
-        pendingEvents.append(.message(stream: id, payload: frame.payload, endStream: false))
+        return true
     }
 
     // MARK: Frames both ends take

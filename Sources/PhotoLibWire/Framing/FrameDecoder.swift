@@ -19,7 +19,35 @@ import PhotoLibCore
 /// unknown type or a reserved stream bit stays in the buffer for ``next()`` to refuse, and the
 /// limit only grows (HELLO's, then the frame size), so a frame cut early is never one that
 /// would have been refused.
+///
+/// Bytes appended with ``append(borrowing:)`` are not copied for the MESSAGE frames they hold
+/// whole: ``nextEntry()`` hands those out as ``BorrowedBytes`` pointing into them (a client
+/// decodes an 8 KB image straight from the socket's read buffer instead of from a copy of
+/// it). Their caller keeps the bytes valid until it has taken every frame, or calls
+/// ``keepBorrowedFrames()`` first.
 public struct FrameDecoder: Sendable {
+    /// A whole frame waiting to be taken: owned, or a MESSAGE frame still in borrowed bytes.
+    enum Entry: Sendable {
+        case frame(Frame)
+        case borrowedMessage(stream: UInt32, flags: FrameFlags, payload: BorrowedBytes)
+
+        /// The frame, its payload copied if it is borrowed.
+        var owned: Frame {
+            switch self {
+            case .frame(let frame): frame
+            case .borrowedMessage(let stream, let flags, let payload): Frame(.message, stream: stream, flags: flags, payload: payload.copied())
+            }
+        }
+
+        /// Header and payload bytes.
+        var byteCount: Int {
+            switch self {
+            case .frame(let frame): Frame.headerSize + frame.payload.count
+            case .borrowedMessage(_, _, let payload): Frame.headerSize + payload.count
+            }
+        }
+    }
+
     private enum State: Sendable {
         case waitingForHeader
         case waitingForPayload(type: FrameType, flags: FrameFlags, stream: UInt32, length: Int)
@@ -37,8 +65,10 @@ public struct FrameDecoder: Sendable {
     private var fillingPayload = false
     /// Frames cut straight from appended bytes, returned by ``next()`` before anything in
     /// ``buffer`` (which holds only bytes that arrived after them), from ``readyIndex`` on.
-    private var ready: [Frame] = []
+    private var ready: [Entry] = []
     private var readyIndex = 0
+    /// Whether ``ready`` holds frames in borrowed bytes (``append(borrowing:)``).
+    private var holdsBorrowed = false
 
     /// Payloads at least this long that do not arrive in one piece are gathered in storage of
     /// their own (see the type's comment); shorter ones are copied out of the buffer.
@@ -53,7 +83,7 @@ public struct FrameDecoder: Sendable {
     /// payload), and of the frame being received its payload so far (its header, once read,
     /// is not counted).
     public var bufferedByteCount: Int {
-        let cut = ready[readyIndex...].reduce(0) { $0 + Frame.headerSize + $1.payload.count }
+        let cut = ready[readyIndex...].reduce(0) { $0 + $1.byteCount }
         return cut + buffer.count - readIndex + payload.count
     }
 
@@ -61,11 +91,32 @@ public struct FrameDecoder: Sendable {
     /// again (both drivers do, in the same turn): the whole frames cut from one append are
     /// held until then, so that is what bounds them (one read, at most 64 KiB, or one TLS batch).
     public mutating func append<Bytes: Sequence>(_ bytes: Bytes) where Bytes.Element == UInt8 {
-        let appended: Void? = bytes.withContiguousStorageIfAvailable { append(contiguous: $0) }
-        if appended == nil { Array(bytes).withUnsafeBufferPointer { append(contiguous: $0) } }
+        precondition(!holdsBorrowed, "FrameDecoder: frames in borrowed bytes were not taken before the next append")
+        let appended: Void? = bytes.withContiguousStorageIfAvailable { append(contiguous: $0, borrowing: false) }
+        if appended == nil { Array(bytes).withUnsafeBufferPointer { append(contiguous: $0, borrowing: false) } }
     }
 
-    private mutating func append(contiguous bytes: UnsafeBufferPointer<UInt8>) {
+    /// Adds received bytes that stay valid and unchanged until every frame is taken (or
+    /// ``keepBorrowedFrames()`` is called): the MESSAGE frames they hold whole are not copied
+    /// (see the type's comment). Bytes of a frame they end in the middle of are copied, as
+    /// ``append(_:)`` copies them.
+    mutating func append(borrowing bytes: UnsafeRawBufferPointer) {
+        precondition(!holdsBorrowed, "FrameDecoder: frames in borrowed bytes were not taken before the next append")
+        guard let base = bytes.baseAddress else { return }
+        append(contiguous: UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: bytes.count), borrowing: true)
+    }
+
+    /// Copies the payloads of the frames still waiting in borrowed bytes: call it before those
+    /// bytes go away with frames left (nothing to do when every frame was taken).
+    mutating func keepBorrowedFrames() {
+        guard holdsBorrowed else { return }
+        for index in readyIndex..<ready.count {
+            if case .borrowedMessage = ready[index] { ready[index] = .frame(ready[index].owned) }
+        }
+        holdsBorrowed = false
+    }
+
+    private mutating func append(contiguous bytes: UnsafeBufferPointer<UInt8>, borrowing: Bool) {
         var rest = bytes
         if fillingPayload, case let .waitingForPayload(type, flags, stream, length) = state {
             let take = min(length - payload.count, rest.count)
@@ -78,7 +129,7 @@ public struct FrameDecoder: Sendable {
                 swap(&whole, &payload)
                 fillingPayload = false
                 state = .waitingForHeader
-                ready.append(Frame(type, stream: stream, flags: flags, payload: whole))
+                ready.append(.frame(Frame(type, stream: stream, flags: flags, payload: whole)))
             }
             if rest.isEmpty { return }
         }
@@ -87,7 +138,7 @@ public struct FrameDecoder: Sendable {
             if rest.isEmpty { return }
         }
         if readIndex == buffer.count, !fillingPayload, case .waitingForHeader = state {
-            rest = cutWholeFrames(rest)
+            rest = cutWholeFrames(rest, borrowing: borrowing)
             if rest.isEmpty { return }
         }
         if readIndex > 0 && readIndex >= buffer.count / 2 {
@@ -97,15 +148,21 @@ public struct FrameDecoder: Sendable {
         buffer.append(contentsOf: rest)
     }
 
-    /// Cuts the whole frames at the start of `bytes` into ``ready`` (see the type's comment);
-    /// returns the bytes after them: a partial frame, or one ``next()`` must judge.
-    private mutating func cutWholeFrames(_ bytes: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
+    /// Cuts the whole frames at the start of `bytes` into ``ready`` (see the type's comment),
+    /// MESSAGE frames as borrowed when `borrowing`; returns the bytes after them: a partial
+    /// frame, or one ``next()`` must judge.
+    private mutating func cutWholeFrames(_ bytes: UnsafeBufferPointer<UInt8>, borrowing: Bool) -> UnsafeBufferPointer<UInt8> {
         var at = 0
         while bytes.count - at >= Frame.headerSize {
             guard let header = try? self.header(bytes, at: at), bytes.count - at - Frame.headerSize >= header.length else { break }
             let start = at + Frame.headerSize
-            let payload = Array(UnsafeBufferPointer(rebasing: bytes[start..<(start + header.length)]))
-            ready.append(Frame(header.type, stream: header.stream, flags: header.flags, payload: payload))
+            let slice = UnsafeBufferPointer(rebasing: bytes[start..<(start + header.length)])
+            if borrowing && header.type == .message {
+                ready.append(.borrowedMessage(stream: header.stream, flags: header.flags, payload: BorrowedBytes(UnsafeRawBufferPointer(slice))))
+                holdsBorrowed = true
+            } else {
+                ready.append(.frame(Frame(header.type, stream: header.stream, flags: header.flags, payload: Array(slice))))
+            }
             at = start + header.length
         }
         return UnsafeBufferPointer(rebasing: bytes[at...])
@@ -160,7 +217,7 @@ public struct FrameDecoder: Sendable {
         payload.reserveCapacity(length)
         payload.append(contentsOf: buffer[readIndex...])
         payload.append(contentsOf: UnsafeBufferPointer(rebasing: rest[..<lacking]))
-        ready.append(Frame(type, stream: stream, flags: flags, payload: payload))
+        ready.append(.frame(Frame(type, stream: stream, flags: flags, payload: payload)))
         state = .waitingForHeader
         buffer.removeAll(keepingCapacity: buffer.capacity <= 4 << 20)
         readIndex = 0
@@ -172,18 +229,25 @@ public struct FrameDecoder: Sendable {
     /// Throws `resourceExhausted` for a length over ``maxPayloadSize`` and `invalidArgument`
     /// for an unknown frame type or a reserved stream-id bit; the connection must then close.
     public mutating func next() throws(PhotoLibError) -> Frame? {
+        try nextEntry()?.owned
+    }
+
+    /// ``next()``, with a MESSAGE frame of bytes appended with ``append(borrowing:)`` handed
+    /// out as it lies in them, uncopied.
+    mutating func nextEntry() throws(PhotoLibError) -> Entry? {
         if readyIndex < ready.count {
             // Taken out of the array, so that the caller holds the only reference to its
             // payload (a consumer that works on the payload in place must not copy it).
-            var frame = Frame(.ping)
-            swap(&frame, &ready[readyIndex])
+            var entry = Entry.frame(Frame(.ping))
+            swap(&entry, &ready[readyIndex])
             readyIndex += 1
             if readyIndex == ready.count {
                 // A flood of small frames leaves no large array behind.
                 ready.removeAll(keepingCapacity: ready.capacity <= 64)
                 readyIndex = 0
+                holdsBorrowed = false
             }
-            return frame
+            return entry
         }
         while true {
             switch state {
@@ -213,7 +277,7 @@ public struct FrameDecoder: Sendable {
                     buffer.removeAll(keepingCapacity: buffer.capacity <= 4 << 20)
                     readIndex = 0
                 }
-                return Frame(type, stream: stream, flags: flags, payload: payload)
+                return .frame(Frame(type, stream: stream, flags: flags, payload: payload))
             }
         }
     }

@@ -63,6 +63,29 @@ final class ConnectionStateMachineTests: XCTestCase {
         return events
     }
 
+    /// Feeds `input` for borrowing (``Machine/receive(borrowing:)``), pulls every event, then
+    /// overwrites the bytes, as the next read into the loop's buffer would. Lent messages are
+    /// copied out while they are valid; returns the events with those as `.message`, and how
+    /// many were lent.
+    private func feedBorrowing(_ machine: inout Machine, _ input: [UInt8], now: UInt64 = 0) -> (events: [Event], lent: Int) {
+        var buffer = input
+        var events: [Event] = []
+        var lent = 0
+        buffer.withUnsafeMutableBytes { raw in
+            machine.receive(borrowing: UnsafeRawBufferPointer(raw))
+            while let event = machine.nextEvent(now: now) {
+                if case .borrowedMessage(let stream, let payload, let endStream) = event {
+                    lent += 1
+                    events.append(.message(stream: stream, payload: payload.copied(), endStream: endStream))
+                } else {
+                    events.append(event)
+                }
+            }
+            raw.initializeMemory(as: UInt8.self, repeating: 0xEE)
+        }
+        return (events, lent)
+    }
+
     /// The WELCOME a server with `configuration` writes for `Wire.Welcome(serverName: "s")`.
     private func welcomeFrame(_ configuration: Machine.Configuration) -> Frame {
         Frame(.welcome, payload: Wire.Welcome(
@@ -555,6 +578,52 @@ final class ConnectionStateMachineTests: XCTestCase {
         // whose credit is held back while its window still takes the largest message.
         XCTAssertFalse(machine.hasOutbound)
         XCTAssertEqual(try machine.openStream(Wire.CallStart(method: "/m"), endStream: true, now: 0), 3)
+    }
+
+    /// Responses received for borrowing: the events (and the credit written back) are those
+    /// of copied bytes, with every MESSAGE whole in the bytes lent rather than copied; a
+    /// response split across reads is copied, as it must outlive the first.
+    func testClientLendsWholeResponsesFromBorrowedBytes() throws {
+        var copying = try openClient()
+        var lending = try openClient()
+        for id in [1, 3] as [UInt32] {
+            XCTAssertEqual(try copying.openStream(Wire.CallStart(method: "/m"), endStream: true, now: 0), id)
+            XCTAssertEqual(try lending.openStream(Wire.CallStart(method: "/m"), endStream: true, now: 0), id)
+        }
+        XCTAssertEqual(copying.takeOutbound(), lending.takeOutbound())
+        let large = [UInt8](repeating: 9, count: 600 << 10)
+        let input = bytes(message(1, [1, 2]), message(3, Array(large.prefix(300 << 10))), message(1, []), status(1, .ok), message(3, large), status(3, .ok))
+        // Cut inside the second 300 KiB message: its bytes must outlive the first read.
+        let cut = input.count - (300 << 10)
+        var expected = feed(&copying, Array(input[..<cut]))
+        expected += feed(&copying, Array(input[cut...]))
+        let first = feedBorrowing(&lending, Array(input[..<cut]))
+        let second = feedBorrowing(&lending, Array(input[cut...]))
+        XCTAssertEqual(first.events + second.events, expected)
+        XCTAssertEqual(expected.count, 6)
+        XCTAssertEqual(first.lent, 3, "the messages whole in the first read")
+        XCTAssertEqual(second.lent, 0, "the one split across reads is copied")
+        XCTAssertEqual(copying.takeOutbound(), lending.takeOutbound(), "the same credit goes back")
+    }
+
+    /// A server that stops at HELLO (until it is answered) keeps the frames behind it in
+    /// borrowed bytes: they are copied before the driver lets go of the bytes, and decoded
+    /// intact once the HELLO is answered.
+    func testServerKeepsFramesBehindHelloFromBorrowedBytes() throws {
+        var machine = server()
+        let helloMessage = Wire.Hello(protocolVersion: 1, token: "t")
+        var buffer = bytes(hello(helloMessage), call(1, endStream: false), message(1, [9, 8, 7], endStream: true))
+        buffer.withUnsafeMutableBytes { raw in
+            machine.receive(borrowing: UnsafeRawBufferPointer(raw))
+            XCTAssertEqual(machine.nextEvent(now: 0), .hello(helloMessage))
+            XCTAssertNil(machine.nextEvent(now: 0))
+            raw.initializeMemory(as: UInt8.self, repeating: 0xEE)
+        }
+        try machine.accept(Wire.Welcome(serverName: "s"))
+        XCTAssertEqual(feed(&machine, []), [
+            .callOpened(stream: 1, call: Wire.CallStart(method: "/photolib.v1.PhotoLibrary/Ping"), endStream: false),
+            .message(stream: 1, payload: [9, 8, 7], endStream: true),
+        ])
     }
 
     func testClientReturnsCreditInQuarterWindowBatchesAndOnCancel() throws {

@@ -24,6 +24,69 @@ final class FrameDecoderTests: XCTestCase {
         XCTAssertEqual(decoder.bufferedByteCount, 0)
     }
 
+    /// Bytes appended for borrowing give the same frames in pieces of every size; the MESSAGE
+    /// frames a piece holds whole come out where they lie in it (each piece is a buffer of its
+    /// own, overwritten once its frames are taken, as the event loop's read buffer is).
+    func testBorrowedBytesGiveTheSameFramesAndLendOnlyWholeMessages() throws {
+        let frames = sampleFrames() + [Frame(.message, stream: 5, payload: [1, 2, 3]), Frame(.message, stream: 7, flags: .endStream, payload: [])]
+        var bytes: [UInt8] = []
+        for frame in frames { frame.encode(into: &bytes) }
+        for pieceSize in [1, 7, 10, 64, 333, 4_096, 65_536, bytes.count] {
+            var decoder = FrameDecoder(maxPayloadSize: 1 << 20)
+            var decoded: [Frame] = []
+            var borrowed = 0
+            var at = 0
+            while at < bytes.count {
+                let end = min(bytes.count, at + pieceSize)
+                var piece = Array(bytes[at..<end])
+                try piece.withUnsafeMutableBytes { raw in
+                    decoder.append(borrowing: UnsafeRawBufferPointer(raw))
+                    while let entry = try decoder.nextEntry() {
+                        if case .borrowedMessage(_, _, let payload) = entry {
+                            borrowed += 1
+                            XCTAssertTrue(payload.buffer.baseAddress! >= UnsafeRawPointer(raw.baseAddress!) && payload.buffer.baseAddress! + payload.count <= UnsafeRawPointer(raw.baseAddress! + raw.count), "lent from the piece itself")
+                        }
+                        decoded.append(entry.owned)
+                    }
+                    // The piece is reused for the next read: nothing may still point into it.
+                    raw.initializeMemory(as: UInt8.self, repeating: 0xEE)
+                }
+                piece.removeAll()
+                at = end
+            }
+            XCTAssertEqual(decoded, frames, "pieces of \(pieceSize) bytes")
+            XCTAssertEqual(decoder.bufferedByteCount, 0)
+            if pieceSize == bytes.count {
+                // In one piece every MESSAGE is whole but the 70,000-byte one (over the
+                // in-place threshold, it is cut on arrival too: it is whole): all lent.
+                XCTAssertEqual(borrowed, frames.filter { $0.type == .message }.count)
+            }
+            if pieceSize == 1 { XCTAssertEqual(borrowed, 0, "no frame is whole in one byte") }
+        }
+    }
+
+    /// Frames left in borrowed bytes when their taker stops are copied by
+    /// `keepBorrowedFrames()`, and survive the bytes being overwritten.
+    func testKeptBorrowedFramesSurviveTheirBytes() throws {
+        let frames = [Frame(.message, stream: 1, payload: [1, 2, 3]), Frame(.message, stream: 3, payload: [4, 5]), Frame(.ping, payload: [6])]
+        var bytes: [UInt8] = []
+        for frame in frames { frame.encode(into: &bytes) }
+        var decoder = FrameDecoder(maxPayloadSize: 1 << 20)
+        var first: Frame?
+        try bytes.withUnsafeMutableBytes { raw in
+            decoder.append(borrowing: UnsafeRawBufferPointer(raw))
+            first = try decoder.nextEntry()?.owned
+            decoder.keepBorrowedFrames()
+            raw.initializeMemory(as: UInt8.self, repeating: 0xEE)
+        }
+        var rest: [Frame] = []
+        while let frame = try decoder.next() { rest.append(frame) }
+        XCTAssertEqual([first].compactMap { $0 } + rest, frames)
+        // Kept: a plain append may follow.
+        decoder.append(frames[0].encoded)
+        XCTAssertEqual(try decoder.next(), frames[0])
+    }
+
     func testRoundTripOneByteAtATime() throws {
         let frames = sampleFrames()
         var bytes: [UInt8] = []
