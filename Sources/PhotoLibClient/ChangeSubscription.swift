@@ -102,7 +102,33 @@ public final class ChangeSubscription: Sendable {
     /// The changes, in token order. Iterating slowly slows the server's sending down
     /// (flow control); a subscriber far behind receives a resync instead of a backlog.
     /// A subscription with a change handler delivers there instead: this sequence is empty.
-    public let changes: AsyncThrowingStream<PhotoLibraryChange, any Error>
+    public let changes: Changes
+
+    /// The changes of a subscription, in token order (``ChangeSubscription/changes``): an
+    /// asynchronous sequence that one task iterates at a time. It ends (`nil`) when the
+    /// subscription does: after throwing the error it ended with, once, if it failed.
+    /// Cancelling the task that waits for a change cancels the subscription.
+    public struct Changes: AsyncSequence, Sendable {
+        /// A change.
+        public typealias Element = PhotoLibraryChange
+        let backlog: ChangeBacklog
+
+        /// An iterator over the changes (one task at a time: a second one waiting at once
+        /// gets `failedPrecondition`).
+        public func makeAsyncIterator() -> AsyncIterator {
+            AsyncIterator(backlog: backlog)
+        }
+
+        /// Reads a subscription's changes.
+        public struct AsyncIterator: AsyncIteratorProtocol {
+            let backlog: ChangeBacklog
+
+            /// The next change, waiting until it arrives; `nil` once the subscription ended.
+            public mutating func next() async throws -> PhotoLibraryChange? {
+                try await backlog.next()
+            }
+        }
+    }
 
     private let connection: ClientConnection
     /// The call; its id is set once it is open (before ``open(on:)`` returns).
@@ -115,7 +141,7 @@ public final class ChangeSubscription: Sendable {
 
     private init(
         connection: ClientConnection, stream: ClientStream, events: SubscriptionEvents, registrations: SharedRegistrations,
-        changes: AsyncThrowingStream<PhotoLibraryChange, any Error>
+        changes: Changes
     ) {
         self.connection = connection
         self.stream = stream
@@ -134,20 +160,18 @@ public final class ChangeSubscription: Sendable {
         if let handler {
             let events = SubscriptionEvents(connection: connection, stream: stream, shared: shared, delivery: .handler(handler))
             try await connection.openBidirectional(stream, consumer: events)
-            return ChangeSubscription(connection: connection, stream: stream, events: events, registrations: registrations, changes: AsyncThrowingStream { nil })
+            return ChangeSubscription(
+                connection: connection, stream: stream, events: events, registrations: registrations,
+                changes: Changes(backlog: .ended(connection: connection, stream: stream)))
         }
         // Notifications wait in the backlog (with their credit not yet returned) until the
         // application takes them from ``changes``, so a slow reader slows the server through
         // flow control — while acknowledgements behind them are still answered at once (a
         // resumed subscription receives its catch-up before the answers to its first requests).
-        let (backlog, backlogContinuation) = AsyncThrowingStream<(PhotoLibraryChange, Int), any Error>.makeStream()
-        let events = SubscriptionEvents(connection: connection, stream: stream, shared: shared, delivery: .backlog(backlogContinuation))
+        let backlog = ChangeBacklog(connection: connection, stream: stream)
+        let events = SubscriptionEvents(connection: connection, stream: stream, shared: shared, delivery: .backlog(backlog))
         try await connection.openBidirectional(stream, consumer: events)
-        let reader = ChangeBacklogReader(backlog.makeAsyncIterator(), connection: connection, streamID: stream.id)
-        let subscription = ChangeSubscription(
-            connection: connection, stream: stream, events: events, registrations: registrations, changes: AsyncThrowingStream { try await reader.next() })
-        reader.subscription = subscription
-        return subscription
+        return ChangeSubscription(connection: connection, stream: stream, events: events, registrations: registrations, changes: Changes(backlog: backlog))
     }
 
     /// Registers a fetch result obtained on this library connection.
@@ -235,8 +259,8 @@ private final class SubscriptionEvents: ResponseConsumer, @unchecked Sendable {
     /// Where changes go.
     enum Delivery {
         /// To the backlog ``ChangeSubscription/changes`` reads, with each message's size (its
-        /// credit goes back when the application takes it, ``ChangeBacklogReader``).
-        case backlog(AsyncThrowingStream<(PhotoLibraryChange, Int), any Error>.Continuation)
+        /// credit goes back when the application takes it).
+        case backlog(ChangeBacklog)
         /// To a handler on the connection's queue (credit goes back as it returns).
         case handler(@Sendable (Result<PhotoLibraryChange, any Error>) -> Void)
     }
@@ -244,7 +268,7 @@ private final class SubscriptionEvents: ResponseConsumer, @unchecked Sendable {
     /// The ``Delivery``, as two optionals: a change is handed on without copying an enum
     /// out (its generic copy retained the handler's context for every notification).
     private let handler: (@Sendable (Result<PhotoLibraryChange, any Error>) -> Void)?
-    private let backlog: AsyncThrowingStream<(PhotoLibraryChange, Int), any Error>.Continuation?
+    private let backlog: ChangeBacklog?
     /// Shared with the connection's other subscriptions.
     private let shared: SharedChangeDecoding
 
@@ -280,7 +304,7 @@ private final class SubscriptionEvents: ResponseConsumer, @unchecked Sendable {
             if let handler {
                 handler(.success(change))
             } else {
-                backlog?.yield((change, payload.count))
+                backlog?.append(change, size: payload.count)
             }
         }
     }
@@ -288,8 +312,8 @@ private final class SubscriptionEvents: ResponseConsumer, @unchecked Sendable {
     func finish(_ error: PhotoLibError?) {
         if let handler {
             if let error { handler(.failure(error)) }
-        } else if let backlog {
-            if let error { backlog.finish(throwing: error) } else { backlog.finish() }
+        } else {
+            backlog?.finish(error)
         }
         failPending(error ?? PhotoLibError(.cancelled, "the subscription ended"))
     }
@@ -312,7 +336,7 @@ private final class SubscriptionEvents: ResponseConsumer, @unchecked Sendable {
 
     /// Ends ``ChangeSubscription/changes`` (the subscription was cancelled).
     func endBacklog() {
-        backlog?.finish()
+        backlog?.finish(nil)
     }
 
     private func failPending(_ error: PhotoLibError) {
@@ -424,37 +448,6 @@ extension PhotoLibrary {
         let subscription = try await ChangeSubscription.open(on: connection, sharing: sharedChangeDecoding, registrations: sharedRegistrations, handler: changeHandler)
         if let token { try await subscription.resume(since: token) }
         return subscription
-    }
-}
-
-/// What ``ChangeSubscription/changes`` pulls: the next notification from the backlog, whose
-/// credit goes back to the server as the application takes it. Cancelling the task that
-/// iterates ends the subscription.
-///
-/// `@unchecked Sendable`: `backlog` (an iterator) is advanced only by the one task that
-/// iterates ``ChangeSubscription/changes`` (an `AsyncThrowingStream` calls its closure
-/// once at a time); `subscription` is set once, before the stream can be iterated.
-private final class ChangeBacklogReader: @unchecked Sendable {
-    private var backlog: AsyncThrowingStream<(PhotoLibraryChange, Int), any Error>.AsyncIterator
-    private let connection: ClientConnection
-    private let streamID: UInt32
-    weak var subscription: ChangeSubscription?
-
-    init(_ backlog: AsyncThrowingStream<(PhotoLibraryChange, Int), any Error>.AsyncIterator, connection: ClientConnection, streamID: UInt32) {
-        self.backlog = backlog
-        self.connection = connection
-        self.streamID = streamID
-    }
-
-    func next() async throws -> PhotoLibraryChange? {
-        let next = try await withTaskCancellationHandler {
-            try await backlog.next()
-        } onCancel: { [weak self] in
-            self?.subscription?.cancel()
-        }
-        guard let (change, size) = next else { return nil }
-        connection.consumed(size, stream: streamID)
-        return change
     }
 }
 

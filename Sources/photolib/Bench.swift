@@ -14,6 +14,12 @@ extension PhotoLibCommand {
 }
 
 /// Latency and throughput of one load run.
+/// Where a benchmark's tasks run (`--executor`): Swift's global pool, or each on its
+/// connection's executor (`PhotoLibrary.taskExecutor`).
+enum BenchExecutor: String, ExpressibleByArgument, CaseIterable {
+    case pool, connection
+}
+
 struct BenchReport: Encodable {
     var requests: Int
     var errors: Int
@@ -168,16 +174,11 @@ extension PhotoLibCommand {
         var api: API = .async
 
         @Option(name: .long, help: "With --api async, where the tasks run: pool (Swift's global executor) or connection (each prefers its connection's executor, PhotoLibrary.taskExecutor).")
-        var executor: Executor = .pool
+        var executor: BenchExecutor = .pool
 
         /// Which ImageManager API the requests go through.
         enum API: String, ExpressibleByArgument, CaseIterable {
             case async, handler
-        }
-
-        /// Where the async API's tasks run.
-        enum Executor: String, ExpressibleByArgument, CaseIterable {
-            case pool, connection
         }
 
         func validate() throws {

@@ -46,6 +46,9 @@ extension PhotoLibCommand {
         @Option(name: .long, help: "How subscribers take changes: 'async' (a task iterating ChangeSubscription.changes each) or 'handler' (subscribe(changeHandler:), on the connection's queue).")
         var api: API = .async
 
+        @Option(name: .long, help: "With --api async, where the subscribers' tasks run: pool (Swift's global executor) or connection (each prefers its connection's executor, PhotoLibrary.taskExecutor).")
+        var executor: BenchExecutor = .pool
+
         /// The client API the subscribers use.
         enum API: String, ExpressibleByArgument {
             case async, handler
@@ -56,6 +59,7 @@ extension PhotoLibCommand {
             if let connections, !(1...256).contains(connections) { throw ValidationError("--connections must be within 1…256") }
             guard (1...100_000).contains(toggles) else { throw ValidationError("--toggles must be within 1…100000") }
             guard interval >= 0, interval <= 10_000 else { throw ValidationError("--interval must be within 0…10000 ms") }
+            guard executor == .pool || api == .async else { throw ValidationError("--executor applies to --api async only") }
         }
 
         /// The fetch result a handler subscriber follows: set once registered (by the task
@@ -171,9 +175,10 @@ extension PhotoLibCommand {
                     continue
                 }
                 let subscription = try await libraries[i % connectionCount].subscribe()
-                var watched = try await subscription.registerFetch(with: options)
+                let watched = try await subscription.registerFetch(with: options)
                 subscriptions.append(subscription)
-                readers.append(Task {
+                let read: @Sendable () async -> Void = { [watched] in
+                    var watched = watched
                     do {
                         for try await change in subscription.changes {
                             let now = DispatchTime.now().uptimeNanoseconds
@@ -182,7 +187,10 @@ extension PhotoLibCommand {
                             if let value = Int64(change.changeToken) { arrivals.record(token: value, at: now, resync: details.map { !$0.hasIncrementalChanges } ?? false) }
                         }
                     } catch {}
-                })
+                }
+                // A plain task on the pool (a preference of nil would still give it a
+                // preference record, looked up on every resume).
+                readers.append(executor == .connection ? Task(executorPreference: libraries[i % connectionCount].taskExecutor, operation: read) : Task(operation: read))
             }
             let registerSeconds = Double(DispatchTime.now().uptimeNanoseconds - registerStart.uptimeNanoseconds) / 1e9
             let rssSubscribed = serverPid.flatMap(Self.residentKiB)
@@ -231,7 +239,7 @@ extension PhotoLibCommand {
             }
             func ms(_ nanoseconds: UInt64) -> Double { (Double(nanoseconds) / 1e6 * 1000).rounded() / 1000 }
             let report = Report(
-                api: api.rawValue,
+                api: api.rawValue, executor: api == .async ? executor.rawValue : nil,
                 subscribers: subscribers, connections: connectionCount, libraryAssets: totalAssets, transactions: commits.count,
                 notificationsDelivered: delivered, notificationsExpected: commits.count * subscribers, transactionsNotFullyDelivered: missing,
                 resyncs: arrivals.resyncs, seconds: seconds, registerSeconds: registerSeconds,
@@ -250,8 +258,9 @@ extension PhotoLibCommand {
             if connection.json {
                 try Output.jsonLine(report)
             } else {
+                let apiLabel = api == .handler ? "handler API" : executor == .connection ? "async API, connection executor" : "async API"
                 let l = report.latencyMs
-                print(String(format: "changes: %d subscribers (" + api.rawValue + " API) on %d connections, %d assets: %d transactions in %.2f s (subscribed in %.2f s)", subscribers, connectionCount, totalAssets, commits.count, seconds, registerSeconds))
+                print(String(format: "changes: %d subscribers (" + apiLabel + ") on %d connections, %d assets: %d transactions in %.2f s (subscribed in %.2f s)", subscribers, connectionCount, totalAssets, commits.count, seconds, registerSeconds))
                 print(String(format: "commit-to-notification ms: p50 %.3f  p90 %.3f  p99 %.3f  max %.3f   (performChanges round trip p50 %.3f p99 %.3f)", l["p50"]!, l["p90"]!, l["p99"]!, l["max"]!, report.commitMs["p50"]!, report.commitMs["p99"]!))
                 print("delivered \(delivered)/\(report.notificationsExpected) notifications, \(missing) transactions not delivered to all within 10 s, \(arrivals.resyncs) resyncs")
                 if let server = report.serverCPUMicrosecondsPerNotification, let client = report.clientCPUMicrosecondsPerNotification {
@@ -265,6 +274,8 @@ extension PhotoLibCommand {
 
         struct Report: Encodable {
             var api: String
+            /// With the async API, where its tasks ran (`pool` or `connection`).
+            var executor: String?
             var subscribers: Int
             var connections: Int
             var libraryAssets: Int

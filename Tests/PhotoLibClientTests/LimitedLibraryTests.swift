@@ -352,7 +352,7 @@ final class LimitedLibraryTests: XCTestCase {
 /// One iterator over a subscription's notifications, shared by the awaits of a test.
 private final class NotificationIterator: @unchecked Sendable {
     // Used by one task at a time (the test awaits each next() before the following one).
-    private var iterator: AsyncThrowingStream<PhotoLibraryChange, any Error>.AsyncIterator
+    private var iterator: ChangeSubscription.Changes.AsyncIterator
 
     init(_ subscription: ChangeSubscription) {
         iterator = subscription.changes.makeAsyncIterator()
