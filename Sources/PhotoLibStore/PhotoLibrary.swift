@@ -156,7 +156,7 @@ public final class PhotoLibrary: @unchecked Sendable {
     }
 
     /// `PRAGMA data_version` on the pool's version connection (asked only when the WAL-index
-    /// header changed since its last answer, see ``DatabasePool``): it moves with
+    /// header changed since its last answer): it moves with
     /// every commit, by this instance or any other connection. A caller that reuses it for a
     /// while adds ``localCommitCount`` fresh each time, so this instance's own commits count
     /// at once.

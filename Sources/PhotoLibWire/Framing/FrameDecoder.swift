@@ -20,11 +20,12 @@ import PhotoLibCore
 /// limit only grows (HELLO's, then the frame size), so a frame cut early is never one that
 /// would have been refused.
 ///
-/// Bytes appended with ``append(borrowing:)`` are not copied for the MESSAGE frames they hold
-/// whole: ``nextEntry()`` hands those out as ``BorrowedBytes`` pointing into them (a client
+/// Bytes appended with `append(borrowing:)` (the state machine's
+/// ``ConnectionStateMachine/receive(borrowing:)``) are not copied for the MESSAGE frames they
+/// hold whole: `nextEntry()` hands those out as ``BorrowedBytes`` pointing into them (a client
 /// decodes an 8 KB image straight from the socket's read buffer instead of from a copy of
 /// it). Their caller keeps the bytes valid until it has taken every frame, or calls
-/// ``keepBorrowedFrames()`` first.
+/// `keepBorrowedFrames()` first.
 public struct FrameDecoder: Sendable {
     /// A whole frame waiting to be taken: owned, or a MESSAGE frame still in borrowed bytes.
     enum Entry: Sendable {
