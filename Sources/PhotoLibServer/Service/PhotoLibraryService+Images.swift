@@ -40,6 +40,24 @@ extension PhotoLibraryService {
         var render: RenderRequest
         var key: ImageCacheKey
         var version: ImageVersion
+        /// The job of rendering `source` (found for the checked `assetIdentifier`) as asked.
+        init(
+            assetIdentifier: String, source: ImageSource, targetSize: PixelSize, contentMode: ContentMode, resizeMode: ResizeMode,
+            version: ImageVersion, crop: NormalizedRect?
+        ) {
+            self.assetIdentifier = assetIdentifier
+            self.source = source
+            self.version = version
+            render = RenderRequest(
+                targetSize: targetSize, contentMode: contentMode, resizeMode: resizeMode, crop: crop, quality: PhotoLibraryService.renderQuality)
+            // No edits exist yet: current, unadjusted and original render the same file unless
+            // the asset has a fullSizePhoto; the key keeps them apart anyway.
+            let contentVersion = version == .current ? source.contentVersion : source.original.sha256 + "|" + source.contentVersion
+            key = ImageCacheKey(
+                assetIdentifier: assetIdentifier, contentVersion: contentVersion, targetSize: targetSize,
+                contentMode: contentMode, resizeMode: resizeMode, version: version, crop: crop, variant: .final)
+        }
+
         /// The file the pixels come from.
         var path: String {
             version == .current ? source.current.path : source.original.path
@@ -58,20 +76,20 @@ extension PhotoLibraryService {
         assetIdentifier: String, targetSize: PixelSize, contentMode: ContentMode, resizeMode: ResizeMode,
         version: ImageVersion, crop: NormalizedRect?, receivedAt: UInt64? = nil, limitedTo: String? = nil
     ) throws(PhotoLibError) -> ImageJob {
-        // Never nil: `imageSource` always answers or throws.
-        try imageJob(
-            assetIdentifier: assetIdentifier, targetSize: targetSize, contentMode: contentMode, resizeMode: resizeMode, version: version,
-            crop: crop, limitedTo: limitedTo
-        ) { [imageSources] (identifier) throws(PhotoLibError) in try imageSources.imageSource(forValidAsset: identifier, receivedAt: receivedAt) }!
+        let crop = try checkedImageRequest(assetIdentifier: assetIdentifier, targetSize: targetSize, crop: crop, limitedTo: limitedTo)
+        let source = try imageSources.imageSource(forValidAsset: assetIdentifier, receivedAt: receivedAt)
+        return ImageJob(
+            assetIdentifier: assetIdentifier, source: source, targetSize: targetSize, contentMode: contentMode, resizeMode: resizeMode,
+            version: version, crop: crop)
     }
 
-    /// ``imageJob(assetIdentifier:targetSize:contentMode:resizeMode:version:crop:receivedAt:limitedTo:)``
-    /// finding the asset's files with `source` (given a valid identifier); `nil` when
-    /// `source` answers `nil`.
-    private func imageJob(
-        assetIdentifier: String, targetSize: PixelSize, contentMode: ContentMode, resizeMode: ResizeMode,
-        version: ImageVersion, crop: NormalizedRect?, limitedTo: String?, source find: (String) throws(PhotoLibError) -> ImageSource?
-    ) throws(PhotoLibError) -> ImageJob? {
+    /// Checks an image request's asset identifier (and, for a limited client, that the asset
+    /// is in its selection), target size and crop; returns the crop to render (`nil` for the
+    /// whole image, whether asked for as no crop or as the unit rectangle: one cache entry for
+    /// both).
+    private func checkedImageRequest(
+        assetIdentifier: String, targetSize: PixelSize, crop: NormalizedRect?, limitedTo: String?
+    ) throws(PhotoLibError) -> NormalizedRect? {
         try LocalIdentifier.validate(assetIdentifier)
         // Outside a limited client's selection: the very answer of an unknown asset.
         if let limitedTo, try library.limited(to: limitedTo).visibleIdentifiers(among: [assetIdentifier]).isEmpty {
@@ -83,18 +101,7 @@ extension PhotoLibraryService {
         else {
             throw PhotoLibError(.invalidArgument, "target size \(targetSize.width)x\(targetSize.height) is invalid: both sides 1…\(maxSide), or 0x0 for the maximum size")
         }
-        // The whole image as a crop is no crop (one cache entry for both).
-        let crop = try crop.map { rect throws(PhotoLibError) in try rect.validated() }.flatMap { $0 == .unit ? nil : $0 }
-        guard let source = try find(assetIdentifier) else { return nil }
-        let render = RenderRequest(
-            targetSize: targetSize, contentMode: contentMode, resizeMode: resizeMode, crop: crop, quality: Self.renderQuality)
-        // No edits exist yet: current, unadjusted and original render the same file unless
-        // the asset has a fullSizePhoto; the key keeps them apart anyway.
-        let contentVersion = version == .current ? source.contentVersion : source.original.sha256 + "|" + source.contentVersion
-        let key = ImageCacheKey(
-            assetIdentifier: assetIdentifier, contentVersion: contentVersion, targetSize: targetSize,
-            contentMode: contentMode, resizeMode: resizeMode, version: version, crop: crop, variant: .final)
-        return ImageJob(assetIdentifier: assetIdentifier, source: source, render: render, key: key, version: version)
+        return try crop.map { rect throws(PhotoLibError) in try rect.validated() }.flatMap { $0 == .unit ? nil : $0 }
     }
 
     /// `RequestImage`'s fast path on the connection's queue: a request whose final image is
@@ -110,14 +117,13 @@ extension PhotoLibraryService {
         if request.requestID != 0 && session.isImageRequestRunning(request.requestID) { return nil }
         // A limited client's selection is checked in SQLite: not on the connection's queue.
         if limitedTo(session) != nil { return nil }
+        let crop = try checkedImageRequest(assetIdentifier: request.assetIdentifier, targetSize: request.targetSize, crop: options.normalizedCropRect, limitedTo: nil)
         // Only a source remembered and still current: finding one reads rows or stats a
         // file, which the handler does off this queue (and remembers for the next request).
-        let imageSources = self.imageSources, receivedAt = context.receivedAt
-        guard let job = try imageJob(
-            assetIdentifier: request.assetIdentifier, targetSize: request.targetSize, contentMode: contentMode,
-            resizeMode: options.resizeMode, version: options.version, crop: options.normalizedCropRect, limitedTo: nil,
-            source: { (identifier) throws(PhotoLibError) in try imageSources.rememberedSource(forValidAsset: identifier, receivedAt: receivedAt) })
-        else { return nil }
+        guard let source = try imageSources.rememberedSource(forValidAsset: request.assetIdentifier, receivedAt: context.receivedAt) else { return nil }
+        let job = ImageJob(
+            assetIdentifier: request.assetIdentifier, source: source, targetSize: request.targetSize, contentMode: contentMode,
+            resizeMode: options.resizeMode, version: options.version, crop: crop)
         if job.servesOriginalFile { return nil }
         let form = ImageMessageForm(request)
         guard let messages = cache.memory.messages(forCurrent: job.key, form: form, encode: { ImageSender.messages(for: $0, index: 0, isFinal: true, form: form) }) else {
