@@ -313,6 +313,12 @@ public struct ConnectionStateMachine: Sendable {
         nextDeadline = next
     }
 
+    /// When a call opened at `now` with CALL's `timeoutMs` passes its deadline (`nil`: 0, no
+    /// deadline); a timeout is taken as at most `Int32.max` ms (about 25 days).
+    private static func callDeadline(timeoutMs: UInt64, now: UInt64) -> UInt64? {
+        timeoutMs > 0 ? now &+ min(timeoutMs, UInt64(Int32.max)) &* 1_000_000 : nil
+    }
+
     /// A call opened with `deadline`.
     private mutating func noteCallDeadline(_ deadline: UInt64?) {
         guard let deadline else { return }
@@ -388,18 +394,14 @@ public struct ConnectionStateMachine: Sendable {
                 // Only a complete frame counts as activity: a peer trickling bytes is idle.
                 lastFrameAt = now
                 switch entry {
-                case .frame(let frame):
-                    if configuration.role == .server { try serverHandle(frame, now: now) } else { try clientHandle(frame, now: now) }
-                case .borrowedMessage(let id, let flags, let payload):
-                    // Only the open phase takes MESSAGE frames: in any other, the usual refusal.
-                    guard phase == .open || phase == .draining else {
-                        let frame = FrameDecoder.Entry.borrowedMessage(stream: id, flags: flags, payload: payload).owned
-                        if configuration.role == .server { try serverHandle(frame, now: now) } else { try clientHandle(frame, now: now) }
-                        break
-                    }
+                case .borrowedMessage(let id, let flags, let payload) where phase == .open || phase == .draining:
                     if let endStream = try receivedMessage(stream: id, flags: flags, count: payload.count) {
                         pendingEvents.append(.borrowedMessage(stream: id, payload: payload, endStream: endStream))
                     }
+                default:
+                    // Every other frame, and a MESSAGE outside the open phase (refused there as
+                    // any MESSAGE is), as an owned frame.
+                    if configuration.role == .server { try serverHandle(entry.owned, now: now) } else { try clientHandle(entry.owned, now: now) }
                 }
             } catch {
                 fail(error)
@@ -534,7 +536,7 @@ public struct ConnectionStateMachine: Sendable {
             return
         }
         let endStream = frame.flags.contains(.endStream)
-        let deadline = call.timeoutMs > 0 ? now &+ min(call.timeoutMs, UInt64(Int32.max)) &* 1_000_000 : nil
+        let deadline = Self.callDeadline(timeoutMs: call.timeoutMs, now: now)
         streams[id] = StreamState(
             sendWindow: SendWindow(initial: initialSendStreamWindow, maximum: max(configuration.maxSendStreamWindow, 2 * peerMaxFrameSize)),
             receiveWindow: FlowWindow(initial: configuration.initialStreamWindow),
@@ -737,7 +739,7 @@ public struct ConnectionStateMachine: Sendable {
         let id = nextStreamID
         nextStreamID += 2
         highestStreamID = id
-        let deadline = timeoutMs > 0 ? now &+ min(timeoutMs, UInt64(Int32.max)) &* 1_000_000 : nil
+        let deadline = Self.callDeadline(timeoutMs: timeoutMs, now: now)
         streams[id] = StreamState(
             sendWindow: SendWindow(initial: initialSendStreamWindow, maximum: max(configuration.maxSendStreamWindow, 2 * peerMaxFrameSize)),
             receiveWindow: FlowWindow(initial: configuration.initialStreamWindow),
