@@ -16,28 +16,31 @@ import Synchronization
 /// Cancelling the waiting task cancels the subscription's call and ends the sequence (its
 /// read answers `nil`), as `AsyncThrowingStream` did.
 final class ChangeBacklog: Sendable {
+    /// Whether the subscription still runs, and how it ended.
+    private enum Ending {
+        case running
+        /// Ended with this error, not handed to the reader yet.
+        case failed(PhotoLibError)
+        /// Ended: in order, or with an error the reader has been given (later reads answer `nil`).
+        case ended
+    }
+
     private struct State {
         /// Notifications not taken yet, from ``head`` on, with their message sizes.
         var waiting: [(change: PhotoLibraryChange, size: Int)] = []
         var head = 0
         /// The task waiting for the next notification.
         var reader: UnsafeContinuation<PhotoLibraryChange?, any Error>?
-        /// Set when the subscription ended: `nil` inside after an orderly end.
-        var end: PhotoLibError??
-        /// Whether the end (an error) was handed to the reader: later reads answer `nil`.
-        var endTaken = false
+        var ending = Ending.running
+    }
 
-        /// Takes the oldest notification waiting (there is one); the array empties once all
-        /// are taken, so it holds nothing between bursts.
-        mutating func take() -> (change: PhotoLibraryChange, size: Int) {
-            let taken = waiting[head]
-            head += 1
-            if head == waiting.count {
-                waiting.removeAll(keepingCapacity: waiting.count <= 64)
-                head = 0
-            }
-            return taken
-        }
+    /// What a read finds.
+    private enum Found {
+        case change(PhotoLibraryChange, size: Int)
+        case end
+        case error(PhotoLibError)
+        /// Nothing yet: the reader given (if any) now waits.
+        case nothing
     }
 
     /// What ``State`` holds. A leaf lock: the reader is resumed after it is released.
@@ -64,7 +67,7 @@ final class ChangeBacklog: Sendable {
     /// when it waits).
     func append(_ change: PhotoLibraryChange, size: Int) {
         let reader: UnsafeContinuation<PhotoLibraryChange?, any Error>? = state.withLock { state in
-            guard state.end == nil else { return nil }
+            guard case .running = state.ending else { return nil }
             guard let reader = state.reader else {
                 state.waiting.append((change, size))
                 return nil
@@ -81,12 +84,11 @@ final class ChangeBacklog: Sendable {
     /// what waits first, then the end. Later calls change nothing.
     func finish(_ error: PhotoLibError?) {
         let reader: UnsafeContinuation<PhotoLibraryChange?, any Error>? = state.withLock { state in
-            guard state.end == nil else { return nil }
-            state.end = .some(error)
-            guard let reader = state.reader else { return nil }
-            state.reader = nil
-            state.endTaken = true
-            return reader
+            guard case .running = state.ending else { return nil }
+            // A reader waits only when nothing does: it takes the end at once.
+            state.ending = state.reader == nil ? error.map(Ending.failed) ?? .ended : .ended
+            defer { state.reader = nil }
+            return state.reader
         }
         guard let reader else { return }
         if let error { reader.resume(throwing: error) } else { reader.resume(returning: nil) }
@@ -95,40 +97,29 @@ final class ChangeBacklog: Sendable {
     /// The next notification, waiting for it when none waits; `nil` once the subscription
     /// ended (after its error, if it ended with one, is thrown once). One task at a time.
     func next() async throws -> PhotoLibraryChange? {
-        switch try takeWaiting() {
+        switch take(orWait: nil) {
         case .change(let change, let size):
             connection.consumed(size, stream: stream.id)
             return change
-        case .ended:
+        case .end:
             return nil
-        case .empty:
+        case .error(let error):
+            throw error
+        case .nothing:
             break
         }
         return try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<PhotoLibraryChange?, any Error>) in
-                let ready: Result<(change: PhotoLibraryChange, size: Int)?, any Error>? = state.withLock { state in
-                    if state.head < state.waiting.count { return .success(state.take()) }
-                    if let end = state.end {
-                        guard !state.endTaken, let error = end else { return .success(nil) }
-                        state.endTaken = true
-                        return .failure(error)
-                    }
-                    guard state.reader == nil else {
-                        return .failure(PhotoLibError(.failedPrecondition, "ChangeSubscription.changes is being iterated by another task: one task at a time"))
-                    }
-                    state.reader = continuation
-                    return nil
-                }
-                switch ready {
-                case nil:
-                    break
-                case .success(let taken?):
-                    connection.consumed(taken.size, stream: stream.id)
-                    continuation.resume(returning: taken.change)
-                case .success(nil):
+                switch take(orWait: continuation) {
+                case .change(let change, let size):
+                    connection.consumed(size, stream: stream.id)
+                    continuation.resume(returning: change)
+                case .end:
                     continuation.resume(returning: nil)
-                case .failure(let error):
+                case .error(let error):
                     continuation.resume(throwing: error)
+                case .nothing:
+                    break
                 }
             }
         } onCancel: {
@@ -138,25 +129,35 @@ final class ChangeBacklog: Sendable {
         }
     }
 
-    /// What a read finds without waiting.
-    private enum Waiting {
-        case change(PhotoLibraryChange, size: Int)
-        case ended
-        case empty
-    }
-
-    /// A notification that waits already, the end (throwing its error once), or nothing.
-    private func takeWaiting() throws -> Waiting {
-        let found: Result<Waiting, PhotoLibError> = state.withLock { state in
+    /// Under the lock: the oldest notification waiting (the array empties once all are
+    /// taken, so it holds nothing between bursts), else the end (an error once, then `nil`),
+    /// else nothing, and then `reader`, if given, waits. A second reader waiting at once is
+    /// refused (`failedPrecondition`).
+    private func take(orWait reader: UnsafeContinuation<PhotoLibraryChange?, any Error>?) -> Found {
+        state.withLock { state in
             if state.head < state.waiting.count {
-                let taken = state.take()
-                return .success(.change(taken.change, size: taken.size))
+                let taken = state.waiting[state.head]
+                state.head += 1
+                if state.head == state.waiting.count {
+                    state.waiting.removeAll(keepingCapacity: state.waiting.count <= 64)
+                    state.head = 0
+                }
+                return .change(taken.change, size: taken.size)
             }
-            guard let end = state.end else { return .success(.empty) }
-            guard !state.endTaken, let error = end else { return .success(.ended) }
-            state.endTaken = true
-            return .failure(error)
+            switch state.ending {
+            case .ended:
+                return .end
+            case .failed(let error):
+                state.ending = .ended
+                return .error(error)
+            case .running:
+                guard let reader else { return .nothing }
+                guard state.reader == nil else {
+                    return .error(PhotoLibError(.failedPrecondition, "ChangeSubscription.changes is being iterated by another task: one task at a time"))
+                }
+                state.reader = reader
+                return .nothing
+            }
         }
-        return try found.get()
     }
 }
