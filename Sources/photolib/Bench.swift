@@ -13,13 +13,30 @@ extension PhotoLibCommand {
     }
 }
 
-/// Latency and throughput of one load run.
 /// Where a benchmark's tasks run (`--executor`): Swift's global pool, or each on its
 /// connection's executor (`PhotoLibrary.taskExecutor`).
 enum BenchExecutor: String, ExpressibleByArgument, CaseIterable {
     case pool, connection
+
+    /// Adds `work` to `group`, preferring `library`'s executor or not. On the pool it is a
+    /// plain task: a preference of `nil` still gives a task a preference record, which Swift's
+    /// runtime looks up under the task's status lock on every resume (a cost applications
+    /// making plain tasks do not pay).
+    func addTask(to group: inout TaskGroup<Void>, on library: PhotoLibrary, _ work: @escaping @Sendable () async -> Void) {
+        if self == .connection {
+            group.addTask(executorPreference: library.taskExecutor, operation: work)
+        } else {
+            group.addTask(operation: work)
+        }
+    }
+
+    /// A task running `work`, preferring `library`'s executor or not (see ``addTask(to:on:_:)``).
+    func task(on library: PhotoLibrary, _ work: @escaping @Sendable () async -> Void) -> Task<Void, Never> {
+        self == .connection ? Task(executorPreference: library.taskExecutor, operation: work) : Task(operation: work)
+    }
 }
 
+/// Latency and throughput of one load run.
 struct BenchReport: Encodable {
     var requests: Int
     var errors: Int
@@ -256,14 +273,7 @@ extension PhotoLibCommand {
                                 }
                             }
                         }
-                        // A task given a preference of `nil` still carries a preference record,
-                        // which Swift's runtime looks up under the task's status lock on every
-                        // resume: the pool's figure is of plain tasks, as an application makes.
-                        if executor == .connection {
-                            group.addTask(executorPreference: libraries[worker % libraries.count].taskExecutor, operation: work)
-                        } else {
-                            group.addTask(operation: work)
-                        }
+                        executor.addTask(to: &group, on: libraries[worker % libraries.count], work)
                     }
                 }
             }

@@ -188,9 +188,7 @@ extension PhotoLibCommand {
                         }
                     } catch {}
                 }
-                // A plain task on the pool (a preference of nil would still give it a
-                // preference record, looked up on every resume).
-                readers.append(executor == .connection ? Task(executorPreference: libraries[i % connectionCount].taskExecutor, operation: read) : Task(operation: read))
+                readers.append(executor.task(on: libraries[i % connectionCount], read))
             }
             let registerSeconds = Double(DispatchTime.now().uptimeNanoseconds - registerStart.uptimeNanoseconds) / 1e9
             let rssSubscribed = serverPid.flatMap(Self.residentKiB)
