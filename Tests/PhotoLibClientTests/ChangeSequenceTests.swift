@@ -35,7 +35,7 @@ final class ChangeSequenceTests: XCTestCase {
     }
 
     /// Toggles the favourite flag of `asset`; returns the change token.
-    private func toggle(_ library: PhotoLibrary, _ asset: String, _ favorite: Bool) async throws -> String {
+    private static func toggle(_ library: PhotoLibrary, _ asset: String, _ favorite: Bool) async throws -> String {
         try await library.performChanges([.setAssetProperties(.init(asset: asset, isFavorite: favorite))]).changeToken
     }
 
@@ -46,7 +46,7 @@ final class ChangeSequenceTests: XCTestCase {
         var tokens: [String] = []
         // Each one a change: asset 0 on, asset 1 on, asset 0 off.
         for (asset, favorite) in [(server.assets[0], true), (server.assets[1], true), (server.assets[0], false)] {
-            tokens.append(try await toggle(library, asset, favorite))
+            tokens.append(try await Self.toggle(library, asset, favorite))
         }
         // Most (usually all) of them wait in the backlog by the time the reading starts.
         let read = try await within(20) { () -> [String?] in
@@ -73,7 +73,7 @@ final class ChangeSequenceTests: XCTestCase {
             for try await _ in subscription.changes { count += 1 }
             return count
         }
-        _ = try await toggle(library, server.assets[0], true)
+        _ = try await Self.toggle(library, server.assets[0], true)
         // Let it take that change and wait for the next, then cancel it.
         try await Task.sleep(nanoseconds: 100_000_000)
         reader.cancel()
@@ -90,19 +90,32 @@ final class ChangeSequenceTests: XCTestCase {
         let (server, library, subscription) = try await open()
         addTeardownBlock { await server.tearDown() }
         defer { library.close() }
-        let readers = (0..<2).map { _ in
-            Task { () -> Result<String?, any Error> in
-                var changes = subscription.changes.makeAsyncIterator()
-                do { return .success(try await changes.next()?.changeToken) } catch { return .failure(error) }
+        let asset = server.assets[0]
+        // Two readers at once, with nothing to read: the second to ask is refused at once, the
+        // first waits (it cannot finish before a change comes). Then one change wakes it.
+        let outcomes = try await within(20) { () -> [Result<String?, any Error>] in
+            await withTaskGroup(of: Result<String?, any Error>.self) { group in
+                for _ in 0..<2 {
+                    group.addTask {
+                        var changes = subscription.changes.makeAsyncIterator()
+                        do { return .success(try await changes.next()?.changeToken) } catch { return .failure(error) }
+                    }
+                }
+                var outcomes = [await group.next()!]
+                do {
+                    outcomes.append(.success(try await Self.toggle(library, asset, true)))
+                } catch {
+                    outcomes.append(.failure(error))
+                }
+                outcomes.append(await group.next()!)
+                return outcomes
             }
         }
-        // Both wait, or one waits and the other was refused already; one change wakes the one.
-        try await Task.sleep(nanoseconds: 50_000_000)
-        let token = try await toggle(library, server.assets[0], true)
-        var outcomes: [Result<String?, any Error>] = []
-        for reader in readers { outcomes.append(try await within(20) { await reader.value }) }
-        let tokens = outcomes.compactMap { try? $0.get() }
-        let refusals = outcomes.compactMap { outcome -> PhotoLibError? in
+        guard case .success(let token?) = outcomes[1] else { return XCTFail("the toggle failed: \(outcomes[1])") }
+        XCTAssertNil(try? outcomes[0].get(), "the first reader to finish is the refused one: \(outcomes[0])")
+        let readerOutcomes = [outcomes[0], outcomes[2]]
+        let tokens = readerOutcomes.compactMap { try? $0.get() }
+        let refusals = readerOutcomes.compactMap { outcome -> PhotoLibError? in
             guard case .failure(let error) = outcome else { return nil }
             return error as? PhotoLibError
         }
