@@ -30,56 +30,59 @@ import Darwin
 /// stops reading from the peer (its read interest is not re-armed) until they drain below
 /// ``sendQueueLowWater``; then ``onWritable`` runs. A peer that does not read cannot make
 /// this side buffer its answers without bound.
+///
+/// Its stored `var`s are `@exclusivity(unchecked)`: confined to one queue, and never accessed
+/// while an access to the same one is in progress (docs/ARCHITECTURE.md, "Exclusivity").
 public final class SocketChannel: @unchecked Sendable {
     /// The queue all callbacks run on and all methods must be called on.
     public let queue: DispatchQueue
     /// The remote address, if known.
     public let peer: Endpoint?
     /// Called with each batch of bytes read.
-    public var onRead: ([UInt8]) -> Void = { _ in }
+    @exclusivity(unchecked) public var onRead: ([UInt8]) -> Void = { _ in }
     /// When set, called instead of ``onRead`` with each batch of bytes read, in the event
     /// loop's read buffer itself (valid only during the call): for an owner that copies what
     /// it keeps anyway (a frame decoder), one copy of every byte read fewer.
-    public var onReadInPlace: ((UnsafeRawBufferPointer) -> Void)?
+    @exclusivity(unchecked) public var onReadInPlace: ((UnsafeRawBufferPointer) -> Void)?
     /// Called once when the channel closes: `nil` after an orderly close or EOF.
-    public var onClose: ((SocketError?) -> Void)?
+    @exclusivity(unchecked) public var onClose: ((SocketError?) -> Void)?
     /// Called when the outbound buffer has drained to empty.
-    public var onDrained: (() -> Void)?
+    @exclusivity(unchecked) public var onDrained: (() -> Void)?
     /// Called when queued output, having passed ``sendQueueHighWater``, drained below
     /// ``sendQueueLowWater``: writers that held back may go on.
-    public var onWritable: (() -> Void)?
+    @exclusivity(unchecked) public var onWritable: (() -> Void)?
     /// Queued output above which the channel stops reading from the peer (bytes).
-    public var sendQueueHighWater = 1 << 20
+    @exclusivity(unchecked) public var sendQueueHighWater = 1 << 20
     /// Queued output below which reading resumes (bytes).
-    public var sendQueueLowWater = 256 << 10
+    @exclusivity(unchecked) public var sendQueueLowWater = 256 << 10
 
     private let fd: Int32
-    private var outbound: [UInt8] = []
-    private var outboundIndex = 0
+    @exclusivity(unchecked) private var outbound: [UInt8] = []
+    @exclusivity(unchecked) private var outboundIndex = 0
     /// File regions queued with ``write(file:)``, in order, each sent after the bytes of
     /// ``outbound`` before index `at` (`at` moves when sent bytes are dropped from the front).
-    private var regions: [(at: Int, region: FileRegion)] = []
+    @exclusivity(unchecked) private var regions: [(at: Int, region: FileRegion)] = []
     /// The bytes of ``regions`` still to send.
-    private var regionBytes = 0
-    private var closed = false
-    private var started = false
-    private var closeAfterFlush = false
-    private var lingering = false
-    private var flushScheduled = false
+    @exclusivity(unchecked) private var regionBytes = 0
+    @exclusivity(unchecked) private var closed = false
+    @exclusivity(unchecked) private var started = false
+    @exclusivity(unchecked) private var closeAfterFlush = false
+    @exclusivity(unchecked) private var lingering = false
+    @exclusivity(unchecked) private var flushScheduled = false
     /// The loop watching the socket, and the registration's token, once started.
-    private var loop: EventLoop?
-    private var token: UInt64 = 0
+    @exclusivity(unchecked) private var loop: EventLoop?
+    @exclusivity(unchecked) private var token: UInt64 = 0
     /// The epoll interest registered now.
-    private var armedInterest: UInt32 = 0
+    @exclusivity(unchecked) private var armedInterest: UInt32 = 0
     /// Whether a `send` found the socket full: the rest waits for `EPOLLOUT`.
-    private var waitingToWrite = false
+    @exclusivity(unchecked) private var waitingToWrite = false
     /// Whether reading is paused because queued output passed ``sendQueueHighWater``.
-    private var readingPaused = false
+    @exclusivity(unchecked) private var readingPaused = false
     /// After the last bytes are sent, how long to wait for the peer's close before closing.
-    public var lingerTimeout: Double = 2
+    @exclusivity(unchecked) public var lingerTimeout: Double = 2
     /// Whether a turn (a read turn, or ``submit(_:)``'s) is running: what it writes is sent
     /// when it ends (or at ``sendThreshold``), not in a separate queue turn.
-    private var inTurn = false
+    @exclusivity(unchecked) private var inTurn = false
     /// Consulted on ``queue`` at the end of each turn that ``submit(_:)`` runs, before it
     /// sends what waits: while it returns `true`, the bytes stay queued (up to
     /// ``sendThreshold``), because the owner expects more to follow at once; the owner then
@@ -87,12 +90,12 @@ public final class SocketChannel: @unchecked Sendable {
     /// that joins them) send as usual. `nil`: never hold. A hold lasts at most
     /// ``heldWritesLimit``: the owner's release may never come (the task that would send
     /// may be waiting for a thread that waits for the held bytes' reply).
-    public var holdsWrites: (() -> Bool)?
+    @exclusivity(unchecked) public var holdsWrites: (() -> Bool)?
     /// How long held writes (``holdsWrites``) wait at most: a turn that holds schedules one
     /// send of what is still held this long after (one pending at a time, on ``queue``).
-    public var heldWritesLimit: DispatchTimeInterval = .milliseconds(1)
+    @exclusivity(unchecked) public var heldWritesLimit: DispatchTimeInterval = .milliseconds(1)
     /// Whether a send of held writes after ``heldWritesLimit`` is scheduled (on ``queue``).
-    private var heldWritesBackstopPending = false
+    @exclusivity(unchecked) private var heldWritesBackstopPending = false
     /// Whether a turn kept its writes (``holdsWrites``): set before the question is asked,
     /// so that an owner who changes the answer right after sees it.
     private let holdingWrites = Atomic<Bool>(false)

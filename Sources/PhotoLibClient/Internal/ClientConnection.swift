@@ -14,6 +14,9 @@ import Synchronization
 /// it answers, sets one timer to its next deadline, and runs the calls: it queues request
 /// messages until the windows let them go and hands responses to a task's stream or to a
 /// ``ResponseConsumer`` on the queue.
+///
+/// Its stored `var`s are `@exclusivity(unchecked)`: confined to one queue, and never accessed
+/// while an access to the same one is in progress (docs/ARCHITECTURE.md, "Exclusivity").
 final class ClientConnection: @unchecked Sendable {
     private enum Phase {
         case awaitingWelcome(CheckedContinuation<Wire.Welcome, any Error>)
@@ -25,29 +28,29 @@ final class ClientConnection: @unchecked Sendable {
     let queue = DispatchQueue(label: "photolib.client.connection")
     let configuration: ClientConfiguration
     private let channel: SocketChannel
-    private var phase: Phase
+    @exclusivity(unchecked) private var phase: Phase
     /// The protocol: frames in, events and frames out. On ``queue``.
-    private var machine: ConnectionStateMachine
+    @exclusivity(unchecked) private var machine: ConnectionStateMachine
     /// The application side of each open call, by stream id: as many as the machine has open.
-    private var streams = StreamTable<ClientStream>()
+    @exclusivity(unchecked) private var streams = StreamTable<ClientStream>()
     /// Bytes consumed per stream whose credit has not reached the machine yet, and whether a
     /// turn of ``queue`` that hands them over is queued (``consumed(_:stream:)``). Its own
     /// lock because consumers report from any task; a leaf lock.
     private let unreturnedCredit = Mutex((bytes: [UInt32: Int](), scheduled: false))
     /// The server's maximum frame size (its WELCOME), the largest request it takes.
-    private var serverMaxFrameSize = WireLimits.defaultMaxFrameSize
+    @exclusivity(unchecked) private var serverMaxFrameSize = WireLimits.defaultMaxFrameSize
     /// Whether the connection is closed (``phase`` is `.closed`; kept apart because testing a
     /// flag is cheaper than matching the enum, on every frame).
-    private var isClosed = false
+    @exclusivity(unchecked) private var isClosed = false
     /// Whether the socket was told to close once the machine closed (GOAWAY drained).
-    private var isClosingChannel = false
+    @exclusivity(unchecked) private var isClosingChannel = false
     /// One-shot timer set to the machine's next deadline (keepalive, a call's deadline).
-    private var timer: (any DispatchSourceTimer)?
+    @exclusivity(unchecked) private var timer: (any DispatchSourceTimer)?
     /// The deadline ``timer`` is set to (uptime nanoseconds).
-    private var timerDeadline: UInt64?
+    @exclusivity(unchecked) private var timerDeadline: UInt64?
     /// TLS between the socket and the state machine (`ClientConfiguration.tls`); `nil`: plain TCP.
-    private var tls: TLSStream?
-    private(set) var welcome: Wire.Welcome?
+    @exclusivity(unchecked) private var tls: TLSStream?
+    @exclusivity(unchecked) private(set) var welcome: Wire.Welcome?
     /// Tasks waiting in ``consume(_:request:timeout:_:)`` whose call has ended (their
     /// continuation is resumed) but that have not run since: each of them usually opens its
     /// next call at once, so a task's own turn holds its request while any are left (the

@@ -5,6 +5,9 @@ import PhotoLibWire
 ///
 /// Created by the caller (so that a cancellation can name the call before it is open), then
 /// confined to the connection's queue: the connection gives it an id when it opens the call.
+///
+/// Its stored `var`s are `@exclusivity(unchecked)`: confined to one queue, and never accessed
+/// while an access to the same one is in progress (docs/ARCHITECTURE.md, "Exclusivity").
 final class ClientStream: @unchecked Sendable {
     /// Where the call's response messages go.
     enum Responses {
@@ -28,22 +31,22 @@ final class ClientStream: @unchecked Sendable {
 
     let method: MethodInfo
     /// The stream id; 0 until the call is open.
-    var id: UInt32 = 0
+    @exclusivity(unchecked) var id: UInt32 = 0
     /// Where responses go, set when the call opens (``attach(_:)``): a consumer on the queue
     /// or a task's stream. Two optionals rather than a stored ``Responses``: reading a
     /// generic multi-payload enum copies it through the runtime, on every message.
-    private(set) var consumer: (any ResponseConsumer)?
+    @exclusivity(unchecked) private(set) var consumer: (any ResponseConsumer)?
     /// The task's stream the responses go to, when it is one (see ``consumer``).
-    private(set) var task: AsyncThrowingStream<[UInt8], any Error>.Continuation?
+    @exclusivity(unchecked) private(set) var task: AsyncThrowingStream<[UInt8], any Error>.Continuation?
     /// Request messages waiting for send credit (the connection's state machine keeps the
     /// windows, and the unconsumed response bytes whose credit goes back when the call ends).
-    var pending: [PendingMessage] = []
+    @exclusivity(unchecked) var pending: [PendingMessage] = []
     /// The call's deadline in seconds, for its error message (the machine keeps the deadline).
-    var timeout: Double?
+    @exclusivity(unchecked) var timeout: Double?
     /// Whether the call is over (it can end before it opens, when cancelled first).
-    private(set) var isEnded = false
+    @exclusivity(unchecked) private(set) var isEnded = false
     /// Why the call ended (`nil`: it ended well, or has not ended).
-    private(set) var outcome: PhotoLibError?
+    @exclusivity(unchecked) private(set) var outcome: PhotoLibError?
 
     /// Counts the resume of a task that waits for the call's end (see
     /// ``ClientConnection/consume(_:request:timeout:_:)``), when one does.

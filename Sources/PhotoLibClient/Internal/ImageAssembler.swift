@@ -7,6 +7,9 @@ import PhotoLibWire
 ///
 /// `@unchecked Sendable`: its mutable state is touched only on the connection's queue
 /// (see ``ResponseConsumer``).
+///
+/// Its stored `var`s are `@exclusivity(unchecked)`: confined to one queue, and never accessed
+/// while an access to the same one is in progress (docs/ARCHITECTURE.md, "Exclusivity").
 final class ImageAssembler: ResponseConsumer, @unchecked Sendable {
     /// Where the images go.
     enum Delivery {
@@ -20,9 +23,9 @@ final class ImageAssembler: ResponseConsumer, @unchecked Sendable {
 
     private let delivery: Delivery
     private let progress: (@Sendable (ImageRequestProgress) -> Void)?
-    private var assembly = ImageAssembly()
-    private var last: DeliveredImage?
-    private var delivered = false
+    @exclusivity(unchecked) private var assembly = ImageAssembly()
+    @exclusivity(unchecked) private var last: DeliveredImage?
+    @exclusivity(unchecked) private var delivered = false
 
     init(delivery: Delivery, progress: (@Sendable (ImageRequestProgress) -> Void)?) {
         self.delivery = delivery

@@ -17,41 +17,44 @@ import Synchronization
 ///
 /// All state lives on ``queue``; handlers run as tasks and reach back through `queue.async`,
 /// pooled work (``PooledRPCHandler``) through a channel turn (`SocketChannel.submit`) from its pool's thread.
+///
+/// Its stored `var`s are `@exclusivity(unchecked)`: confined to one queue, and never accessed
+/// while an access to the same one is in progress (docs/ARCHITECTURE.md, "Exclusivity").
 final class ServerConnection: @unchecked Sendable {
     let id: UInt64
     let queue: DispatchQueue
     private let channel: SocketChannel
     private let core: ServerCore
-    private var logger: Logger
+    @exclusivity(unchecked) private var logger: Logger
     /// The protocol: frames in, events and frames out. On ``queue``.
-    private var machine: ConnectionStateMachine
+    @exclusivity(unchecked) private var machine: ConnectionStateMachine
     /// The application side of each call the machine has open and a handler runs: at most
     /// `ServerConfiguration.maxConcurrentStreams` of them.
-    private var streams = StreamTable<ServerStream>()
+    @exclusivity(unchecked) private var streams = StreamTable<ServerStream>()
     /// Whether the socket is closed or closing (the machine is closed too, then).
-    private var isClosed = false
+    @exclusivity(unchecked) private var isClosed = false
     /// The peer address this connection counts under while its handshake is pending
     /// (`ServerCore.admitHandshake`), and whether it still counts. On ``queue``.
-    private var holdsHandshakeSlot = false
+    @exclusivity(unchecked) private var holdsHandshakeSlot = false
     /// Whether this connection (opened without a token) counts against
     /// `ServerConfiguration.maxTokenlessConnections`; on ``queue``.
-    private var holdsTokenlessSlot = false
+    @exclusivity(unchecked) private var holdsTokenlessSlot = false
     /// One-shot timer set to the machine's next deadline (handshake, idle, a call's deadline,
     /// a deferred PING answer), re-set when it fires or when an earlier deadline appears: an
     /// idle connection wakes once per idle timeout, not every second.
-    private var timer: (any DispatchSourceTimer)?
+    @exclusivity(unchecked) private var timer: (any DispatchSourceTimer)?
     /// The deadline ``timer`` is set to (uptime nanoseconds).
-    private var timerDeadline: UInt64?
+    @exclusivity(unchecked) private var timerDeadline: UInt64?
     /// TLS between the socket and the state machine (`ServerConfiguration.tls`); `nil`: plain TCP.
-    private var tls: TLSStream?
-    private(set) var session: ConnectionSession?
+    @exclusivity(unchecked) private var tls: TLSStream?
+    @exclusivity(unchecked) private(set) var session: ConnectionSession?
     /// The route of the last CALL: a connection tends to call one method over and over (a
     /// grid's thumbnails), and comparing its path costs less than hashing it. On ``queue``.
-    private var lastRoute: RPCRoute?
+    @exclusivity(unchecked) private var lastRoute: RPCRoute?
     /// The client's maximum frame size (its HELLO), the largest response it takes.
-    private var peerMaxFrameSize = WireLimits.defaultMaxFrameSize
+    @exclusivity(unchecked) private var peerMaxFrameSize = WireLimits.defaultMaxFrameSize
     /// Called once on close.
-    var onClose: (() -> Void)?
+    @exclusivity(unchecked) var onClose: (() -> Void)?
     /// Streams whose ``ResponseSource`` said it has messages, pulled in one turn of ``queue``
     /// (`scheduled`: that turn is queued). Taken from any thread (the change hub's queue),
     /// hence its own lock; a leaf lock. At most one entry per open stream.

@@ -13,6 +13,9 @@ final class PooledWork: Sendable {
 
 /// The application side of one call on a connection (its protocol state is the
 /// connection's `ConnectionStateMachine`'s). Confined to the connection's queue.
+///
+/// Its stored `var`s are `@exclusivity(unchecked)`: confined to one queue, and never accessed
+/// while an access to the same one is in progress (docs/ARCHITECTURE.md, "Exclusivity").
 final class ServerStream {
     let id: UInt32
     /// The method's handler and fast path.
@@ -21,9 +24,9 @@ final class ServerStream {
     var method: MethodInfo { route.method }
     /// The running handler; `nil` until it starts (a call with a fast path waits for its
     /// request first, and may finish without one).
-    var task: Task<Void, Never>?
+    @exclusivity(unchecked) var task: Task<Void, Never>?
     /// The call's work on a pool, while it runs there (pooled routes only).
-    var pooledWork: PooledWork?
+    @exclusivity(unchecked) var pooledWork: PooledWork?
     /// `CallStart.timeoutMs` (0: no deadline); the connection's state machine keeps the deadline.
     let timeoutMs: UInt64
     /// A response waiting for credit.
@@ -40,17 +43,17 @@ final class ServerStream {
     }
 
     /// Responses waiting for credit, in order.
-    var pending: [PendingResponse] = []
+    @exclusivity(unchecked) var pending: [PendingResponse] = []
     /// Where responses come from besides `pending`: pulled when `pending` is empty and
     /// credit allows (``ResponseSource``).
-    var source: (any ResponseSource)?
+    @exclusivity(unchecked) var source: (any ResponseSource)?
     /// A status waiting behind `pending`.
-    var pendingStatus: Wire.Status?
+    @exclusivity(unchecked) var pendingStatus: Wire.Status?
     /// Feeds the handler's request messages; `nil` until the handler starts.
-    var inbound: AsyncThrowingStream<[UInt8], any Error>.Continuation?
+    @exclusivity(unchecked) var inbound: AsyncThrowingStream<[UInt8], any Error>.Continuation?
     /// The client sent END_STREAM (the machine enforces what follows; this feeds the handler).
-    var requestEnded = false
-    var requestCount = 0
+    @exclusivity(unchecked) var requestEnded = false
+    @exclusivity(unchecked) var requestCount = 0
 
     init(id: UInt32, route: RPCRoute, timeoutMs: UInt64) {
         self.id = id
