@@ -126,8 +126,11 @@ public final class PhotoLibServer: @unchecked Sendable {
             self.logger.info("shutting down", metadata: ["connections": "\(self.connections.count)"])
             self.listener?.stop()
             self.maintenance.stop()
-            self.hub.stop()
+            // GOAWAY first (queued on each connection's queue now), then the subscriptions
+            // end (their STATUS UNAVAILABLE reaches the connection's queue after it): a client
+            // learns that the server is going away before its change feed stops.
             for connection in self.connections.values { connection.beginGracefulShutdown() }
+            self.hub.stop()
             self.queue.asyncAfter(deadline: .now() + self.core.configuration.shutdownGracePeriod) {
                 for connection in self.connections.values {
                     connection.queue.async { connection.forceClose() }
@@ -146,7 +149,9 @@ public final class PhotoLibServer: @unchecked Sendable {
         nextConnectionID += 1
         let connection = ServerConnection(id: id, fd: fd, peer: peer, core: core)
         guard !shuttingDown, connections.count < core.configuration.maxConnections else {
-            let error = PhotoLibError(.resourceExhausted, shuttingDown ? "the server is shutting down" : "the server already has \(core.configuration.maxConnections) connections; try again later")
+            let error = shuttingDown
+                ? PhotoLibError(.unavailable, "the server is shutting down")
+                : PhotoLibError(.resourceExhausted, "the server already has \(core.configuration.maxConnections) connections; try again later")
             // Each lingering refusal holds its socket for up to 2 s: a flood of connections
             // beyond the limit is refused with one send and closed at once instead.
             let linger = lingeringRefusals < Self.maxLingeringRefusals

@@ -28,8 +28,10 @@ final class ClientDirectory: Sendable {
     /// Serial; writes audit lines of refused calls (SQLite, off the connections' queues).
     private let auditQueue = DispatchQueue(label: "photolibd.audit", qos: .utility)
     /// Audit lines queued and not yet written; beyond ``maxPendingAudits`` they are counted
-    /// and dropped (a client hammering refused calls cannot grow the queue).
+    /// (``droppedAudits``) and dropped (a client hammering refused calls cannot grow the queue).
     private let pendingAudits = Atomic<Int>(0)
+    /// Audit lines dropped since the last written line said so (in the server's log).
+    private let droppedAudits = Atomic<Int>(0)
     private static let maxPendingAudits = 1000
 
     /// Waiters per client at once; more waits are refused.
@@ -110,6 +112,7 @@ final class ClientDirectory: Sendable {
     func auditRefusal(client: String, detail: String) {
         guard pendingAudits.add(1, ordering: .relaxed).newValue <= Self.maxPendingAudits else {
             pendingAudits.subtract(1, ordering: .relaxed)
+            droppedAudits.add(1, ordering: .relaxed)
             return
         }
         let library = self.library, logger = self.logger
@@ -119,6 +122,10 @@ final class ClientDirectory: Sendable {
                 try library.audit(client: client, event: "refused", detail: detail)
             } catch {
                 logger.warning("audit log write failed: \(error.message)")
+            }
+            let dropped = droppedAudits.exchange(0, ordering: .relaxed)
+            if dropped > 0 {
+                logger.warning("\(dropped) audit lines of refused calls were dropped: more than \(Self.maxPendingAudits) were waiting to be written", metadata: ["client": "\(client)"])
             }
         }
     }

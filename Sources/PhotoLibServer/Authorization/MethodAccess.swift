@@ -83,13 +83,13 @@ public enum MethodAccess: Sendable, Hashable {
             return nil
         case .client(let identifier):
             guard let client, !client.isRevoked else {
-                return PhotoLibError(.permissionDenied, "client \(identifier) was revoked by the library's owner; its token opens nothing")
+                return PhotoLibError(.permissionDenied, "client \(identifier) was revoked by the library's owner; its token opens nothing", reason: .notAuthorized)
             }
             switch self {
             case .anyone, .anyCredential:
                 return nil
             case .owner:
-                return PhotoLibError(.permissionDenied, "\(method) is for the library's owner only")
+                return PhotoLibError(.permissionDenied, "\(method) is for the library's owner only", reason: .notAuthorized)
             case .limited:
                 guard client.isLimited else {
                     return PhotoLibError(
@@ -99,12 +99,12 @@ public enum MethodAccess: Sendable, Hashable {
                 return nil
             case .read:
                 guard client.canRead else {
-                    return PhotoLibError(.permissionDenied, "\(method) needs read-write access, and this client's read-write access is \(client.readWrite.name)\(client.addOnly == .authorized ? " (it may add photos only)" : "")")
+                    return PhotoLibError(.permissionDenied, "\(method) needs read-write access, and this client's read-write access is \(client.readWrite.name)\(client.addOnly == .authorized ? " (it may add photos only)" : "")", reason: .notAuthorized)
                 }
                 return nil
             case .add:
                 guard client.canRead || client.addOnly == .authorized else {
-                    return PhotoLibError(.permissionDenied, "\(method) needs add-only or read-write access; this client has neither (read-write \(client.readWrite.name), add-only \(client.addOnly.name))")
+                    return PhotoLibError(.permissionDenied, "\(method) needs add-only or read-write access; this client has neither (read-write \(client.readWrite.name), add-only \(client.addOnly.name))", reason: .notAuthorized)
                 }
                 return nil
             }

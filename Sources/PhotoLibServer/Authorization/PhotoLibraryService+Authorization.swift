@@ -33,7 +33,7 @@ extension PhotoLibraryService {
         case .client(let identifier):
             // Asking again never re-opens a decision (as in PhotoKit): the status as it is.
             guard let client = clients.client(identifier) else {
-                throw PhotoLibError(.permissionDenied, "client \(identifier) was revoked by the library's owner")
+                throw PhotoLibError(.permissionDenied, "client \(identifier) was revoked by the library's owner", reason: .notAuthorized)
             }
             try await call.send(Wire.AuthorizationState(status: .init(client.status(for: level)), accessLevel: .init(level), clientIdentifier: identifier))
         case .unauthenticated:
@@ -59,7 +59,7 @@ extension PhotoLibraryService {
             return try await call.send(Wire.AuthorizationState(status: .authorized, accessLevel: .init(level)))
         }
         guard var client = clients.client(identifier) else {
-            throw PhotoLibError(.permissionDenied, "client \(identifier) was revoked by the library's owner")
+            throw PhotoLibError(.permissionDenied, "client \(identifier) was revoked by the library's owner", reason: .notAuthorized)
         }
         if request.waitForDecision {
             let started = Date()
@@ -81,7 +81,7 @@ extension PhotoLibraryService {
                     throw PhotoLibError(.resourceExhausted, "\(ClientDirectory.maxWaitersPerClient) waits for a decision are open for this client already")
                 }
                 client = record
-                if client.isRevoked { throw PhotoLibError(.permissionDenied, "client \(identifier) was revoked by the library's owner") }
+                if client.isRevoked { throw PhotoLibError(.permissionDenied, "client \(identifier) was revoked by the library's owner", reason: .notAuthorized) }
             }
         }
         try await call.send(Wire.AuthorizationState(status: .init(client.status(for: level)), accessLevel: .init(level), clientIdentifier: identifier))
@@ -159,7 +159,7 @@ extension PhotoLibraryService {
         if record.isRevoked || record.status(for: level) == .denied {
             clientConnections.close(
                 client: identifier,
-                error: PhotoLibError(.permissionDenied, record.isRevoked ? "the library's owner revoked this client" : "the library's owner denied this client \(level.name) access"))
+                error: PhotoLibError(.permissionDenied, record.isRevoked ? "the library's owner revoked this client" : "the library's owner denied this client \(level.name) access", reason: .notAuthorized))
         } else if let before, before.canRead, before.isLimited != record.isLimited {
             // From everything to a selection or back: the connection's snapshots and live
             // results belong to the other view. The client reconnects and sees the new one.
@@ -167,7 +167,8 @@ extension PhotoLibraryService {
                 client: identifier,
                 error: PhotoLibError(
                     .permissionDenied,
-                    record.isLimited ? "the library's owner limited this client to a selection of photos; reconnect" : "the library's owner gave this client access to the whole library; reconnect"))
+                    record.isLimited ? "the library's owner limited this client to a selection of photos; reconnect" : "the library's owner gave this client access to the whole library; reconnect",
+                    reason: .notAuthorized))
         }
         logger.notice("owner decided", metadata: ["client": "\(identifier)", "level": "\(level.name)", "status": "\(record.isRevoked ? "revoked" : record.status(for: level).name)"])
         try await call.send(Wire.AuthorizationState(status: .init(record.status(for: level)), accessLevel: .init(level), clientIdentifier: identifier))

@@ -30,6 +30,9 @@ final class ChangeHub: @unchecked Sendable {
     /// Live results by query, with how many registrations hold each (dropped at zero).
     private var entries: [AssetQuery: (entry: LiveEntry, references: Int)] = [:]
     private var subscribers: [UInt64: Subscriber] = [:]
+    /// Whether ``stop()`` ran: a subscriber made after it is finished at once (its Subscribe
+    /// call ends like the others, instead of running until the grace period ends).
+    private var stopped = false
     /// ``subscribers`` grouped by connection, in the order a round visits them: a connection's
     /// subscribers one after the other, so its state is touched once per round while warm,
     /// and its queue can write their notifications while the round goes on with the next
@@ -64,6 +67,7 @@ final class ChangeHub: @unchecked Sendable {
         queue.sync {
             timer?.cancel()
             timer = nil
+            stopped = true
             for subscriber in subscribers.values { subscriber.finish() }
             subscribers = [:]
             deliveryOrder = nil
@@ -86,8 +90,12 @@ final class ChangeHub: @unchecked Sendable {
                 let subscriber = Subscriber(id: self.nextSubscriberID, session: session, maxQueued: self.maxQueuedPerSubscriber, limitedTo: limitedTo)
                 self.nextSubscriberID += 1
                 subscriber.token = self.lastToken
-                self.subscribers[subscriber.id] = subscriber
-                self.deliveryOrder = nil
+                if self.stopped {
+                    subscriber.finish()
+                } else {
+                    self.subscribers[subscriber.id] = subscriber
+                    self.deliveryOrder = nil
+                }
                 continuation.resume(returning: subscriber)
             }
         }
@@ -178,12 +186,7 @@ final class ChangeHub: @unchecked Sendable {
             // Empty: from now (nothing to catch up), whatever history was pruned.
             try catchUp(subscriber, since: text.isEmpty ? lastToken : try Self.token(text))
         case .registerFetch(let fetch)?:
-            let options = fetch.options ?? Wire.FetchOptions()
-            let query = try AssetQuery.from(
-                options: try options.domain(), collection: options.collectionIdentifier.isEmpty ? nil : options.collectionIdentifier,
-                mediaType: try options.domainMediaTypes().first)
-            var scoped = query
-            if !options.localIdentifiers.isEmpty { scoped.identifiers = options.localIdentifiers }
+            var scoped = try (fetch.options ?? Wire.FetchOptions()).assetQuery()
             scoped.limitedTo = subscriber.limitedTo
             try checkRoomForRegistration(subscriber, query: scoped)
             let entry = try self.entry(for: scoped)

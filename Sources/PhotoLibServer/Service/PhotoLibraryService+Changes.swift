@@ -79,7 +79,7 @@ extension PhotoLibraryService {
                     clients.auditRefusal(client: identifier, detail: "PerformChanges: \(request.name) with add-only access")
                     throw PhotoLibError(
                         .permissionDenied, "request \(index) (\(request.name)): an add-only client may only create assets; nothing was applied",
-                        failedRequestIndex: index)
+                        reason: .notAuthorized, failedRequestIndex: index)
                 }
             }
         }
@@ -92,7 +92,7 @@ extension PhotoLibraryService {
                 throw PhotoLibError(.deadlineExceeded, "the library's owner did not confirm these changes within \(Int(Self.maxConfirmationWait)) s; nothing was applied")
             }
             guard answer else {
-                throw PhotoLibError(.permissionDenied, "the library's owner declined these changes; nothing was applied")
+                throw PhotoLibError(.permissionDenied, "the library's owner declined these changes; nothing was applied", reason: .notAuthorized)
             }
         }
         let library = view(call.session)

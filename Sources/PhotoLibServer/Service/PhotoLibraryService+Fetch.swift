@@ -6,17 +6,7 @@ import PhotoLibWire
 extension PhotoLibraryService {
     func fetchAssets(_ call: ServerCall<Wire.FetchAssetsRequest, Wire.FetchResultSnapshot>) async throws {
         let request = try await call.singleRequest()
-        let wire = request.options ?? Wire.FetchOptions()
-        let options = try wire.domain()
-        let mediaTypes = try wire.domainMediaTypes()
-        guard mediaTypes.count <= 1 else {
-            throw PhotoLibError(.unimplemented, "fetching several media types at once is not built yet; ask for one media type or all")
-        }
-        for identifier in wire.localIdentifiers { try LocalIdentifier.validate(identifier) }
-        // An unknown collection is refused by the query itself (NOT_FOUND).
-        var query = try AssetQuery.from(
-            options: options, collection: wire.collectionIdentifier.isEmpty ? nil : wire.collectionIdentifier, mediaType: mediaTypes.first)
-        if !wire.localIdentifiers.isEmpty { query.identifiers = wire.localIdentifiers }
+        var query = try (request.options ?? Wire.FetchOptions()).assetQuery()
         let prefetchCount = min(Int(request.prefetchCount), Self.maxPageLength)
         // A limited client's query names its view: its snapshots and live results are its own.
         query.limitedTo = limitedTo(call.session)

@@ -137,7 +137,7 @@ extension PhotoLibraryService {
         let request = try await call.singleRequest()
         let (contentMode, options) = try request.domain()
         if request.bypassCache && !call.session.isOwner {
-            throw PhotoLibError(.permissionDenied, "bypassCache is for the library owner only")
+            throw PhotoLibError(.permissionDenied, "bypassCache is for the library owner only", reason: .notAuthorized)
         }
         // Finding the asset's files may read SQLite and stat files: on the library's pool.
         let limitedTo = limitedTo(call.session)

@@ -30,14 +30,15 @@ extension PhotoLibraryService {
                 return .requests
             }
             // The client half-closing keeps the subscription going; the sender ending (the
-            // server is shutting down) or any error ends the call.
+            // server is shutting down: a subscription never ends by itself, so it does not
+            // wait for the grace period) or any error ends the call.
             while let result = await group.nextResult() {
                 switch result {
                 case .success(.requests):
                     continue
                 case .success(.sender):
                     group.cancelAll()
-                    return
+                    throw PhotoLibError(.unavailable, "server shutting down: subscribe again on a new connection and resume from your last change token")
                 case .failure(let error):
                     group.cancelAll()
                     subscriber.finish()

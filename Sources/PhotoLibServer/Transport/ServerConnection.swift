@@ -211,8 +211,9 @@ final class ServerConnection: @unchecked Sendable {
         case .deadlineExceeded(let streamID):
             guard let stream = streams[streamID] else { return }
             finish(streamID, Wire.Status(code: .deadlineExceeded, message: "\(stream.method.name) did not finish within its deadline of \(stream.timeoutMs) ms"), abandon: true)
-        case .goAway:
-            logger.debug("client sent GOAWAY")
+        case .goAway(_, let abandoned):
+            logger.debug("client sent GOAWAY", metadata: ["calls.abandoned": "\(abandoned.count)"])
+            for streamID in abandoned { streams.removeValue(forKey: streamID)?.abandon(CancellationError()) }
         case .closed(let error):
             if let error { logger.notice("closing connection: \(error.message)", metadata: ["status": "\(error.code)"]) }
         case .pingAcknowledged, .welcome, .status:

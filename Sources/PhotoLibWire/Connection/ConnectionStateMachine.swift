@@ -112,8 +112,9 @@ public struct ConnectionStateMachine: Sendable {
         case windowOpened(stream: UInt32)
         /// The answer to one of this end's PINGs.
         case pingAcknowledged(opaque: UInt64)
-        /// The peer sent GOAWAY; `abandoned` are the calls above its `lastStreamID` (client),
-        /// which failed without being handled.
+        /// The peer sent GOAWAY. Client: `abandoned` are the calls above its `lastStreamID`,
+        /// which failed without being handled. Server: `abandoned` are every running call,
+        /// which ends as if cancelled, and the machine is closed (section 11.3).
         case goAway(Wire.GoAway, abandoned: [UInt32])
         /// A call's deadline (`CallStart.timeoutMs`) passed; the call is still open.
         case deadlineExceeded(stream: UInt32)
@@ -464,8 +465,11 @@ public struct ConnectionStateMachine: Sendable {
         case .ping: try ping(frame, now: now)
         case .goAway:
             guard frame.streamID == 0 else { throw violation("GOAWAY must be sent on stream 0") }
-            pendingEvents.append(.goAway((try? Wire.GoAway(decoding: frame.payload)) ?? Wire.GoAway(), abandoned: []))
-            beginDraining(status: nil)
+            // Section 11.3: the client is done with the connection. Its running calls end
+            // with it, as if cancelled (no STATUS), and the connection closes.
+            let abandoned = streams.ids.sorted()
+            pendingEvents.append(.goAway((try? Wire.GoAway(decoding: frame.payload)) ?? Wire.GoAway(), abandoned: abandoned))
+            close()
         case .hello, .welcome, .status:
             throw violation("a client may not send \(frame.type) after the handshake")
         }

@@ -90,6 +90,7 @@ final class AuthorizationFlowTests: XCTestCase {
         ]).encoded())
         XCTAssertEqual(trash.status.code, .permissionDenied, trash.status.message)
         XCTAssertEqual(trash.status.failedRequestIndexPlusOne, 1)
+        XCTAssertEqual(trash.status.reason, .notAuthorized)
         let fetch = try client.call(stream: 7, method: PhotoLibraryMethods.fetchAssets.path, request: Wire.FetchAssetsRequest().encoded())
         XCTAssertEqual(fetch.status.code, .permissionDenied, fetch.status.message)
         // The audit log says so (refusals are written in the background: wait for the line).
@@ -117,6 +118,7 @@ final class AuthorizationFlowTests: XCTestCase {
         let (read, _) = client.readUntil(timeout: 5) { $0.streamID == 1 && $0.type == .status }
         guard case .frame(let status) = read else { return XCTFail("the subscription was not ended: \(read)") }
         XCTAssertEqual(try Wire.Status(decoding: status.payload).code, .permissionDenied)
+        XCTAssertEqual(try Wire.Status(decoding: status.payload).reason, .notAuthorized)
         XCTAssertTrue(client.waitForClose(timeout: 5), "the connection closes")
         XCTAssertLessThan(Date().timeIntervalSince(started), 1.0, "within a second")
         XCTAssertThrowsError(try server.rawConnection().handshake(token: state.clientToken), "the token opens nothing any more")

@@ -118,7 +118,10 @@ final class EnforcementMatrixTests: XCTestCase {
                     failures.append("\(who) \(method): expected \(allowed ? "allowed" : "refused"), got \(status.map { "\($0.code) \($0.message)" } ?? "an answer")")
                 }
                 if !allowed, who == .unauthenticated, let status { XCTAssertEqual(status.code, .unauthenticated, "\(method)") }
-                if !allowed, who != .unauthenticated, rule != "limited", let status { XCTAssertEqual(status.code, .permissionDenied, "\(who) \(method)") }
+                if !allowed, who != .unauthenticated, rule != "limited", let status {
+                    XCTAssertEqual(status.code, .permissionDenied, "\(who) \(method)")
+                    XCTAssertEqual(status.reason, .notAuthorized, "\(who) \(method): PERMISSION_DENIED from authorization carries NOT_AUTHORIZED (docs/PROTOCOL.md 8.2)")
+                }
             }
         }
         XCTAssertEqual(failures, [])

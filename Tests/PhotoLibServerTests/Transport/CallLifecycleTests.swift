@@ -139,4 +139,41 @@ final class CallLifecycleTests: XCTestCase {
         XCTAssertEqual(finished?.code, .ok, "the call running at GOAWAY finishes: \(finished?.message ?? "")")
         XCTAssertTrue(connection.waitForClose(timeout: 10), "then the server closes the connection")
     }
+
+    func testGracefulShutdownSendsGoAwayBeforeEndingSubscriptionsWithUnavailable() throws {
+        let connection = try connection()
+        connection.send(Frame(.call, stream: 1, payload: Wire.CallStart(method: PhotoLibraryMethods.subscribe.path).encoded()))
+        connection.send(Frame(.message, stream: 1, payload: Wire.SubscriptionRequest(request: .registerFetch(Wire.FetchAssetsRequest())).encoded()))
+        let (registered, _) = connection.readUntil(timeout: 10) { $0.streamID == 1 && ($0.type == .message || $0.type == .status) }
+        guard case .frame(let first) = registered, first.type == .message else { return XCTFail("not subscribed: \(registered)") }
+        server.server.beginGracefulShutdown()
+        // A subscription never ends by itself: it ends at once, after the GOAWAY, with
+        // UNAVAILABLE (not OK: the client must not take it for a normal end of its feed).
+        let (read, skipped) = connection.readUntil(timeout: 10) { $0.type == .goAway || ($0.type == .status && $0.streamID == 1) }
+        guard case .frame(let frame) = read else { return XCTFail("neither GOAWAY nor STATUS: \(read)") }
+        XCTAssertEqual(frame.type, .goAway, "GOAWAY comes before the subscription's STATUS (skipped: \(skipped.map(\.type)))")
+        let (ended, _) = connection.readUntil(timeout: 10) { $0.type == .status && $0.streamID == 1 }
+        guard case .frame(let statusFrame) = ended else { return XCTFail("the subscription did not end: \(ended)") }
+        let status = try Wire.Status(decoding: statusFrame.payload)
+        XCTAssertEqual(status.code, .unavailable, status.message)
+        XCTAssertTrue(connection.waitForClose(timeout: 10), "then the server closes the connection")
+    }
+
+    func testClientGoAwayEndsARunningCallAndTheServerCloses() throws {
+        let connection = try connection()
+        requestOriginal(connection, stream: 1)
+        // The call is stalled on flow control (no credit comes back): only the GOAWAY ends it.
+        _ = bytesUntilQuiet(connection, stream: 1)
+        connection.send(Frame(.goAway, payload: Wire.GoAway(status: Wire.Status(code: .ok, message: "client closing")).encoded()))
+        var statuses: [Frame] = []
+        var closed = false
+        while !closed {
+            switch connection.readFrame(timeout: 10) {
+            case .frame(let frame): if frame.type == .status { statuses.append(frame) }
+            case .closed: closed = true
+            default: return XCTFail("section 11.3: the server closes after a client's GOAWAY, its running calls ending with it")
+            }
+        }
+        XCTAssertEqual(statuses.map(\.streamID), [], "the abandoned call ends as if cancelled: no STATUS")
+    }
 }

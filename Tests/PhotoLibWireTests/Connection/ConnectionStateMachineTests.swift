@@ -538,15 +538,23 @@ final class ConnectionStateMachineTests: XCTestCase {
         XCTAssertTrue(machine.isClosed)
     }
 
-    func testClientGoAwayClosesOnceCallsEnd() throws {
+    func testClientGoAwayEndsRunningCallsAsCancelledAndCloses() throws {
         var machine = try openServer()
-        _ = feed(&machine, bytes(call(1, endStream: true)))
+        _ = feed(&machine, bytes(call(1, endStream: true), call(3, endStream: true)))
+        _ = machine.takeOutbound()
+        let bye = Wire.GoAway(status: Wire.Status(code: .ok, message: "client closing"))
+        XCTAssertEqual(feed(&machine, bytes(Frame(.goAway, payload: bye.encoded()))), [.goAway(bye, abandoned: [1, 3])])
+        XCTAssertTrue(machine.isClosed, "section 11.3: the server closes; running calls end as if cancelled")
+        // Nothing more goes out for the abandoned calls: no STATUS, as after CANCEL.
+        machine.finish(stream: 1, status: .ok)
+        XCTAssertEqual(machine.takeOutbound(), [])
+    }
+
+    func testClientGoAwayWithNoCallsClosesAtOnce() throws {
+        var machine = try openServer()
         let bye = Wire.GoAway(status: Wire.Status(code: .ok, message: "client closing"))
         XCTAssertEqual(feed(&machine, bytes(Frame(.goAway, payload: bye.encoded()))), [.goAway(bye, abandoned: [])])
-        XCTAssertFalse(machine.isClosed)
-        machine.finish(stream: 1, status: .ok)
         XCTAssertTrue(machine.isClosed)
-        XCTAssertEqual(machine.takeOutbound(), bytes(status(1, .ok)))
     }
 
     func testRefusalIsAGoAwayOnStreamZero() {
