@@ -504,7 +504,8 @@ struct  Photolib__V1__PerformChangesResponse
   size_t n_placeholders;
   Photolib__V1__PlaceholderResolution **placeholders;
   /*
-   * The persistent-change token of the committed transaction.
+   * The persistent-change token of the committed transaction. A batch that changed nothing
+   * (every value already as requested) records no transaction: the library's current token.
    */
   char *change_token;
 };

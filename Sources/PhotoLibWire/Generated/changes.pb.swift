@@ -442,7 +442,8 @@ extension Wire {
     public struct PerformChangesResponse: Hashable, Sendable {
         /// `placeholders` (field 1).
         public var placeholders: [Wire.PlaceholderResolution]
-        /// The persistent-change token of the committed transaction.
+        /// The persistent-change token of the committed transaction. A batch that changed nothing
+        /// (every value already as requested) records no transaction: the library's current token.
         public var changeToken: String
 
         /// A message with the given fields (every field defaults to its proto3 default).
