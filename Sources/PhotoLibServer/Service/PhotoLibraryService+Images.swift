@@ -115,17 +115,19 @@ extension PhotoLibraryService {
         let (contentMode, options) = try request.domain()
         guard !request.bypassCache, !request.wantsProgress else { return nil }
         if request.requestID != 0 && session.isImageRequestRunning(request.requestID) { return nil }
+        // The fields used below, taken once: using them from `request` across the calls that
+        // follow made the compiler copy the whole message (every field retained) at each one.
+        let assetIdentifier = request.assetIdentifier, targetSize = request.targetSize, form = ImageMessageForm(request)
         // A limited client's selection is checked in SQLite: not on the connection's queue.
         if limitedTo(session) != nil { return nil }
-        let crop = try checkedImageRequest(assetIdentifier: request.assetIdentifier, targetSize: request.targetSize, crop: options.normalizedCropRect, limitedTo: nil)
+        let crop = try checkedImageRequest(assetIdentifier: assetIdentifier, targetSize: targetSize, crop: options.normalizedCropRect, limitedTo: nil)
         // Only a source remembered and still current: finding one reads rows or stats a
         // file, which the handler does off this queue (and remembers for the next request).
-        guard let source = try imageSources.rememberedSource(forValidAsset: request.assetIdentifier, receivedAt: context.receivedAt) else { return nil }
+        guard let source = try imageSources.rememberedSource(forValidAsset: assetIdentifier, receivedAt: context.receivedAt) else { return nil }
         let job = ImageJob(
-            assetIdentifier: request.assetIdentifier, source: source, targetSize: request.targetSize, contentMode: contentMode,
+            assetIdentifier: assetIdentifier, source: source, targetSize: targetSize, contentMode: contentMode,
             resizeMode: options.resizeMode, version: options.version, crop: crop)
         if job.servesOriginalFile { return nil }
-        let form = ImageMessageForm(request)
         guard let messages = cache.memory.messages(forCurrent: job.key, form: form, encode: { ImageSender.messages(for: $0, index: 0, isFinal: true, form: form) }) else {
             return nil
         }
@@ -405,7 +407,7 @@ enum ImageMessageForm: Sendable {
     case whole
 
     /// The form `request` takes.
-    init(_ request: Wire.ImageRequest) {
+    init(_ request: borrowing Wire.ImageRequest) {
         self = request.acceptsWholeImages ? .whole : .parts
     }
 

@@ -64,15 +64,17 @@ struct ProtoReader {
     /// The message in `bytes`: `empty` with the fields `read` takes set (one call per field,
     /// as ``readFields(upTo:_:)`` makes them), or `nil` when it does not take them all.
     static func message<Message>(
-        _ bytes: [UInt8], _ empty: Message, upTo last: UInt64,
+        _ bytes: [UInt8], _ empty: consuming Message, upTo last: UInt64,
         _ read: (inout ProtoReader, inout Message, _ field: UInt64, _ type: UInt64) -> Bool
     ) -> Message? {
-        bytes.withUnsafeBytes { raw in
+        // Declared out here and returned as its last use: the message is moved, not copied
+        // (a copy retains every field once more, then releases the original's).
+        var message = empty
+        let complete = bytes.withUnsafeBytes { raw in
             var reader = ProtoReader(raw, 0..<raw.count)
-            var message = empty
-            let complete = reader.readFields(upTo: last) { reader, field, type in read(&reader, &message, field, type) }
-            return complete ? message : nil
+            return reader.readFields(upTo: last) { reader, field, type in read(&reader, &message, field, type) }
         }
+        return complete ? message : nil
     }
 
     /// The next tag: field number and wire type.

@@ -425,7 +425,8 @@ public struct ConnectionStateMachine: Sendable {
             }
             return nil
         }
-        return pendingEvents.removeFirst()
+        // Usually the only one: moved out (`removeFirst` copies it, then releases the original).
+        return pendingEvents.count == 1 ? pendingEvents.removeLast() : pendingEvents.removeFirst()
     }
 
     private var isAnsweringHello: Bool {
