@@ -209,8 +209,10 @@ public final class ChangeSubscription: Sendable {
 
     /// Ends the subscription.
     public func cancel() {
-        connection.cancel(streamID)
+        // The sequence ends (in order) before the call's end can reach it: ended the other
+        // way round, the connection's CANCELLED could fail a read that must answer nil.
         events.endBacklog()
+        connection.cancel(streamID)
     }
 
     func resume(since token: String) async throws {
@@ -250,6 +252,9 @@ private final class SubscriptionEvents: ResponseConsumer, @unchecked Sendable {
         var pending: [CheckedContinuation<Wire.SubscriptionEvent.Event, any Error>] = []
         /// The latest snapshot of each followed fetch result, by its id.
         var current = FollowedResults()
+        /// Why the call ended, once it has: later requests fail with it (a subscription the
+        /// server refused says why, not just that the call is over).
+        var ended: PhotoLibError?
     }
 
     /// Guards ``State``. A leaf lock: continuations are resumed after it is released.
@@ -315,7 +320,9 @@ private final class SubscriptionEvents: ResponseConsumer, @unchecked Sendable {
         } else {
             backlog?.finish(error)
         }
-        failPending(error ?? PhotoLibError(.cancelled, "the subscription ended"))
+        let reason = error ?? PhotoLibError(.cancelled, "the subscription ended")
+        state.withLock { $0.ended = reason }
+        failPending(reason)
     }
 
     /// Follows `fetchResult`: changes to it are relative to it.
@@ -324,14 +331,23 @@ private final class SubscriptionEvents: ResponseConsumer, @unchecked Sendable {
     }
 
     /// `continuation` gets the acknowledgement of the next request sent.
+    /// When the call has ended already, `continuation` fails at once with why it ended.
     func awaitAcknowledgement(_ continuation: CheckedContinuation<Wire.SubscriptionEvent.Event, any Error>) {
-        state.withLock { $0.pending.append(continuation) }
+        let ended: PhotoLibError? = state.withLock { state in
+            if let ended = state.ended { return ended }
+            state.pending.append(continuation)
+            return nil
+        }
+        if let ended { continuation.resume(throwing: ended) }
     }
 
-    /// A request could not be sent: the oldest waiting request fails with `error`.
+    /// A request could not be sent: the oldest waiting request fails with `error`, or with
+    /// why the call ended when it has (the server's refusal rather than "the call has ended").
     func failOldestPending(_ error: any Error) {
-        let waiter = state.withLock { $0.pending.isEmpty ? nil : $0.pending.removeFirst() }
-        waiter?.resume(throwing: error)
+        let (waiter, ended) = state.withLock { state in
+            (state.pending.isEmpty ? nil : state.pending.removeFirst(), state.ended)
+        }
+        waiter?.resume(throwing: ended ?? error)
     }
 
     /// Ends ``ChangeSubscription/changes`` (the subscription was cancelled).

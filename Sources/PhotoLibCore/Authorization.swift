@@ -42,12 +42,16 @@ public struct ClientRecord: Sendable, Hashable {
     public var confirmsEdits: Bool
     /// How many assets its selection holds (meaningful when ``readWrite`` is `limited`).
     public var selectedAssetCount: Int
+    /// The level it asked for; `nil` when the library does not know (a client recorded
+    /// before libraries kept it, whose request the audit log does not name either).
+    public var requestedLevel: AccessLevel?
 
     /// Creates a record.
     public init(
         clientIdentifier: String, name: String, readWrite: AuthorizationStatus, addOnly: AuthorizationStatus, isRevoked: Bool, requestedAt: Date,
-        confirmsEdits: Bool = false, selectedAssetCount: Int = 0
+        confirmsEdits: Bool = false, selectedAssetCount: Int = 0, requestedLevel: AccessLevel? = nil
     ) {
+        self.requestedLevel = requestedLevel
         self.confirmsEdits = confirmsEdits
         self.selectedAssetCount = selectedAssetCount
         self.clientIdentifier = clientIdentifier

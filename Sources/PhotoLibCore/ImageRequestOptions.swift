@@ -113,11 +113,17 @@ public struct PixelSize: Sendable, Hashable {
     /// The largest available size (the image at full resolution).
     public static let maximum = PixelSize(width: 0, height: 0)
 
-    /// Parses `WxH`, e.g. `256x256`.
+    /// Parses `WxH`, e.g. `256x256`; `max` (or `0x0`, as on the wire) is ``maximum``. Each
+    /// side is 1…65535 here; a server allows at most its own limit (photolibd: 16384).
     public init(parsing text: String) throws(PhotoLibError) {
-        let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
+        let lowered = text.lowercased()
+        if lowered == "max" || lowered == "0x0" {
+            self = .maximum
+            return
+        }
+        let parts = lowered.split(separator: "x", omittingEmptySubsequences: false)
         guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), w > 0, h > 0, w <= 65_535, h <= 65_535 else {
-            throw PhotoLibError(.invalidArgument, "size '\(text)' must be WIDTHxHEIGHT with each side 1…65535, e.g. 256x256")
+            throw PhotoLibError(.invalidArgument, "size '\(text)' must be WIDTHxHEIGHT with each side 1…65535 (e.g. 256x256), or max for the full size")
         }
         self.init(width: w, height: h)
     }

@@ -44,19 +44,19 @@ extension PhotoLibrary {
             }
             try database.prepare(
                 """
-                INSERT INTO client (client_identifier, name, token_sha256, read_write_status, add_only_status, requested_at)
-                VALUES (?, ?, ?, ?, ?, ?)
+                INSERT INTO client (client_identifier, name, token_sha256, read_write_status, add_only_status, requested_at, requested_level)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
                 """
             ).execute([
                 .text(identifier), .text(name), .text(Self.tokenDigest(token)),
                 .int(level == .readWrite ? status.rawValue : AuthorizationStatus.notDetermined.rawValue),
-                .int(level == .addOnly ? status.rawValue : AuthorizationStatus.notDetermined.rawValue), .integer(time),
+                .int(level == .addOnly ? status.rawValue : AuthorizationStatus.notDetermined.rawValue), .integer(time), .int(level.rawValue),
             ])
             try Self.audit(identifier, "requested", "\(level.name) access as '\(name)'\(restricted ? " (restricted by the server's policy)" : "")", at: time, in: database)
         }
         let record = ClientRecord(
             clientIdentifier: identifier, name: name, readWrite: .notDetermined, addOnly: .notDetermined, isRevoked: false,
-            requestedAt: Microseconds.date(time))
+            requestedAt: Microseconds.date(time), requestedLevel: level)
         var answer = record
         if level == .readWrite { answer.readWrite = status } else { answer.addOnly = status }
         return (answer, token)
@@ -76,7 +76,7 @@ extension PhotoLibrary {
     public func clientCredentials() throws(PhotoLibError) -> [(tokenDigest: String, client: ClientRecord)] {
         try withDatabase { (database) throws(PhotoLibError) in
             try database.prepare("SELECT \(Self.clientColumns), token_sha256 FROM client WHERE revoked = 0 ORDER BY id")
-                .rows { (row) throws(PhotoLibError) in (row.text(8), try Self.clientRecord(row)) }
+                .rows { (row) throws(PhotoLibError) in (row.text(Self.clientColumnCount), try Self.clientRecord(row)) }
         }
     }
 
@@ -197,9 +197,12 @@ extension PhotoLibrary {
         SHA256.hash(data: Array(token.utf8)).map { OwnerToken.hexByte($0) }.joined()
     }
 
+    /// How many columns ``clientColumns`` names (a query may select more after them).
+    static let clientColumnCount: Int32 = 9
+
     static let clientColumns = """
         client_identifier, name, read_write_status, add_only_status, revoked, requested_at, confirm_edits,
-        (SELECT count(*) FROM client_selection s WHERE s.client_identifier = client.client_identifier)
+        (SELECT count(*) FROM client_selection s WHERE s.client_identifier = client.client_identifier), requested_level
         """
 
     static func clientRecord(_ row: Statement) throws(PhotoLibError) -> ClientRecord {
@@ -208,6 +211,7 @@ extension PhotoLibrary {
         }
         return ClientRecord(
             clientIdentifier: row.text(0), name: row.text(1), readWrite: readWrite, addOnly: addOnly, isRevoked: row.int(4) != 0,
-            requestedAt: Microseconds.date(row.int64(5)), confirmsEdits: row.int(6) != 0, selectedAssetCount: row.int(7))
+            requestedAt: Microseconds.date(row.int64(5)), confirmsEdits: row.int(6) != 0, selectedAssetCount: row.int(7),
+            requestedLevel: AccessLevel(rawValue: row.int(8)))
     }
 }

@@ -115,7 +115,9 @@ extension PhotoLibrary {
             let change = try Self.changeSelection(of: identifier, adding: adding, removing: removing, before: before, in: database)
             try Self.audit(
                 identifier, "selection", "\(change.added.count) assets added to its selection, \(change.removed.count) removed", at: time, in: database)
-            return SelectionChange(client: record, added: change.added, removed: change.removed)
+            // The record as it is now: its selection count is the edited one (the server's
+            // directory of clients keeps this record).
+            return SelectionChange(client: try Self.requireClient(identifier, in: database), added: change.added, removed: change.removed)
         }
     }
 

@@ -23,6 +23,7 @@ enum Schema {
         Migration(version: 5, sql: version5),
         Migration(version: 6, sql: version6),
         Migration(version: 7, sql: version7),
+        Migration(version: 8, sql: version8),
     ]
 
     /// The version this build writes.
@@ -289,5 +290,16 @@ enum Schema {
             ON asset_resource(sha256) WHERE type IN (1, 2, 9);
         ALTER TABLE staged_upload ADD COLUMN duration REAL NOT NULL DEFAULT 0 CHECK (duration >= 0);
         ALTER TABLE staged_upload ADD COLUMN content_identifier TEXT;
+        """
+
+    /// The access level each client asked for (0: not known; 1: add-only; 2: read-write, as
+    /// `AccessLevel`), so that the owner approves what was asked. Clients recorded before
+    /// take it from their `requested` audit line when it is still kept.
+    static let version8 = """
+        ALTER TABLE client ADD COLUMN requested_level INTEGER NOT NULL DEFAULT 0 CHECK (requested_level IN (0, 1, 2));
+        UPDATE client SET requested_level = coalesce((
+            SELECT CASE WHEN a.detail LIKE 'add-only access%' THEN 1 WHEN a.detail LIKE 'read-write access%' THEN 2 ELSE 0 END
+            FROM audit_log a WHERE a.client_identifier = client.client_identifier AND a.event = 'requested'
+            ORDER BY a.id LIMIT 1), 0);
         """
 }

@@ -5,12 +5,28 @@ import PhotoLibClient
 extension AccessLevel: ExpressibleByArgument {
     /// `read-write` or `add-only`.
     public init?(argument: String) {
-        switch argument {
-        case "read-write": self = .readWrite
-        case "add-only": self = .addOnly
-        default: return nil
-        }
+        guard let level = Self.allCases.first(where: { $0.name == argument }) else { return nil }
+        self = level
     }
+
+    /// What `--help` and errors list: the names, not the raw numbers.
+    public static var allValueStrings: [String] { allCases.map(\.name) }
+
+    /// What `--help` shows as a default.
+    public var defaultValueDescription: String { name }
+}
+
+/// The level an owner's decision is about: `--access` when given, else the level `client`
+/// asked for (what `photolib clients approve CLIENT` must not widen).
+private func decisionLevel(_ access: AccessLevel?, client: String, library: PhotoLibrary) async throws -> AccessLevel {
+    if let access { return access }
+    guard let record = try await library.clients().first(where: { $0.clientIdentifier == client }) else {
+        throw CLIError("no client \(client) (photolib clients list)")
+    }
+    guard let level = record.requestedLevel else {
+        throw CLIError("the library does not know which access \(client) asked for: pass --access read-write or --access add-only")
+    }
+    return level
 }
 
 extension PhotoLibCommand {
@@ -144,18 +160,20 @@ extension PhotoLibCommand {
                         var revoked: Bool
                         var requestedAt: Date
                         var selectedAssetCount: Int
+                        var requested: String?
                     }
                     try Output.json(clients.map {
                         ClientJSON(
                             clientIdentifier: $0.clientIdentifier, name: $0.name, readWrite: $0.readWrite.name, addOnly: $0.addOnly.name, revoked: $0.isRevoked,
-                            requestedAt: $0.requestedAt, selectedAssetCount: $0.selectedAssetCount)
+                            requestedAt: $0.requestedAt, selectedAssetCount: $0.selectedAssetCount, requested: $0.requestedLevel?.name)
                     })
                 } else if clients.isEmpty {
                     print("no clients")
                 } else {
                     for client in clients {
                         let selection = client.isLimited ? " (\(client.selectedAssetCount) selected)" : ""
-                        print("\(client.clientIdentifier)  \(client.name)  read-write: \(client.readWrite.name)\(selection)  add-only: \(client.addOnly.name)\(client.isRevoked ? "  (revoked)" : "")")
+                        let asked = client.requestedLevel.map { "  asked for \($0.name)" } ?? ""
+                        print("\(client.clientIdentifier)  \(client.name)  read-write: \(client.readWrite.name)\(selection)  add-only: \(client.addOnly.name)\(asked)\(client.isRevoked ? "  (revoked)" : "")")
                     }
                 }
             }
@@ -166,11 +184,15 @@ extension PhotoLibCommand {
             static let configuration = CommandConfiguration(abstract: "Authorize a client for an access level.")
             @OptionGroup var connection: ConnectionOptions
             @Argument(help: "The client's identifier (photolib clients).") var client: String
-            @Option(name: .long, help: "read-write or add-only.") var access: AccessLevel = .readWrite
+            @Option(name: .long, help: "read-write or add-only (default: the access the client asked for).") var access: AccessLevel?
 
             func run() async throws {
-                try await connection.withLibrary { try await $0.setAuthorization(.authorized, for: access, client: client) }
-                if !connection.json { print("\(client): \(access.name) authorized") }
+                let level = try await connection.withLibrary { library in
+                    let level = try await decisionLevel(access, client: client, library: library)
+                    try await library.setAuthorization(.authorized, for: level, client: client)
+                    return level
+                }
+                if !connection.json { print("\(client): \(level.name) authorized") }
             }
         }
 
@@ -212,11 +234,15 @@ extension PhotoLibCommand {
             static let configuration = CommandConfiguration(abstract: "Deny a client an access level (its open connections end at once).")
             @OptionGroup var connection: ConnectionOptions
             @Argument(help: "The client's identifier.") var client: String
-            @Option(name: .long, help: "read-write or add-only.") var access: AccessLevel = .readWrite
+            @Option(name: .long, help: "read-write or add-only (default: the access the client asked for).") var access: AccessLevel?
 
             func run() async throws {
-                try await connection.withLibrary { try await $0.setAuthorization(.denied, for: access, client: client) }
-                if !connection.json { print("\(client): \(access.name) denied") }
+                let level = try await connection.withLibrary { library in
+                    let level = try await decisionLevel(access, client: client, library: library)
+                    try await library.setAuthorization(.denied, for: level, client: client)
+                    return level
+                }
+                if !connection.json { print("\(client): \(level.name) denied") }
             }
         }
 

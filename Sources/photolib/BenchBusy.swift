@@ -17,8 +17,7 @@ extension PhotoLibCommand {
                 image at a size picked from 64…2048 px and 'max' (every third one with bypass_cache: \
                 the owner's token is needed), and, every fourth operation, an export of an original \
                 (writeData into --export-dir, then deleted). Prints operations, errors and rates.
-                """,
-            shouldDisplay: false)
+                """)
 
         @OptionGroup var connection: ConnectionOptions
 

@@ -17,8 +17,7 @@ extension PhotoLibCommand {
                 asset --toggles times through another connection, one transaction at a time: each waits until \
                 every subscriber has its notification (10 s at most) and --interval ms. Latency runs from just \
                 before performChanges is sent to each subscriber's arrival. Stops by itself.
-                """,
-            shouldDisplay: false)
+                """)
 
         @OptionGroup var connection: ConnectionOptions
 

@@ -18,8 +18,7 @@ extension PhotoLibCommand {
                 fetchAssets does not expose, so they go through PhotoLibrary.call with the wire \
                 messages; 'client fetchAssets().count' is the same count through fetchAssets, which \
                 also ships the first page of 200 assets.
-                """,
-            shouldDisplay: false)
+                """)
 
         @OptionGroup var connection: ConnectionOptions
 

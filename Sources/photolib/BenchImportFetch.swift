@@ -16,8 +16,7 @@ extension PhotoLibCommand {
                 each. Meanwhile the reader repeats one fetch (limit 100, sorted by creation date, \
                 100 prefetched, then released) back to back on its own connection and records \
                 every latency. Prints p50/p99/max alone and during the import, and the import rate.
-                """,
-            shouldDisplay: false)
+                """)
 
         @OptionGroup var connection: ConnectionOptions
 

@@ -157,9 +157,14 @@ extension PhotoLibCommand {
                     }
                     fflush(nil)
                     seen += 1
-                    if let count, seen >= count { break }
+                    if let count, seen >= count {
+                        subscription.cancel()
+                        return
+                    }
                 }
-                subscription.cancel()
+                // The server ended the feed without an error (the sequence ended): say so, and
+                // fail, so a script watching the library learns that it stopped.
+                throw CLIError("the change feed ended after \(seen) notification\(seen == 1 ? "" : "s"): the server ended the subscription; run watch again (with --since to catch up)")
             }
         }
     }

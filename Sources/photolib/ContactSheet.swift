@@ -12,7 +12,7 @@ extension PhotoLibCommand {
 
         @OptionGroup var connection: ConnectionOptions
 
-        @Option(name: .long, help: "Only assets in this album or smart album.")
+        @Option(name: .long, help: "Only assets in this album or smart album: an ID from 'photolib albums', or a smart album's name (\(SmartAlbumName.shortNames)).")
         var album: String?
 
         @Option(name: .long, help: "Only assets matching this predicate, e.g. 'isFavorite == true AND pixelWidth > 3000' (see docs/PREDICATES.md).")
@@ -39,7 +39,7 @@ extension PhotoLibCommand {
         func run() async throws {
             let sheet = try await connection.withLibrary { library in
                 let options = FetchOptions(predicate: `where`, fetchLimit: limit)
-                let result = if let album { try await library.fetchAssets(in: album, options: options) } else { try await library.fetchAssets(with: options) }
+                let result = if let album { try await library.fetchAssets(in: SmartAlbumName.resolve(album), options: options) } else { try await library.fetchAssets(with: options) }
                 let assets = try await result.allObjects()
                 guard !assets.isEmpty else { throw CLIError("no assets to put on a contact sheet") }
                 let manager = library.imageManager

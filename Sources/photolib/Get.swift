@@ -50,7 +50,7 @@ extension PhotoLibCommand {
 
         /// `--size`, with `max` as PhotoKit's maximum size.
         static func targetSize(_ text: String) throws(PhotoLibError) -> PixelSize {
-            text.lowercased() == "max" ? .maximum : try PixelSize(parsing: text)
+            try PixelSize(parsing: text)
         }
 
         /// `--crop X,Y,W,H`.

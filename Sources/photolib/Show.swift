@@ -54,7 +54,7 @@ extension PhotoLibCommand {
                     ("isHidden", asset.isHidden ? "yes" : "no"),
                     ("duration", asset.mediaType == .video ? "\(Output.duration(asset.duration)) (\(asset.duration) s)" : "-"),
                     ("burstIdentifier", asset.burstIdentifier ?? "-"),
-                    ("location", asset.location.map { "\($0.latitude),\($0.longitude)" + ($0.altitude.map { " \($0)m" } ?? "") } ?? "-"),
+                    ("location", asset.location.map { Self.coordinates($0) } ?? "-"),
                     ("hasAdjustments", asset.hasAdjustments ? "yes" : "no"),
                 ]
                 for (key, value) in rows { print(key.padding(toLength: 17, withPad: " ", startingAt: 0) + value) }
@@ -63,6 +63,18 @@ extension PhotoLibCommand {
                 print("albums")
                 for album in albums { print("  \(album.localIdentifier)  \(album.title)") }
             }
+        }
+
+        /// `LAT,LON [ALTm]` to six decimals (about 0.1 m), trailing zeros dropped: a value
+        /// read from EXIF degrees, minutes and seconds is not printed as 52.519999999999996.
+        static func coordinates(_ location: Location) -> String {
+            func decimal(_ value: Double) -> String {
+                var text = String(format: "%.6f", value)
+                while text.hasSuffix("0") { text.removeLast() }
+                if text.hasSuffix(".") { text.removeLast() }
+                return text == "-0" ? "0" : text
+            }
+            return "\(decimal(location.latitude)),\(decimal(location.longitude))" + (location.altitude.map { " \(decimal($0))m" } ?? "")
         }
     }
 }

@@ -100,8 +100,11 @@ struct PhotoImporter {
         FileHandle.standardOutput.write(Data((line + "\n").utf8))
     }
 
+    /// One line on stderr per refused file, whatever the reason holds: a C library's message
+    /// may span lines (libheif's do), and a script reads one refusal per line.
     private mutating func refuse(_ path: String, _ reason: String) {
         summary.refused += 1
-        FileHandle.standardError.write(Data("refused \(path): \(reason)\n".utf8))
+        let oneLine = reason.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+        FileHandle.standardError.write(Data("refused \(path): \(oneLine)\n".utf8))
     }
 }

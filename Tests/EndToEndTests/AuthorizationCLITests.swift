@@ -165,7 +165,9 @@ final class AuthorizationCLITests: XCTestCase {
         XCTAssertEqual(grant.status, "not determined")
         let early = try runCLI(["upload", Paths.portrait], server: server, environment: environment)
         XCTAssertFalse(early.succeeded, "not yet decided: \(early)")
-        _ = try owner(["clients", "approve", grant.clientIdentifier, "--access", "add-only"])
+        // No --access: the owner approves what the client asked for (add-only), not more.
+        let approved = try owner(["clients", "approve", grant.clientIdentifier])
+        XCTAssertTrue(approved.stdout.contains("add-only authorized"), "\(approved)")
         let photo = try directory.write("new/photo.jpg", DistinctPhotos.photo(7))
         let upload = try runCLI(["upload", photo], server: server, environment: environment)
         XCTAssertTrue(upload.succeeded, "\(upload)")

@@ -16,6 +16,8 @@ final class ValueParsingTests: XCTestCase {
     func testPixelSizeParsing() throws {
         XCTAssertEqual(try PixelSize(parsing: "256x128"), PixelSize(width: 256, height: 128))
         XCTAssertEqual(try PixelSize(parsing: "256X128"), PixelSize(width: 256, height: 128))
+        XCTAssertEqual(try PixelSize(parsing: "max"), .maximum)
+        XCTAssertEqual(try PixelSize(parsing: "0x0"), .maximum, "as on the wire, and as the server's message says")
         for bad in ["256", "0x10", "10x0", "-1x5", "65536x1", "axb", "10x10x10", ""] {
             XCTAssertThrowsError(try PixelSize(parsing: bad), bad)
         }

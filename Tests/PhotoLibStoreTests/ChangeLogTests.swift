@@ -120,7 +120,7 @@ struct ChangeLogTests {
         let library = try PhotoLibrary.open(at: temp.library)
         #expect(library.libraryIdentifier == "old-library")
         #expect(try library.read { (database) throws(PhotoLibError) in try database.prepare("PRAGMA user_version").firstRow { $0.int(0) } } == Schema.currentVersion)
-        #expect(Schema.currentVersion == 7)
+        #expect(Schema.currentVersion == 8)
         #expect(try library.currentChangeToken() == 0)
         let ids = try library.createAssetsForTesting(0..<2)
         let result = try library.performChanges([.addAssets(album: album, assets: ids), .setKeyAsset(album: album, asset: ids[1])])

@@ -25,6 +25,10 @@ struct ClientTests {
 
         let restricted = try library.registerClient(name: "Uploader", level: .addOnly, restricted: true).0
         #expect(restricted.addOnly == .restricted && restricted.readWrite == .notDetermined)
+        // The level each asked for is kept (the owner approves that, not more).
+        #expect(try library.client(withIdentifier: record.clientIdentifier)?.requestedLevel == .readWrite)
+        #expect(try library.client(withIdentifier: restricted.clientIdentifier)?.requestedLevel == .addOnly)
+        #expect(try library.clients().map(\.requestedLevel) == [.readWrite, .addOnly])
         #expect(expectError { () throws(PhotoLibError) in _ = try library.registerClient(name: "", level: .readWrite) }.code == .invalidArgument)
         #expect(expectError { () throws(PhotoLibError) in _ = try library.registerClient(name: String(repeating: "x", count: 129), level: .readWrite) }.code == .invalidArgument)
         #expect(expectError { () throws(PhotoLibError) in _ = try library.registerClient(name: "bell\u{7}", level: .readWrite) }.code == .invalidArgument)

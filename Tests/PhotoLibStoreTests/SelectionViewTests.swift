@@ -95,6 +95,11 @@ struct SelectionViewTests {
 
         let edit = try library.editSelection(client: setup.client, adding: [assets[3], assets[0]], removing: [assets[1]])
         #expect(edit.added == [assets[3]] && edit.removed == [assets[1]])
+        #expect(edit.client.selectedAssetCount == 2)
+        let grown = try library.editSelection(client: setup.client, adding: [assets[2]], removing: [])
+        #expect(grown.client.selectedAssetCount == 3, "the record an edit returns counts the edited selection (the server keeps it)")
+        let shrunk = try library.editSelection(client: setup.client, adding: [], removing: [assets[2]])
+        #expect(shrunk.client.selectedAssetCount == 2)
         #expect(Set(try library.selection(of: setup.client)) == [assets[0], assets[3]])
         #expect(try library.client(withIdentifier: setup.client)?.selectedAssetCount == 2)
         #expect(expectError { () throws(PhotoLibError) in _ = try library.editSelection(client: setup.client, adding: ["00000000-0000-4000-8000-000000000000/L0/001"], removing: []) }.code == .notFound)

@@ -112,9 +112,13 @@ struct  Photolib__V1__ClientRecord
   char *client_identifier;
   char *client_name;
   /*
-   * The status for access_level: the level it asked for first.
+   * The status for access_level.
    */
   Photolib__V1__AuthorizationStatus status;
+  /*
+   * The level it asked for; ACCESS_LEVEL_UNSPECIFIED when the library does not know (a
+   * client recorded by an older server whose request is no longer in the audit log).
+   */
   Photolib__V1__AccessLevel access_level;
   int64_t requested_at_ms;
   /*

@@ -123,9 +123,11 @@ final class ChangeBacklog: Sendable {
                 }
             }
         } onCancel: {
-            // As `ChangeSubscription.cancel()`: the call ends, and so does the sequence.
-            connection.cancel(stream.id)
+            // As `ChangeSubscription.cancel()`: the sequence ends (first, so that the call's
+            // CANCELLED, coming back from the connection's queue, cannot fail the read
+            // instead), and so does the call.
             finish(nil)
+            connection.cancel(stream.id)
         }
     }
 

@@ -192,7 +192,8 @@ extension PhotoLibraryService {
         var requests = undecided.map { client in
             Wire.PendingRequest(
                 requestID: client.clientIdentifier, clientIdentifier: client.clientIdentifier, clientName: client.name, kind: .authorization,
-                summary: "access to the library (photolib clients approve \(client.clientIdentifier))", requestedAtMs: Wire.milliseconds(client.requestedAt))
+                summary: "\(client.requestedLevel.map { "\($0.name) access" } ?? "access") to the library (photolib clients approve \(client.clientIdentifier))",
+                requestedAtMs: Wire.milliseconds(client.requestedAt))
         }
         requests += editConfirmations.pending.map { pending in
             Wire.PendingRequest(

@@ -16,7 +16,7 @@ final class ServerCore: Sendable {
     private let ownerTokenDigest: [UInt8]
     /// The library directory as given and as resolved: spellings of server paths that must
     /// never reach a client (see ``clientVisible(_:)``).
-    private let serverPaths: [String]
+    private let serverPaths: ServerPathScrubber
 
     /// The library's clients, for authentication and per-call checks.
     let clients: ClientDirectory
@@ -45,7 +45,7 @@ final class ServerCore: Sendable {
         self.clients = clients
         let resolved = URL(fileURLWithPath: libraryDirectory).resolvingSymlinksInPath().path
         let absolute = URL(fileURLWithPath: libraryDirectory).standardizedFileURL.path
-        self.serverPaths = Set([libraryDirectory, resolved, absolute]).filter { $0.count > 1 }.sorted { $0.count > $1.count }
+        self.serverPaths = ServerPathScrubber(paths: [libraryDirectory, resolved, absolute])
         self.configuration = configuration
         self.snapshotBudget = SnapshotBudget(limit: configuration.snapshotMemoryBytes)
         self.router = router
@@ -137,9 +137,10 @@ final class ServerCore: Sendable {
     /// client has no business knowing the server's file layout). The owner sees the full
     /// message in the server log.
     func clientVisible(_ error: PhotoLibError) -> PhotoLibError {
-        guard serverPaths.contains(where: { error.message.contains($0) }) else { return error }
+        guard serverPaths.mayName(in: error.message) else { return error }
         var visible = error
-        for path in serverPaths { visible.message = visible.message.replacingOccurrences(of: path, with: "<library>") }
+        visible.message = serverPaths.scrubbed(error.message)
+        guard visible.message != error.message else { return error }
         logger.notice("server path removed from a client's error", metadata: ["message": "\(error.message)"])
         return visible
     }

@@ -157,9 +157,10 @@ extension Wire {
         public var clientIdentifier: String
         /// `client_name` (field 2).
         public var clientName: String
-        /// The status for access_level: the level it asked for first.
+        /// The status for access_level.
         public var status: Wire.AuthorizationStatus
-        /// `access_level` (field 4).
+        /// The level it asked for; ACCESS_LEVEL_UNSPECIFIED when the library does not know (a
+        /// client recorded by an older server whose request is no longer in the audit log).
         public var accessLevel: Wire.AccessLevel
         /// `requested_at_ms` (field 5).
         public var requestedAtMs: Int64

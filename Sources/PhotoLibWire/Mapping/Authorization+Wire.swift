@@ -14,13 +14,15 @@ extension Wire.AuthorizationStatus {
 }
 
 extension Wire.ClientRecord {
-    /// The message for `client`: `status` is its read-write decision unless only add-only
-    /// was decided.
+    /// The message for `client`: `access_level` is the level it asked for (unspecified when
+    /// the library does not know), and `status` the decision for it (when unknown: its
+    /// read-write decision unless only add-only was decided).
     public init(_ client: ClientRecord) {
-        let level: AccessLevel = client.readWrite == .notDetermined && client.addOnly != .notDetermined ? .addOnly : .readWrite
+        let level: AccessLevel = client.requestedLevel
+            ?? (client.readWrite == .notDetermined && client.addOnly != .notDetermined ? .addOnly : .readWrite)
         self.init(
             clientIdentifier: client.clientIdentifier, clientName: client.name, status: .init(client.status(for: level)),
-            accessLevel: .init(level), requestedAtMs: Wire.milliseconds(client.requestedAt),
+            accessLevel: client.requestedLevel.map { Wire.AccessLevel($0) } ?? Wire.AccessLevel(rawValue: 0), requestedAtMs: Wire.milliseconds(client.requestedAt),
             selectedAssetCount: UInt64(client.selectedAssetCount),
             readWriteStatus: .init(client.readWrite), addOnlyStatus: .init(client.addOnly), revoked: client.isRevoked,
             confirmEdits: client.confirmsEdits)
@@ -31,7 +33,7 @@ extension Wire.ClientRecord {
         ClientRecord(
             clientIdentifier: clientIdentifier, name: clientName, readWrite: readWriteStatus.domain ?? .denied,
             addOnly: addOnlyStatus.domain ?? .denied, isRevoked: revoked, requestedAt: Date(timeIntervalSince1970: Double(requestedAtMs) / 1000),
-            confirmsEdits: confirmEdits, selectedAssetCount: Int(clamping: selectedAssetCount))
+            confirmsEdits: confirmEdits, selectedAssetCount: Int(clamping: selectedAssetCount), requestedLevel: accessLevel.domain)
     }
 }
 
