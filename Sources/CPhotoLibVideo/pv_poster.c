@@ -20,6 +20,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <libavutil/imgutils.h>
+#include <libavutil/mem.h>
 #include <libavutil/pixdesc.h>
 #include <libswscale/swscale.h>
 
@@ -187,7 +189,34 @@ static enum AVPixelFormat CPhotoLibVideo_plain_format(const AVFrame *frame, int 
     }
 }
 
-/* Converts `frame` to a new RGB image of width x height. */
+/*
+ * Where swscale writes RGB: rows of CPhotoLibVideo_ROW_ALIGN-pixel blocks, and
+ * CPhotoLibVideo_TAIL_PADDING bytes after the last row.
+ *
+ * swscale's SIMD converters write whole blocks of pixels and trust the destination's stride
+ * to hold them. x86's unscaled YUV 4:2:0 / 4:2:2 -> RGB24 converter (the stored-size poster)
+ * converts a row's width rounded up to 8 pixels, less 8 when the stride cannot hold that, in
+ * steps of 16 pixels (48 bytes). Into a packed width * 3 stride it so wrote up to 24 bytes
+ * past the end of the last row when that count is not a multiple of 16 (widths 120, 200, 202:
+ * heap corruption, "malloc(): corrupted top size"), and left the last 2-6 columns
+ * unconverted, black, when it falls short of the width (130, 180, 854). Rows of whole
+ * 64-pixel blocks (a multiple of 64 bytes, so every row is aligned as av_malloc aligns the
+ * first) hold any SIMD block; the padding after the last row is FFmpeg's own for buffers its
+ * assembly reads and writes (AV_INPUT_BUFFER_PADDING_SIZE).
+ */
+#define CPhotoLibVideo_ROW_ALIGN 64u
+#define CPhotoLibVideo_TAIL_PADDING 64u
+
+/* Bytes of one padded RGB row of `width` pixels (at most 65535 + 63 pixels: fits an int). */
+static size_t CPhotoLibVideo_padded_stride(uint32_t width) {
+    return (((size_t)width + CPhotoLibVideo_ROW_ALIGN - 1) / CPhotoLibVideo_ROW_ALIGN) * CPhotoLibVideo_ROW_ALIGN * 3;
+}
+
+/*
+ * Converts `frame` to a new RGB image of width x height: swscale writes into a padded buffer
+ * (see CPhotoLibVideo_ROW_ALIGN), whose rows are then copied into the packed image the JPEG
+ * pipeline takes (stride width * 3). Both count against limits.max_memory_bytes.
+ */
 static int CPhotoLibVideo_convert(const CPhotoLibVideo_Session *session, const AVFrame *frame,
                                   uint32_t width, uint32_t height, CPhotoLibJPEG_Image *image,
                                   char *message, size_t capacity) {
@@ -195,9 +224,18 @@ static int CPhotoLibVideo_convert(const CPhotoLibVideo_Session *session, const A
         width = (uint32_t)frame->width;
         height = (uint32_t)frame->height;
     }
-    if ((uint64_t)width * height * 3 > session->limits.max_memory_bytes) {
-        CPhotoLibJPEG_format_message(message, capacity, "a %ux%u RGB frame needs more than the limit of %llu bytes",
-                                   width, height, (unsigned long long)session->limits.max_memory_bytes);
+    if (width > 65535 || height > 65535) {
+        CPhotoLibJPEG_format_message(message, capacity, "a %ux%u RGB frame is out of range (1...65535 per side)", width, height);
+        return CPhotoLibVideo_TOO_LARGE;
+    }
+    const size_t stride = CPhotoLibVideo_padded_stride(width);
+    const uint64_t padded_bytes = (uint64_t)stride * height + CPhotoLibVideo_TAIL_PADDING;
+    const uint64_t packed_bytes = (uint64_t)width * height * 3;
+    if (packed_bytes + padded_bytes > session->limits.max_memory_bytes) {
+        CPhotoLibJPEG_format_message(message, capacity,
+                                   "a %ux%u RGB frame needs %llu bytes to convert, more than the limit of %llu bytes",
+                                   width, height, (unsigned long long)(packed_bytes + padded_bytes),
+                                   (unsigned long long)session->limits.max_memory_bytes);
         return CPhotoLibVideo_TOO_LARGE;
     }
     int full_range = 0;
@@ -217,20 +255,28 @@ static int CPhotoLibVideo_convert(const CPhotoLibVideo_Session *session, const A
     }
     const int *coefficients = sws_getCoefficients(CPhotoLibVideo_colorspace(frame));
     sws_setColorspaceDetails(scaler, coefficients, full_range, sws_getCoefficients(SWS_CS_DEFAULT), 1, 0, 1 << 16, 1 << 16);
-    int status = CPhotoLibJPEG_image_alloc(width, height, 3, image, message, capacity);
-    if (status != CPhotoLibJPEG_OK) {
+    uint8_t *padded = av_malloc((size_t)padded_bytes);
+    if (padded == NULL) {
         sws_freeContext(scaler);
-        return status == CPhotoLibJPEG_TOO_LARGE ? CPhotoLibVideo_TOO_LARGE : CPhotoLibVideo_INTERNAL;
+        CPhotoLibJPEG_format_message(message, capacity, "out of memory converting a %ux%u frame to RGB", width, height);
+        return CPhotoLibVideo_INTERNAL;
     }
-    uint8_t *planes[4] = {image->pixels, NULL, NULL, NULL};
-    int strides[4] = {(int)(width * 3), 0, 0, 0};
+    uint8_t *planes[4] = {padded, NULL, NULL, NULL};
+    int strides[4] = {(int)stride, 0, 0, 0};
     int rows = sws_scale(scaler, (const uint8_t *const *)frame->data, frame->linesize, 0, frame->height, planes, strides);
     sws_freeContext(scaler);
     if (rows != (int)height) {
-        CPhotoLibJPEG_image_free(image);
+        av_free(padded);
         CPhotoLibJPEG_format_message(message, capacity, "converting the poster frame to RGB failed");
         return CPhotoLibVideo_INTERNAL;
     }
+    int status = CPhotoLibJPEG_image_alloc(width, height, 3, image, message, capacity);
+    if (status != CPhotoLibJPEG_OK) {
+        av_free(padded);
+        return status == CPhotoLibJPEG_TOO_LARGE ? CPhotoLibVideo_TOO_LARGE : CPhotoLibVideo_INTERNAL;
+    }
+    av_image_copy_plane(image->pixels, (int)(width * 3), padded, (int)stride, (int)(width * 3), (int)height);
+    av_free(padded);
     return CPhotoLibVideo_OK;
 }
 

@@ -73,7 +73,9 @@ typedef struct CPhotoLibVideo_Limits {
     /* Maximum bytes read from the source over the whole session (the file may be larger:
      * only the boxes and packets needed are read). */
     uint64_t max_read_bytes;
-    /* Maximum memory for the converted frame (width * height * 3 of the output). */
+    /* Maximum memory for the converted frame: the packed RGB output (width * height * 3)
+     * plus the padded buffer swscale converts into before it is copied there (rows of whole
+     * 64-pixel blocks: about as much again). */
     uint64_t max_memory_bytes;
     /* Maximum packets read while looking for the poster keyframe (all tracks). */
     uint32_t max_packets;

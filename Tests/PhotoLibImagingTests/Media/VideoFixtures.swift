@@ -22,6 +22,12 @@ enum VideoFixtures {
     static let live = path("live-IMG_0001.mov")
     /// 96×72 MPEG-4 Part 2, 1 s, keyframes every 0.4 s: its size is known only to the decoder.
     static let mpeg4 = path("video-mpeg4.mov")
+    /// 180×120 H.264, 1 s, a Live Photo's video paired by content identifier (a width that is
+    /// not a multiple of 8).
+    static let liveByIdentifier = path("live-IMG_0002.mov")
+    /// 120×80 H.264, 1 s, no metadata: a Live Photo's video paired by base name (a width that
+    /// is a multiple of 8 but not of 16).
+    static let liveByName = path("live-IMG_0003.mov")
     /// The H.264 fixtures.
     static let h264 = [rotated, plain, highFrameRate, timelapse, live]
     /// Every good fixture.

@@ -167,3 +167,74 @@ struct VideoDisplayMatrixTests {
         #expect(difference < 3, "orientation \(code): mean difference \(difference)")
     }
 }
+
+@Suite("A poster at or above the stored size converts every pixel, whatever the width")
+struct VideoPosterFullSizeTests {
+    /// Widths swscale's SIMD YUV → RGB converter (x86 SSSE3, 16 pixels a step) does not
+    /// divide: 120 × 80 is a multiple of 8 but not of 16, and the converter wrote 24 bytes past
+    /// a packed RGB buffer (heap corruption: `malloc(): corrupted top size` in photolibd);
+    /// 180 × 120 is not a multiple of 8, and the converter left the last 4 columns black.
+    static let fixtures: [(String, Int, Int)] = [(VideoFixtures.liveByName, 120, 80), (VideoFixtures.liveByIdentifier, 180, 120)]
+
+    /// Requests whose poster is converted at the stored size (scale ≥ 1): the maximum, the
+    /// stored size itself, and targets larger than the video (never upscaled).
+    static func requests(width: Int, height: Int) -> [RenderRequest] {
+        [
+            RenderRequest(targetSize: .maximum, quality: 95),
+            RenderRequest(targetSize: PixelSize(width: width, height: height), quality: 95),
+            RenderRequest(targetSize: PixelSize(width: 192, height: 192), quality: 95),
+            RenderRequest(targetSize: PixelSize(width: width * 2 + 1, height: height * 3), contentMode: .aspectFill, quality: 95),
+        ]
+    }
+
+    /// The four colours of the pattern, the right edge's included (an unconverted column is black).
+    static func expectPattern(_ pixels: DecodedPixels, _ what: String) {
+        for (u, v, colour) in [
+            (0.25, 0.25, "red"), (0.75, 0.25, "green"), (0.25, 0.75, "blue"), (0.75, 0.75, "yellow"),
+            (0.0, 0.25, "red"), (1.0, 0.25, "green"), (0.0, 0.75, "blue"), (1.0, 0.75, "yellow"),
+        ] {
+            let found = VideoFixtures.colour(pixels, u, v)
+            #expect(VideoFixtures.name(found) == colour, "\(what): at (\(u), \(v)) \(found), expected \(colour)")
+        }
+    }
+
+    @Test("the stored size, from the file and from memory, repeatedly", arguments: fixtures)
+    func storedSize(path: String, width: Int, height: Int) throws {
+        let info = try VideoInspector.inspect(path: path)
+        #expect(info.storedWidth == width && info.storedHeight == height && info.rotation == 0)
+        let bytes = VideoFixtures.bytes(path)
+        for request in Self.requests(width: width, height: height) {
+            // Several renders: each one used to write past its buffer, and the allocator noticed
+            // the damage only at a later allocation or free.
+            for round in 0..<4 {
+                let rendered = try round.isMultiple(of: 2)
+                    ? VideoPosterRenderer.render(path: path, request: request)
+                    : VideoPosterRenderer.render(bytes, request: request)
+                #expect(rendered.width == width && rendered.height == height, "\(request.targetSize): \(rendered.width)x\(rendered.height)")
+                let pixels = try DecodedPixels(jpeg: rendered.jpeg)
+                #expect(pixels.width == width && pixels.height == height && pixels.components == 3)
+                Self.expectPattern(pixels, "\((path as NSString).lastPathComponent) at \(request.targetSize)")
+            }
+        }
+    }
+
+    @Test("the stored-size conversion matches the same frame converted by a downscale's path", arguments: fixtures)
+    func rightEdgeMatchesDownscale(path: String, width: Int, height: Int) throws {
+        // The 1/2 poster goes through swscale's scaling path, which was always right; the full
+        // one, box-averaged to the same size, must agree with it column for column (the last
+        // ones too).
+        let full = try DecodedPixels(jpeg: VideoPosterRenderer.render(path: path, request: RenderRequest(targetSize: .maximum, quality: 95)).jpeg)
+        let half = try DecodedPixels(
+            jpeg: VideoPosterRenderer.render(path: path, request: RenderRequest(targetSize: PixelSize(width: width / 2, height: height / 2), quality: 95)).jpeg)
+        #expect(half.width == width / 2 && half.height == height / 2)
+        for x in [half.width - 2, half.width - 1] {
+            for y in stride(from: 1, to: half.height - 1, by: max(1, half.height / 8)) {
+                for k in 0..<3 {
+                    let box = (0..<2).flatMap { dy in (0..<2).map { dx in Int(full.sample(2 * x + dx, 2 * y + dy, k)) } }.reduce(0, +) / 4
+                    let scaled = Int(half.sample(x, y, k))
+                    #expect(abs(box - scaled) < 40, "(\(x), \(y)) component \(k): full-size box \(box), downscaled \(scaled)")
+                }
+            }
+        }
+    }
+}
