@@ -104,7 +104,7 @@ let package = Package(
         .executableTarget(
             name: "photolibd",
             dependencies: [
-                "PhotoLibServer", "PhotoLibStore", "PhotoLibImaging", "PhotoLibCore", "PhotoLibNet", "PhotoLibClient", "CPhotoLibSystem",
+                "PhotoLibServer", "PhotoLibStore", "PhotoLibImaging", "PhotoLibMedia", "PhotoLibCore", "PhotoLibNet", "PhotoLibClient", "CPhotoLibSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -145,7 +145,8 @@ let package = Package(
             ]),
         .testTarget(
             name: "PhotoLibClientTests",
-            dependencies: ["PhotoLibClient", "PhotoLibCore", "PhotoLibNet", "PhotoLibServer", "PhotoLibTestSupport", "PhotoLibServerTestSupport"]),
+            // Imaging: the tests decode the JPEGs an edit commits.
+            dependencies: ["PhotoLibClient", "PhotoLibCore", "PhotoLibNet", "PhotoLibServer", "PhotoLibImaging", "PhotoLibTestSupport", "PhotoLibServerTestSupport"]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: ["PhotoLibClient", "PhotoLibCore", "PhotoLibTestSupport", "PhotoLibWire"]),

@@ -10,7 +10,9 @@ public struct ContentEditingInputData: Sendable, Hashable {
 
     /// The input: asset, base (original or render), adjustment data, session.
     public var input: ContentEditingInput
-    /// The full-size image, JPEG (EXIF orientation `input.fullSizeImageOrientation`).
+    /// The full-size image, JPEG (EXIF orientation `input.fullSizeImageOrientation`). For a
+    /// HEIC, PNG or WebP original this is the server's JPEG rendition of it (its editing base:
+    /// full size, upright, orientation 1), on which the server renders recipes too.
     public var fullSizeImage: [UInt8]
     /// The image scaled to the display size asked for, upright (PhotoKit's
     /// `displaySizeImage`); `nil` when none was asked for.
@@ -40,9 +42,19 @@ public struct ContentEditingOutput: Sendable, Hashable {
 }
 
 extension FilterRecipe {
-    /// This recipe rendered on `jpeg` (the original's bytes) at full size: the same code, and
-    /// so the same bytes, as the server's render.
+    /// This recipe rendered on `jpeg` (a content-editing input's full-size image: the original,
+    /// or for a HEIC, PNG or WebP original the JPEG the server made of it) at full size: the same
+    /// code, and so the same bytes, as the server's render.
+    ///
+    /// Throws `invalidArgument` for a recipe value out of range, and `failedPrecondition` for
+    /// an image that does not decode — naming the format when it is a HEIC, PNG or WebP, which
+    /// the client does not decode (a server hands such originals over as JPEG).
     public func renderedJPEG(from jpeg: [UInt8]) throws(PhotoLibError) -> [UInt8] {
+        if let format = ImageFormat.detect(jpeg), format != .jpeg {
+            throw PhotoLibError(
+                .failedPrecondition,
+                "cannot render the filter recipe on a \(format.name) image: PhotoLibClient renders on JPEG alone (a server gives a \(format.name) original's editing input as a JPEG; commit the recipe without a render to have the server render it)")
+        }
         do {
             return try RecipeRenderer.render(jpeg, recipe: self).jpeg
         } catch {

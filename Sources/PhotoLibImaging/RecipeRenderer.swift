@@ -47,10 +47,18 @@ public enum RecipeRenderer {
     /// pixels (rounded as the render rounds them), turned. The server checks a client's render
     /// against it.
     public static func outputSize(recipe: FilterRecipe, original info: JPEGInfo) -> PixelSize {
+        outputSize(recipe: recipe, storedWidth: info.storedWidth, storedHeight: info.storedHeight, orientation: info.orientation)
+    }
+
+    /// The pixel size a render of `recipe` has on a JPEG of `storedWidth` × `storedHeight`
+    /// pixels as stored, with EXIF `orientation` (1...8): what
+    /// ``outputSize(recipe:original:)`` gives for such a JPEG, for a caller that knows the size
+    /// without the JPEG's header (an upright rendition of a HEIC, PNG or WebP original, orientation 1).
+    public static func outputSize(recipe: FilterRecipe, storedWidth: Int, storedHeight: Int, orientation: Int) -> PixelSize {
         let geometry = RecipeGeometry(recipe.operations)
-        let stored = geometry.crop.stored(orientation: info.orientation).pixels(width: info.storedWidth, height: info.storedHeight)
+        let stored = geometry.crop.stored(orientation: orientation).pixels(width: storedWidth, height: storedHeight)
         // The stored crop's sides swap under orientations 5...8; the recipe's odd quarter turns swap them again.
-        let (width, height) = geometry.transform.after(Orientation(exif: info.orientation)).sides(width: stored.width, height: stored.height)
+        let (width, height) = geometry.transform.after(Orientation(exif: orientation)).sides(width: stored.width, height: stored.height)
         return PixelSize(width: width, height: height)
     }
 }

@@ -81,7 +81,16 @@ public enum StillImageRenderer {
         }
         let plan = try plan(data, format: format, request: request, limits: limits)
         try control?.check()
-        let shrink = shrinkFactor(plan, request: request)
+        let decoded = try decodePixels(data, format: format, shrink: shrinkFactor(plan, request: request), limits: limits, control: control)
+        return try finish(decoded, plan: plan, request: request, quality: request.quality, limits: limits, control: control)
+    }
+
+    /// Decodes a HEIC (upright: libheif applies its transforms), PNG or WebP (as stored) with
+    /// the box shrinker at `shrink`: the one decode of the other formats' renders and of their
+    /// editing base. JPEG is not decoded here (`JPEGRenderer` does it, with DCT scaling).
+    static func decodePixels(
+        _ data: [UInt8], format: ImageFormat, shrink: Int, limits: ImagingLimits, control: RenderControl?
+    ) throws(ImagingError) -> PixelBuffer {
         let decoded: PixelBuffer?
         switch format {
         case .png: decoded = try LibPNG.decode(data, limits: limits, control: control, keepPixels: true, shrink: shrink).pixels
@@ -89,12 +98,12 @@ public enum StillImageRenderer {
         case .heic:
             decoded = try LibHEIF.decode(data, thumbnail: false, limits: limits, control: control, keepPixels: true, shrink: shrink)
         case .jpeg:
-            return try JPEGRenderer.render(data, request: request, limits: limits, control: control)
+            throw ImagingError(code: .internalError, message: "a JPEG reached the HEIC, PNG and WebP decoders")
         }
         guard let decoded else {
             throw ImagingError(code: .internalError, message: "the \(format.name) decoder returned no pixels")
         }
-        return try finish(decoded, plan: plan, request: request, quality: request.quality, limits: limits, control: control)
+        return decoded
     }
 
     /// A cheap, lower-quality version of ``render(_:request:limits:control:)``, or `nil` when

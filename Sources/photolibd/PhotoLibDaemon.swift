@@ -12,5 +12,5 @@ struct PhotoLibDaemon: AsyncParsableCommand {
             a new library.
             """,
         version: "0.1.0",
-        subcommands: [Serve.self, Import.self, Stats.self, Synthesize.self])
+        subcommands: [Serve.self, Import.self, Stats.self, EditBase.self, Synthesize.self])
 }

@@ -99,3 +99,92 @@ final class EditCLITests: XCTestCase {
         XCTAssertTrue(missing.stderr.contains("cannot read /nonexistent"), "\(missing)")
     }
 }
+
+/// `photolib edit`, `edit-input`, `revert` and `filter-preview` on HEIC, PNG and WebP originals,
+/// against a real `photolibd`: client and server renders, the JPEG editors are given, the
+/// original untouched.
+final class NonJPEGEditCLITests: XCTestCase {
+    private static let media = Paths.packageRoot + "/Tests/Fixtures/media"
+    /// Stored 360×640 turned by `irot` (640×360 upright), 80×120 turned by EXIF (120×80), 480×270.
+    private static let heic = media + "/heic_rotated_gps.heic"
+    private static let png = media + "/png_exif_rotated.png"
+    private static let webp = media + "/webp_photo.webp"
+
+    private var fixture: LibraryFixture!
+    private var server: ServerProcess { fixture.server }
+
+    override func setUpWithError() throws {
+        fixture = try LibraryFixture("edit-media", photos: [Self.heic, Self.png, Self.webp])
+    }
+
+    override func tearDown() {
+        fixture?.stopAndRemove()
+        fixture = nil
+    }
+
+    private struct EditJSON: Decodable { var renderedBy: String; var operations: Int? }
+    private struct InputJSON: Decodable { var base: String; var orientation: Int; var bytes: Int }
+
+    private func run(_ arguments: [String]) throws -> ProcessResult {
+        let result = try runCLI(arguments, server: server, timeout: 120)
+        XCTAssertTrue(result.succeeded, "photolib \(arguments.joined(separator: " ")): \(result)")
+        return result
+    }
+
+    func testEditingHEICPNGAndWebPFromTheCommandLine() throws {
+        let folder = try TemporaryDirectory("photolib-edit-media-cli")
+        defer { folder.remove() }
+        let heic = try fixture.identifier(Self.heic), png = try fixture.identifier(Self.png), webp = try fixture.identifier(Self.webp)
+
+        // The client renders a HEIC's edit (it is given the HEIC's JPEG editing base).
+        let clientEdit = try runCLIJSON(EditJSON.self, ["edit", heic, "--filter", "chrome", "--json"], server: server)
+        XCTAssertEqual(clientEdit.renderedBy, "client")
+        // The server renders a PNG's and a WebP's; the WebP's turned a quarter.
+        let pngEdit = try runCLIJSON(EditJSON.self, ["edit", png, "--filter", "mono", "--server-render", "--json"], server: server)
+        XCTAssertEqual(pngEdit.renderedBy, "server")
+        _ = try run(["edit", webp, "--filter", "noir", "--rotate", "90", "--server-render"])
+        for (id, size, name) in [(heic, JPEGSize(width: 640, height: 360), "HEIC"), (png, JPEGSize(width: 120, height: 80), "PNG"), (webp, JPEGSize(width: 270, height: 480), "WebP")] {
+            let file = folder.file("\(name).jpg")
+            _ = try run(["export", id, "--resource", "fullSizePhoto", "-o", file])
+            XCTAssertEqual(JPEGSize(jpeg: try readBytes(file)), size, "\(name): the render is a JPEG of the upright size")
+        }
+
+        // An editor handling the format is given the HEIC's base, a JPEG, with the recipe.
+        let input = try runCLIJSON(InputJSON.self, ["edit-input", heic, "--can-handle", "org.photolib.filter:1", "-o", folder.file("base.jpg"), "--json"], server: server)
+        XCTAssertEqual(input.base, "original")
+        XCTAssertEqual(input.orientation, 1)
+        XCTAssertEqual(JPEGSize(jpeg: try readBytes(folder.file("base.jpg"))), JPEGSize(width: 640, height: 360))
+        // A re-edit on the server keeps the client's recipe.
+        let again = try runCLIJSON(EditJSON.self, ["edit", heic, "--exposure", "0.3", "--server-render", "--json"], server: server)
+        XCTAssertEqual(again.operations, 2)
+
+        // Revert: every original byte for byte.
+        _ = try run(["revert", heic, png, webp])
+        for (id, path) in [(heic, Self.heic), (png, Self.png), (webp, Self.webp)] {
+            let file = folder.file("original-" + (path as NSString).lastPathComponent)
+            _ = try run(["export", id, "--resource", "photo", "-o", file])
+            XCTAssertEqual(try readBytes(file), try readBytes(path), "\(path) is untouched")
+        }
+    }
+
+    func testFilterPreviewOfHEICPNGAndWebP() throws {
+        let folder = try TemporaryDirectory("photolib-filter-preview-media")
+        defer { folder.remove() }
+        for path in [Self.heic, Self.png, Self.webp] {
+            let sheet = folder.file((path as NSString).lastPathComponent + ".jpg")
+            let result = try runCLI(["filter-preview", path, "--cell", "64", "-o", sheet], server: nil)
+            XCTAssertTrue(result.succeeded, "\(path): \(result)")
+            XCTAssertTrue(result.stdout.contains("10 images"), result.stdout)
+            XCTAssertNotNil(JPEGSize(jpeg: try readBytes(sheet)), "\(path): the sheet is a JPEG")
+        }
+        // The base filter-preview starts from is photolibd's, byte for byte what the server gives editors.
+        let base = try ChildProcess.run(try Paths.executable(Paths.photolibd), ["edit-base", Self.heic, "-o", folder.file("heic-base.jpg")], timeout: 60)
+        XCTAssertTrue(base.succeeded, "\(base)")
+        XCTAssertEqual(JPEGSize(jpeg: try readBytes(folder.file("heic-base.jpg"))), JPEGSize(width: 640, height: 360))
+
+        let gif = try folder.write("not-a-photo.gif", Array("GIF89a not a photo".utf8))
+        let refused = try runCLI(["filter-preview", gif, "-o", folder.file("gif.jpg")], server: nil)
+        XCTAssertFalse(refused.succeeded)
+        XCTAssertTrue(refused.stderr.contains("unsupported file type: GIF"), "\(refused)")
+    }
+}

@@ -18,7 +18,11 @@ extension PhotoLibraryService {
     static let displaySizeRange = 64...4096
 
     /// `requestContentEditingInput(with:)`: the input first, then the full-size image's bytes
-    /// in chunks of at most 64 KiB, each as flow control allows.
+    /// in chunks of at most 64 KiB, each as flow control allows. The full-size image is always
+    /// a JPEG (docs/PROTOCOL.md 15a.1b): a JPEG original or a render is streamed from its file;
+    /// a HEIC, PNG or WebP original is replaced by its editing base
+    /// (`StillImageRenderer.editingBase`, full size, upright, orientation 1), rendered on the
+    /// render pool.
     func requestContentEditingInput(_ call: ServerCall<Wire.ContentEditingInputRequest, Wire.ContentEditingInputPart>) async throws {
         let request = try await call.singleRequest()
         guard request.canHandle.count <= Self.maxAdjustmentFormats else {
@@ -34,31 +38,57 @@ extension PhotoLibraryService {
             try library.contentEditingInput(forAsset: asset, canHandle: formats)
         }
         var input = source.input
+        // Renders (full-size and base photos) are JPEGs the server wrote; only an original may not be.
+        let needsBase = source.file.type == .photo && source.file.uniformTypeIdentifier != OriginalFileType.jpeg.uniformTypeIdentifier
         var display: [UInt8] = []
-        if maxSide > 0 {
+        var base: [UInt8]?
+        if maxSide > 0 || needsBase {
             let path = source.file.path
             let control = RenderControl()
             // The original is read on the render pool's thread, when the render starts: a
             // call waiting for a turn of the pool holds no image (as RequestImage's renders).
-            display = try await renderer.run(control: control) { () throws -> [UInt8] in
+            (display, base) = try await renderer.run(control: control) { () throws -> ([UInt8], [UInt8]?) in
                 let original = try Self.readFile(path, asset: asset)
                 do throws(ImagingError) {
-                    return try StillImageRenderer.render(
+                    let display = maxSide == 0 ? [] : try StillImageRenderer.render(
                         original, request: RenderRequest(targetSize: PixelSize(width: maxSide, height: maxSide), quality: Self.renderQuality),
                         control: control
                     ).jpeg
+                    return (display, needsBase ? try StillImageRenderer.editingBase(original, control: control) : nil)
                 } catch {
-                    throw Self.photoLibError(error, asset: asset)
+                    throw Self.editingError(error, asset: asset)
                 }
             }
             input.displaySizeImageByteCount = display.count
+        }
+        if let base {
+            input.byteCount = base.count
+            input.fullSizeImageOrientation = 1
         }
         try await call.send(Wire.ContentEditingInputPart(part: .input(Wire.ContentEditingInput(input))))
         for start in stride(from: 0, to: display.count, by: WireLimits.chunkSize) {
             try await call.send(Wire.ContentEditingInputPart(part: .displaySizeImageData(Array(display[start..<min(start + WireLimits.chunkSize, display.count)]))))
         }
+        if let base {
+            for start in stride(from: 0, to: base.count, by: WireLimits.chunkSize) {
+                try await call.send(Wire.ContentEditingInputPart(part: .data(Array(base[start..<min(start + WireLimits.chunkSize, base.count)]))))
+            }
+            return
+        }
         try await streamFile(source.file, from: 0, to: source.file.byteSize) { _, data in
             try await call.send(Wire.ContentEditingInputPart(part: .data(data)))
+        }
+    }
+
+    /// An editing render's error as the client sees it: ``photoLibError(_:asset:)``, except that
+    /// a JPEG decoder given another format is a server fault (`internalError`), not a damaged
+    /// file.
+    static func editingError(_ error: ImagingError, asset: String) -> PhotoLibError {
+        switch error.code {
+        case .notJPEG:
+            return PhotoLibError(.internalError, "\(asset): a JPEG-only decoder was given its original: \(error.message)")
+        default:
+            return photoLibError(error, asset: asset)
         }
     }
 
@@ -82,27 +112,32 @@ extension PhotoLibraryService {
                     }
                     return photo.path
                 }
-                /// The original's header, as the recipe's output size needs it.
-                @Sendable func inspect(_ original: [UInt8]) throws(PhotoLibError) -> JPEGInfo {
-                    do throws(ImagingError) { return try JPEGInspector.inspect(original) } catch { throw Self.photoLibError(error, asset: asset) }
+                /// The size the recipe's render has on the original's editing base (headers only).
+                @Sendable func outputSize(_ original: [UInt8]) throws(PhotoLibError) -> PixelSize {
+                    do throws(ImagingError) { return try StillImageRenderer.recipeOutputSize(recipe, original: original) } catch {
+                        throw Self.editingError(error, asset: asset)
+                    }
                 }
                 if edit.renderedUploadID == nil {
                     // The original is read on the render pool's thread when the render starts:
-                    // a change request waiting for a turn of the pool holds no image.
+                    // a change request waiting for a turn of the pool holds no image. A HEIC,
+                    // PNG or WebP original is rendered from its editing base, the JPEG a client
+                    // is given (so both sides give the same bytes).
                     let intake = PhotoIntake(library: library)
                     let control = RenderControl()
                     let (size, upload) = try await renderer.run(control: control) { () throws -> (PixelSize, Upload) in
                         let original = try Self.readFile(path, asset: asset)
-                        let size = RecipeRenderer.outputSize(recipe: recipe, original: try inspect(original))
+                        let size = try outputSize(original)
                         let rendered: RenderedImage
-                        do throws(ImagingError) { rendered = try RecipeRenderer.render(original, recipe: recipe, control: control) } catch { throw Self.photoLibError(error, asset: asset) }
+                        do throws(ImagingError) { rendered = try StillImageRenderer.renderRecipe(original, recipe: recipe, control: control) } catch {
+                            throw Self.editingError(error, asset: asset)
+                        }
                         return (size, try intake.stage(rendered.jpeg, filename: "FullSizeRender.jpg"))
                     }
                     edit.expectedSize = size
                     edit.renderedUploadID = upload.uploadID
                 } else {
-                    let info = try await libraryIO.run { () throws(PhotoLibError) -> JPEGInfo in try inspect(try Self.readFile(path, asset: asset)) }
-                    edit.expectedSize = RecipeRenderer.outputSize(recipe: recipe, original: info)
+                    edit.expectedSize = try await libraryIO.run { () throws(PhotoLibError) -> PixelSize in try outputSize(try Self.readFile(path, asset: asset)) }
                 }
                 prepared[index] = .commitContentEdit(edit)
             } catch let error as PhotoLibError {

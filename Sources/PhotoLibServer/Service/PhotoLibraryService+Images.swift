@@ -392,6 +392,11 @@ extension PhotoLibraryService {
             return PhotoLibError(.invalidArgument, error.message)
         case .internalError:
             return PhotoLibError(.internalError, "\(asset): \(error.message)")
+        case .unsupported:
+            // Nothing is damaged: the file is valid, and this server's decoders lack a feature.
+            return PhotoLibError(
+                .failedPrecondition, "\(asset) cannot be rendered by this server: its original is intact, but it cannot decode it (\(error.message))",
+                reason: .invalidImage)
         default:
             return PhotoLibError(.dataLoss, "the stored image of \(asset) cannot be decoded: \(error.message)", reason: .invalidImage)
         }

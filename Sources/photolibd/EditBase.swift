@@ -1,0 +1,53 @@
+import ArgumentParser
+import Foundation
+import PhotoLibImaging
+import PhotoLibMedia
+
+extension PhotoLibDaemon {
+    /// `photolibd edit-base`: the JPEG an edit of a photo starts from, made offline by the
+    /// server's decoders (`photolib filter-preview` runs it for HEIC, PNG and WebP photos: the
+    /// client reads JPEG alone).
+    struct EditBase: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "edit-base",
+            abstract: "Write the JPEG an edit of a photo starts from (no library needed).",
+            discussion: """
+                A JPEG is written as it is. A HEIC, PNG or WebP is written as its editing base: decoded \
+                at full size, turned upright, alpha over white, encoded as a JPEG at quality \
+                \(StillImageRenderer.editingBaseQuality) without chroma subsampling or EXIF: the image \
+                the server gives editors for such an original and renders filter recipes on \
+                (docs/FILTERS.md). 'photolib filter-preview' runs this for photos that are not JPEG.
+                """)
+
+        @Argument(help: "A JPEG, HEIC, PNG or WebP photo.")
+        var photo: String
+
+        @Option(name: .shortAndLong, help: "The JPEG to write; - for standard output.")
+        var output: String
+
+        func run() throws {
+            let limit = ImagingLimits.default.maxInputBytes
+            let size = ((try? FileManager.default.attributesOfItem(atPath: photo))?[.size] as? NSNumber)?.intValue
+            guard let size else { throw Failure.exit("photolibd edit-base: cannot read \(photo)") }
+            guard size <= limit else {
+                throw Failure.exit("photolibd edit-base: \(photo) is \(size) bytes; a photo may have at most \(limit) (\(limit >> 20) MiB)")
+            }
+            guard let data = FileManager.default.contents(atPath: photo) else { throw Failure.exit("photolibd edit-base: cannot read \(photo)") }
+            let base: [UInt8]
+            do {
+                base = try StillImageRenderer.editingBase([UInt8](data))
+            } catch {
+                throw Failure.exit("photolibd edit-base: \(photo): \(error.message)")
+            }
+            if output == "-" {
+                FileHandle.standardOutput.write(Data(base))
+                return
+            }
+            do {
+                try Data(base).write(to: URL(fileURLWithPath: output), options: .atomic)
+            } catch {
+                throw Failure.exit("photolibd edit-base: cannot write \(output): \(error.localizedDescription)")
+            }
+        }
+    }
+}
