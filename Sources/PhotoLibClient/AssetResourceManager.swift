@@ -101,6 +101,13 @@ public struct AssetResourceManager: Sendable {
         guard let resource = resources.first(where: { wanted.contains($0.type) }) else {
             throw PhotoLibError(.notFound, "asset \(identifier) has no \(type?.name ?? "original") resource (it has: \(resources.map(\.type.name).joined(separator: ", ")))")
         }
+        // The transfer lands in PATH.partial, renamed over PATH: a device or FIFO there would be
+        // replaced by a regular file (as root, /dev/null itself).
+        guard !FileOutput.isSpecialFile(path) else {
+            throw PhotoLibError(
+                .failedPrecondition,
+                "\(path) is not a regular file: a resource is written to \(path).partial and renamed into place (so an interrupted transfer resumes); give a file path")
+        }
         let writer = ResourceFileWriter(path: path + ".partial", resource: resource, verify: verify, connection: connection, progress: progress)
         let start = try await writer.open()
         if start < resource.size {

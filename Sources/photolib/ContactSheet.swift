@@ -66,11 +66,7 @@ extension PhotoLibCommand {
                 }
                 return try ContactSheetComposer.compose(thumbnails, columns: columns, cell: cell)
             }
-            do {
-                try Data(sheet.jpeg).write(to: URL(fileURLWithPath: output), options: .atomic)
-            } catch {
-                throw CLIError("cannot write \(output): \(error.localizedDescription)")
-            }
+            try FileOutput.write(sheet.jpeg, to: output)
             if connection.json {
                 struct SheetJSON: Encodable {
                     var file: String

@@ -175,11 +175,7 @@ extension PhotoLibCommand {
                 var files = [(output, input.fullSizeImage)]
                 if let displayOutput, let display = input.displaySizeImage { files.append((displayOutput, display)) }
                 for (path, bytes) in files {
-                    do {
-                        try Data(bytes).write(to: URL(fileURLWithPath: path), options: .atomic)
-                    } catch {
-                        throw CLIError("cannot write \(path): \(error.localizedDescription)")
-                    }
+                    try FileOutput.write(bytes, to: path)
                 }
                 let base = input.input.base == .original ? "original" : "render"
                 let adjustment = input.input.adjustmentData

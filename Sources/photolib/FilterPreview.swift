@@ -40,7 +40,7 @@ extension PhotoLibCommand {
             do {
                 for recipe in recipes { cells.append(try recipe.renderedJPEG(from: base)) }
                 let sheet = try ContactSheetComposer.compose(cells, columns: columns, cell: cell)
-                try Data(sheet.jpeg).write(to: URL(fileURLWithPath: output), options: .atomic)
+                try FileOutput.write(sheet.jpeg, to: output)
                 print("wrote \(output): \(sheet.width)x\(sheet.height), \(recipes.count) images")
             } catch let error as PhotoLibError {
                 throw CLIError(error.message, code: error.code)

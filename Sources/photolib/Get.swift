@@ -95,11 +95,7 @@ extension PhotoLibCommand {
                 var delivered = 0
                 for try await image in images {
                     delivered += 1
-                    do {
-                        try Data(image.data).write(to: URL(fileURLWithPath: output), options: .atomic)
-                    } catch {
-                        throw CLIError("cannot write \(output): \(error.localizedDescription)")
-                    }
+                    try FileOutput.write(image.data, to: output)
                     if connection.json {
                         try Output.jsonLine(ImageJSON(
                             localIdentifier: identifier, file: output, width: image.width, height: image.height,

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PhotoLibClient
 import PhotoLibImaging
 import PhotoLibMedia
 
@@ -43,10 +44,10 @@ extension PhotoLibDaemon {
                 FileHandle.standardOutput.write(Data(base))
                 return
             }
-            do {
-                try Data(base).write(to: URL(fileURLWithPath: output), options: .atomic)
+            do throws(PhotoLibError) {
+                try FileOutput.write(base, to: output)
             } catch {
-                throw Failure.exit("photolibd edit-base: cannot write \(output): \(error.localizedDescription)")
+                throw Failure.exit("photolibd edit-base: \(error.message)")
             }
         }
     }

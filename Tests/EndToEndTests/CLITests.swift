@@ -171,6 +171,37 @@ final class CLITests: XCTestCase {
         XCTAssertEqual(decoded, JPEGSize(width: json.width, height: json.height))
     }
 
+    /// `-o` naming a FIFO (or /dev/null) is written in place: an atomic write's rename would
+    /// replace it with a regular file (as root, /dev/null itself). Export refuses it clearly.
+    func testGetWritesIntoAFIFOAndExportRefusesIt() throws {
+        let fifo = fixture.directory.file("out-\(UUID().uuidString).fifo")
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        defer { unlink(fifo) }
+        // The reader: open blocks until photolib opens the FIFO for writing.
+        let read = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var received = [UInt8]()
+        DispatchQueue.global().async {
+            if let handle = FileHandle(forReadingAtPath: fifo) {
+                received = [UInt8](handle.readDataToEndOfFile())
+                try? handle.close()
+            }
+            read.signal()
+        }
+        let result = try runCLI(["get", try id(Paths.sampleBaseline), "--size", "64x64", "-o", fifo], server: server)
+        XCTAssertTrue(result.succeeded, "\(result)")
+        XCTAssertEqual(read.wait(timeout: .now() + 30), .success, "the reader got nothing")
+        XCTAssertTrue(startsWithSOI(received), "the JPEG went through the FIFO (\(received.count) bytes)")
+        var status = stat()
+        XCTAssertEqual(stat(fifo, &status), 0)
+        XCTAssertEqual(status.st_mode & S_IFMT, S_IFIFO, "still a FIFO, not replaced by a regular file")
+
+        let export = try runCLI(["export", try id(Paths.sampleBaseline), "-o", fifo], server: server)
+        XCTAssertFalse(export.succeeded, "\(export)")
+        XCTAssertTrue(export.stderr.contains("is not a regular file"), "\(export.stderr)")
+        XCTAssertEqual(stat(fifo, &status), 0)
+        XCTAssertEqual(status.st_mode & S_IFMT, S_IFIFO)
+    }
+
     func testGetUnknownAssetFailsWithNotFound() throws {
         let output = fixture.directory.file("missing.jpg")
         let result = try runCLI(["get", "00000000-0000-0000-0000-000000000000/L0/001", "--size", "64x64", "-o", output], server: server)
