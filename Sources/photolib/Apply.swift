@@ -21,7 +21,9 @@ extension PhotoLibCommand {
                     case .request(let request):
                         requests.append(request)
                     case .createAsset(let path, let placeholder, let date, let location, let favorite, let hidden):
-                        guard let data = FileManager.default.contents(atPath: path) else { throw CLIError("cannot read \(path)") }
+                        guard let data = FileManager.default.contents(atPath: path) else {
+                            throw CLIError("cannot read \(path) (\(FileManager.default.fileExists(atPath: path) ? "not readable" : "no such file"); a relative path is read from the apply file's folder); nothing was applied")
+                        }
                         let upload = try await library.upload([UInt8](data), filename: (path as NSString).lastPathComponent)
                         requests.append(.createAsset(.init(uploadID: upload.uploadID, placeholder: placeholder, creationDate: date, location: location, isFavorite: favorite, isHidden: hidden)))
                     }

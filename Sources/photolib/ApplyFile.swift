@@ -27,9 +27,16 @@ struct ApplyFile {
         }
         guard let list = root as? [Any] else { throw CLIError("\(path) must hold a JSON array of change requests (see docs/APPLY.md)") }
         guard !list.isEmpty, list.count <= Self.maxEntries else { throw CLIError("\(path) must hold 1…\(Self.maxEntries) change requests; it has \(list.count)") }
+        // A relative `path` is read from the apply file's folder (as an `include` would be),
+        // not from wherever photolib runs.
+        let folder = (path as NSString).deletingLastPathComponent
         entries = try list.enumerated().map { index, item in
             guard let object = item as? [String: Any] else { throw CLIError("entry \(index) is not a JSON object") }
-            return try Self.entry(Fields(object, index: index))
+            let entry = try Self.entry(Fields(object, index: index))
+            guard case .createAsset(let file, let placeholder, let date, let location, let favorite, let hidden) = entry, !file.hasPrefix("/"), !folder.isEmpty else {
+                return entry
+            }
+            return .createAsset(path: (folder as NSString).appendingPathComponent(file), placeholder: placeholder, creationDate: date, location: location, isFavorite: favorite, isHidden: hidden)
         }
     }
 

@@ -394,7 +394,8 @@ final class LibraryCLITests: XCTestCase {
             ["op": "createFolder", "title": "Apply folder", "placeholder": "$folder"],
             ["op": "createAlbum", "title": "Lisbon 2024", "placeholder": "$trip", "folder": "$folder"],
             ["op": "createAsset", "path": n1, "placeholder": "$tram", "isFavorite": true, "creationDate": "2024-05-17T14:30:00+01:00"],
-            ["op": "createAsset", "path": n2, "placeholder": "$view", "location": ["latitude": 38.7139, "longitude": -9.1394]],
+            // Relative: read from the plan's folder, wherever photolib runs.
+            ["op": "createAsset", "path": (n2 as NSString).lastPathComponent, "placeholder": "$view", "location": ["latitude": 38.7139, "longitude": -9.1394]],
             ["op": "addAssets", "album": "$trip", "assets": ["$tram", existing]],
             ["op": "insertAssets", "album": "$trip", "assets": ["$view"], "index": 1],
             ["op": "setKeyAsset", "album": "$trip", "asset": "$view"],
