@@ -110,6 +110,10 @@ final class ConnectionTests: XCTestCase {
         let callA = try await peer.next { $0.type == .call }
         let taskB = Task(executorPreference: gateB) { try await library.libraryInfo().assetCount }
         let callB = try await peer.next { $0.type == .call }
+        // A CALL on the wire does not mean its task has suspended yet: a task whose answer
+        // came before it suspended would go on on its own thread and never park.
+        try await gateA.waitUntilIdle()
+        try await gateB.waitUntilIdle()
         gateA.close()
         gateB.close()
         func answer(_ stream: UInt32, count: UInt64) -> [UInt8] {
@@ -148,6 +152,10 @@ final class ConnectionTests: XCTestCase {
         let callA = try await peer.next { $0.type == .call }
         let taskB = Task(executorPreference: gateB) { try await library.libraryInfo().assetCount }
         let callB = try await peer.next { $0.type == .call }
+        // A CALL on the wire does not mean its task has suspended yet: a task whose answer
+        // came before it suspended would go on on its own thread and never park.
+        try await gateA.waitUntilIdle()
+        try await gateB.waitUntilIdle()
         gateA.close()
         gateB.close()
         func answer(_ stream: UInt32, count: UInt64) -> [UInt8] {
@@ -278,10 +286,12 @@ final class ConnectionTests: XCTestCase {
 /// A task executor whose jobs wait while it is closed: a task that prefers it can be resumed
 /// and yet not run until the test opens it (how a test fixes the order in which tasks run).
 private final class GatedExecutor: TaskExecutor, @unchecked Sendable {
-    /// Guards `isOpen` and `parked`.
+    /// Guards `isOpen`, `parked` and `running`.
     private let lock = NSLock()
     private var isOpen = true
     private var parked: [UnownedJob] = []
+    /// Jobs handed to a thread and not finished: a task's job ends when it suspends.
+    private var running = 0
 
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
@@ -295,6 +305,16 @@ private final class GatedExecutor: TaskExecutor, @unchecked Sendable {
     /// From now on, jobs wait for ``open()``.
     func close() {
         lock.withLock { isOpen = false }
+    }
+
+    /// Returns once no job of this executor runs (its tasks have suspended or ended), or
+    /// throws after 30 s.
+    func waitUntilIdle() async throws {
+        for _ in 0..<3000 {
+            if lock.withLock({ running == 0 }) { return }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        throw PhotoLibError(.deadlineExceeded, "a task on the gated executor did not suspend within 30 s")
     }
 
     /// Returns once a job waits (a task that prefers this executor was resumed), or throws
@@ -318,6 +338,10 @@ private final class GatedExecutor: TaskExecutor, @unchecked Sendable {
     }
 
     private func run(_ job: UnownedJob) {
-        DispatchQueue.global().async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+        lock.withLock { running += 1 }
+        DispatchQueue.global().async {
+            job.runSynchronously(on: self.asUnownedTaskExecutor())
+            self.lock.withLock { self.running -= 1 }
+        }
     }
 }
