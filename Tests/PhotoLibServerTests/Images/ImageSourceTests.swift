@@ -12,6 +12,27 @@ struct ImageSourceTests {
     static let metadata = ImportMetadata(
         originalFilename: "IMG_0001.JPG", pixelWidth: 5312, pixelHeight: 2988, creationDate: Date(timeIntervalSince1970: 1_600_000_000))
 
+    /// A library opened twice on one directory: `server` with the resolver under test, and
+    /// `other`, whose commits reach `server` as another process's would.
+    struct TwoInstances {
+        let temp: TestDirectory
+        let server: PhotoLibrary
+        let sources: ImageSourceResolver
+        let other: PhotoLibrary
+
+        init() throws {
+            temp = try TestDirectory()
+            server = try PhotoLibrary.open(at: temp.library)
+            sources = ImageSourceResolver(library: server)
+            other = try PhotoLibrary.open(at: temp.library)
+        }
+
+        /// A photo imported by `other`, by its identifier.
+        func photoFromOther(_ seed: Int) throws -> String {
+            try other.addPhoto(try Fixtures.uniqueJPEG(seed), metadata: ImageSourceTests.metadata).asset.localIdentifier
+        }
+    }
+
     /// Appends two bytes to the file at `path`: another file under the same rows, as far as
     /// its identity goes (what a disk repair or a stray write would leave).
     static func appendBytes(to path: String) throws {
@@ -23,12 +44,10 @@ struct ImageSourceTests {
 
     @Test("another instance's commit (another process, as far as SQLite knows) moves the content version at once")
     func otherConnectionsCommit() throws {
-        let temp = try TestDirectory()
-        defer { temp.cleanUp() }
-        let server = try PhotoLibrary.open(at: temp.library)
-        let serverSources = ImageSourceResolver(library: server)
-        let other = try PhotoLibrary.open(at: temp.library)
-        let asset = try other.addPhoto(try Fixtures.uniqueJPEG(0), metadata: ImageSourceTests.metadata).asset.localIdentifier
+        let instances = try TwoInstances()
+        defer { instances.temp.cleanUp() }
+        let (serverSources, other) = (instances.sources, instances.other)
+        let asset = try instances.photoFromOther(0)
         let first = try serverSources.imageSource(forAsset: asset)
         #expect(try serverSources.imageSource(forAsset: asset) == first, "nothing changed: the same source")
         try other.bumpContentVersion(forAsset: asset)
@@ -39,12 +58,10 @@ struct ImageSourceTests {
 
     @Test("a request that arrived after another instance's commit sees it, even when a version check was reused before")
     func receivedAfterCommit() throws {
-        let temp = try TestDirectory()
-        defer { temp.cleanUp() }
-        let server = try PhotoLibrary.open(at: temp.library)
-        let serverSources = ImageSourceResolver(library: server)
-        let other = try PhotoLibrary.open(at: temp.library)
-        let asset = try other.addPhoto(try Fixtures.uniqueJPEG(4), metadata: ImageSourceTests.metadata).asset.localIdentifier
+        let instances = try TwoInstances()
+        defer { instances.temp.cleanUp() }
+        let (server, serverSources, other) = (instances.server, instances.sources, instances.other)
+        let asset = try instances.photoFromOther(4)
         let batch = DispatchTime.now().uptimeNanoseconds
         let first = try serverSources.imageSource(forAsset: asset, receivedAt: batch)
         #expect(try serverSources.imageSource(forAsset: asset, receivedAt: batch) == first, "the same batch: the same answer")
@@ -82,12 +99,10 @@ struct ImageSourceTests {
 
     @Test("the connection queue's look-up hands out a remembered source only while it is current, and never reads rows or files")
     func rememberedSourceOnly() throws {
-        let temp = try TestDirectory()
-        defer { temp.cleanUp() }
-        let server = try PhotoLibrary.open(at: temp.library)
-        let sources = ImageSourceResolver(library: server)
-        let other = try PhotoLibrary.open(at: temp.library)
-        let asset = try other.addPhoto(try Fixtures.uniqueJPEG(3), metadata: ImageSourceTests.metadata).asset.localIdentifier
+        let instances = try TwoInstances()
+        defer { instances.temp.cleanUp() }
+        let (sources, other) = (instances.sources, instances.other)
+        let asset = try instances.photoFromOther(3)
         #expect(try sources.rememberedSource(forValidAsset: asset, receivedAt: nil) == nil, "nothing remembered yet")
         #expect(sources.madeSourceCount == 0 && sources.statCount == 0, "no source made, no file looked at")
 
@@ -132,11 +147,9 @@ struct ImageSourceTests {
 
     @Test("an unknown asset is not found, before and after it is imported elsewhere")
     func unknownThenImported() throws {
-        let temp = try TestDirectory()
-        defer { temp.cleanUp() }
-        let server = try PhotoLibrary.open(at: temp.library)
-        let serverSources = ImageSourceResolver(library: server)
-        let other = try PhotoLibrary.open(at: temp.library)
+        let instances = try TwoInstances()
+        defer { instances.temp.cleanUp() }
+        let (serverSources, other) = (instances.sources, instances.other)
         #expect(thrownError { () throws(PhotoLibError) in _ = try serverSources.imageSource(forAsset: LocalIdentifier.newAsset()) }?.code == .notFound)
         let asset = try other.addPhoto(try Fixtures.uniqueJPEG(2), metadata: ImageSourceTests.metadata).asset.localIdentifier
         #expect(try serverSources.imageSource(forAsset: asset).current.assetIdentifier == asset)
