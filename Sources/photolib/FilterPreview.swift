@@ -27,8 +27,7 @@ extension PhotoLibCommand {
         }
 
         func run() async throws {
-            guard let data = FileManager.default.contents(atPath: photo) else { throw CLIError("cannot read \(photo)") }
-            var base = [UInt8](data)
+            var base = try FileInput.readWhole(photo, limit: ImagingLimits.default.maxInputBytes)
             switch ImageFormat.detect(base) {
             case .jpeg?: break
             case .some: base = try Self.editingBase(of: photo)

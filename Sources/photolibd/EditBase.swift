@@ -27,16 +27,15 @@ extension PhotoLibDaemon {
         var output: String
 
         func run() throws {
-            let limit = ImagingLimits.default.maxInputBytes
-            let size = ((try? FileManager.default.attributesOfItem(atPath: photo))?[.size] as? NSNumber)?.intValue
-            guard let size else { throw Failure.exit("photolibd edit-base: cannot read \(photo)") }
-            guard size <= limit else {
-                throw Failure.exit("photolibd edit-base: \(photo) is \(size) bytes; a photo may have at most \(limit) (\(limit >> 20) MiB)")
+            let data: [UInt8]
+            do throws(PhotoLibError) {
+                data = try FileInput.readWhole(photo, limit: ImagingLimits.default.maxInputBytes)
+            } catch {
+                throw Failure.exit("photolibd edit-base: \(error.message)")
             }
-            guard let data = FileManager.default.contents(atPath: photo) else { throw Failure.exit("photolibd edit-base: cannot read \(photo)") }
             let base: [UInt8]
             do {
-                base = try StillImageRenderer.editingBase([UInt8](data))
+                base = try StillImageRenderer.editingBase(data)
             } catch {
                 throw Failure.exit("photolibd edit-base: \(photo): \(error.message)")
             }

@@ -186,5 +186,14 @@ final class NonJPEGEditCLITests: XCTestCase {
         let refused = try runCLI(["filter-preview", gif, "-o", folder.file("gif.jpg")], server: nil)
         XCTAssertFalse(refused.succeeded)
         XCTAssertTrue(refused.stderr.contains("unsupported file type: GIF"), "\(refused)")
+
+        // Something that is not a regular file is refused before it is read (/dev/zero was
+        // read without end).
+        let endless = try ChildProcess.run(try Paths.executable(Paths.photolibd), ["edit-base", "/dev/zero", "-o", folder.file("zero.jpg")], timeout: 60)
+        XCTAssertFalse(endless.succeeded)
+        XCTAssertTrue(endless.stderr.contains("not a regular file"), "\(endless)")
+        let endlessPreview = try runCLI(["filter-preview", "/dev/zero", "-o", folder.file("zero-sheet.jpg")], server: nil)
+        XCTAssertFalse(endlessPreview.succeeded)
+        XCTAssertTrue(endlessPreview.stderr.contains("not a regular file"), "\(endlessPreview)")
     }
 }
