@@ -50,13 +50,16 @@ extension PhotoLibraryService {
             (display, base) = try await renderer.run(control: control) { () throws -> ([UInt8], [UInt8]?) in
                 let original = try Self.readFile(path, asset: asset)
                 do throws(ImagingError) {
+                    // A HEIC, PNG or WebP is decoded once, into its base; the display image is
+                    // made from that JPEG (a scaled decode), not by decoding the original again.
+                    let base = needsBase ? try StillImageRenderer.editingBase(original, control: control) : nil
                     let display = maxSide == 0 ? [] : try StillImageRenderer.render(
-                        original, request: RenderRequest(targetSize: PixelSize(width: maxSide, height: maxSide), quality: Self.renderQuality),
+                        base ?? original, request: RenderRequest(targetSize: PixelSize(width: maxSide, height: maxSide), quality: Self.renderQuality),
                         control: control
                     ).jpeg
-                    return (display, needsBase ? try StillImageRenderer.editingBase(original, control: control) : nil)
+                    return (display, base)
                 } catch {
-                    throw Self.editingError(error, asset: asset)
+                    throw Self.photoLibError(error, asset: asset)
                 }
             }
             input.displaySizeImageByteCount = display.count
@@ -77,18 +80,6 @@ extension PhotoLibraryService {
         }
         try await streamFile(source.file, from: 0, to: source.file.byteSize) { _, data in
             try await call.send(Wire.ContentEditingInputPart(part: .data(data)))
-        }
-    }
-
-    /// An editing render's error as the client sees it: ``photoLibError(_:asset:)``, except that
-    /// a JPEG decoder given another format is a server fault (`internalError`), not a damaged
-    /// file.
-    static func editingError(_ error: ImagingError, asset: String) -> PhotoLibError {
-        switch error.code {
-        case .notJPEG:
-            return PhotoLibError(.internalError, "\(asset): a JPEG-only decoder was given its original: \(error.message)")
-        default:
-            return photoLibError(error, asset: asset)
         }
     }
 
@@ -115,7 +106,7 @@ extension PhotoLibraryService {
                 /// The size the recipe's render has on the original's editing base (headers only).
                 @Sendable func outputSize(_ original: [UInt8]) throws(PhotoLibError) -> PixelSize {
                     do throws(ImagingError) { return try StillImageRenderer.recipeOutputSize(recipe, original: original) } catch {
-                        throw Self.editingError(error, asset: asset)
+                        throw Self.photoLibError(error, asset: asset)
                     }
                 }
                 if edit.renderedUploadID == nil {
@@ -130,7 +121,7 @@ extension PhotoLibraryService {
                         let size = try outputSize(original)
                         let rendered: RenderedImage
                         do throws(ImagingError) { rendered = try StillImageRenderer.renderRecipe(original, recipe: recipe, control: control) } catch {
-                            throw Self.editingError(error, asset: asset)
+                            throw Self.photoLibError(error, asset: asset)
                         }
                         return (size, try intake.stage(rendered.jpeg, filename: "FullSizeRender.jpg"))
                     }
