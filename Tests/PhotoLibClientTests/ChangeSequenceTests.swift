@@ -83,7 +83,9 @@ final class ChangeSequenceTests: XCTestCase {
         do {
             _ = try await subscription.registerFetch()
             XCTFail("the cancelled subscription took a request")
-        } catch {}
+        } catch let error as PhotoLibError {
+            XCTAssertEqual(error.code, .cancelled, "the request fails because the call was cancelled: \(error.message)")
+        }
     }
 
     func testOneTaskAtATime() async throws {

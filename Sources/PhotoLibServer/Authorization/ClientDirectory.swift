@@ -125,7 +125,7 @@ final class ClientDirectory: Sendable {
             }
             let dropped = droppedAudits.exchange(0, ordering: .relaxed)
             if dropped > 0 {
-                logger.warning("\(dropped) audit lines of refused calls were dropped: more than \(Self.maxPendingAudits) were waiting to be written", metadata: ["client": "\(client)"])
+                logger.warning("\(dropped) audit lines of refused calls were dropped: more than \(Self.maxPendingAudits) were waiting to be written")
             }
         }
     }

@@ -142,7 +142,8 @@ public struct ConnectionStateMachine: Sendable {
         /// Server: HELLO received, waiting for ``accept(_:)`` or ``fail(_:)``.
         case answeringHello(Wire.Hello)
         case open
-        /// GOAWAY sent or received: no new calls; closes when the last call ends.
+        /// Server: GOAWAY sent; client: GOAWAY received (a server receiving one closes at
+        /// once, section 11.3). No new calls; closes when the last call ends.
         case draining
         case closed
     }
@@ -275,8 +276,8 @@ public struct ConnectionStateMachine: Sendable {
     /// Whether the handshake is done (WELCOME sent or received) and the connection not closed.
     public var isOpen: Bool { phase == .open || phase == .draining }
 
-    /// Whether GOAWAY was sent or received: no new calls, and the connection closes when the
-    /// last call ends.
+    /// Whether the server sent GOAWAY, or the client received one: no new calls, and the
+    /// connection closes when the last call ends.
     public var isDraining: Bool { phase == .draining }
 
     /// The calls open now.
@@ -1107,14 +1108,15 @@ public struct ConnectionStateMachine: Sendable {
         }
     }
 
-    private mutating func beginDraining(status: Wire.Status?) {
+    /// Server: sends GOAWAY with `status` and lets the running calls finish.
+    private mutating func beginDraining(status: Wire.Status) {
         switch phase {
         case .handshaking, .answeringHello:
-            if let status { write(Frame(.goAway, payload: Wire.GoAway(lastStreamID: 0, status: status).encoded())) }
+            write(Frame(.goAway, payload: Wire.GoAway(lastStreamID: 0, status: status).encoded()))
             close()
         case .open:
             phase = .draining
-            if let status { write(Frame(.goAway, payload: Wire.GoAway(lastStreamID: highestStreamID, status: status).encoded())) }
+            write(Frame(.goAway, payload: Wire.GoAway(lastStreamID: highestStreamID, status: status).encoded()))
             closeIfDrained()
         case .draining, .closed:
             break
