@@ -72,7 +72,9 @@ public struct ServerConfiguration: Sendable {
     /// is streams from disk and is not counted); the connection's further large requests wait
     /// for a turn. A rendered image is held by its call until its last part is handed to the
     /// connection, so this bounds what a client that reads nothing makes the server hold:
-    /// this many images per connection instead of one per open call.
+    /// this many images per connection instead of one per open call. Editing inputs count
+    /// too when they hold an image in memory: the editing base of a HEIC, PNG or WebP
+    /// original, or a display-size image over 1024 px.
     public var maxLargeImagesPerConnection: Int = 4
     /// Concurrent checks of uploaded images (full decodes), on their own threads so that a
     /// hostile upload never delays renders.

@@ -40,6 +40,13 @@ extension PhotoLibraryService {
         var input = source.input
         // Renders (full-size and base photos) are JPEGs the server wrote; only an original may not be.
         let needsBase = source.file.type == .photo && source.file.uniformTypeIdentifier != OriginalFileType.jpeg.uniformTypeIdentifier
+        // Like a large RequestImage, a full-size editing base or a display image over
+        // `largeImageSide` is held in memory by this call until its last chunk is handed to
+        // the connection: it takes one of the connection's large-image turns first, so that a
+        // client opening many inputs and reading none makes the server hold only that many.
+        let large = needsBase || maxSide > Self.largeImageSide
+        if large { try await call.session.largeImages.acquire() }
+        defer { if large { call.session.largeImages.release() } }
         var display: [UInt8] = []
         var base: [UInt8]?
         if maxSide > 0 || needsBase {
