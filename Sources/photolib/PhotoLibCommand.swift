@@ -11,10 +11,22 @@ struct PhotoLibCommand: AsyncParsableCommand {
             --token TOKEN (or PHOTOLIB_TOKEN, or --token-file FILE). Every command takes --json \
             and then prints one JSON document on stdout with PhotoKit's names.
             """,
-        version: "0.1.0",
         subcommands: [
             Info.self, Albums.self, List.self, UploadCommand.self, Favorite.self, Hide.self, Delete.self, Restore.self,
             Purge.self, SetDate.self, SetLocation.self, Album.self, Folder.self, Apply.self, Show.self, Token.self, Changes.self, Watch.self,
             Edit.self, EditInput.self, Revert.self, FilterPreview.self, Auth.self, Clients.self, TLSPins.self,
         ] + ImageCommands.all)
+
+    /// The program's version, as `photolib --version` prints it.
+    static let version = "0.1.0"
+
+    /// `photolib --version`. Declared here rather than as the configuration's `version`,
+    /// which would give every subcommand a `--version` flag too: `get` has its own
+    /// `--version` option (PhotoKit's image version), and its help listed both.
+    @Flag(name: .long, help: "Show the version.") var version = false
+
+    func run() async throws {
+        guard version else { throw CleanExit.helpRequest(self) }
+        print(Self.version)
+    }
 }

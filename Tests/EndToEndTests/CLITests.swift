@@ -210,4 +210,21 @@ final class CLITests: XCTestCase {
         XCTAssertTrue(result.stderr.contains("NOT_FOUND"), "stderr names the code: \(result.stderr)")
         XCTAssertFalse(FileManager.default.fileExists(atPath: output), "no file is written for a failed request")
     }
+
+    /// `--version` is the program's at the top and the image version in `get`: `get --help`
+    /// listed a second, dead `--version` ("Show the version.") beside its own option.
+    func testVersionFlagIsTheProgramsAndGetsOptionIsTheImageVersion() throws {
+        let version = try runCLI(["--version"], server: nil)
+        XCTAssertTrue(version.succeeded, "\(version)")
+        XCTAssertEqual(version.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "0.1.0")
+        let help = try runCLI(["get", "--help"], server: nil)
+        XCTAssertTrue(help.succeeded, "\(help)")
+        // Option lines are indented; the discussion above them mentions --version too.
+        let lines = help.stdout.split(separator: "\n").filter { $0.hasPrefix("  ") && $0.trimmingCharacters(in: .whitespaces).hasPrefix("--version") }
+        XCTAssertEqual(lines.count, 1, "get --help lists --version once: \(help.stdout)")
+        XCTAssertTrue(lines.first?.contains("current, unadjusted or original") == true, "\(lines)")
+        let bare = try runCLI([], server: nil)
+        XCTAssertTrue(bare.succeeded, "photolib alone prints its help: \(bare)")
+        XCTAssertTrue(bare.stdout.contains("SUBCOMMANDS"), "\(bare.stdout)")
+    }
 }
