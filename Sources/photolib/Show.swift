@@ -11,14 +11,11 @@ extension PhotoLibCommand {
         @Argument(help: "Asset identifier.") var identifier: String
 
         func run() async throws {
-            let (asset, albums, resources) = try await connection.withLibrary { library in
-                let result = try await library.fetchAssets(withLocalIdentifiers: [identifier], options: FetchOptions(includeHiddenAssets: true))
-                guard let asset = try await result.firstObject else {
-                    throw CLIError("no asset has the identifier \(identifier) (it may be in Recently Deleted: see photolib ls --album \(LocalIdentifier.smartAlbum(.smartAlbumRecentlyDeleted)))", code: .notFound)
-                }
+            let (asset, isDeleted, albums, resources) = try await connection.withLibrary { library in
+                let (asset, isDeleted) = try await Self.asset(identifier, in: library)
                 let albums = try await library.fetchAssetCollectionsContaining(identifier).allObjects()
                 let resources = try await AssetResourceManager(library: library).assetResources(for: identifier)
-                return (asset, albums, resources)
+                return (asset, isDeleted, albums, resources)
             }
             if connection.json {
                 struct AlbumRef: Encodable {
@@ -33,13 +30,14 @@ extension PhotoLibCommand {
                 }
                 struct ShowJSON: Encodable {
                     var asset: AssetJSON
+                    var isInRecentlyDeleted: Bool
                     var hasAdjustments: Bool
                     var burstIdentifier: String?
                     var albums: [AlbumRef]
                     var resources: [ResourceRef]
                 }
                 try Output.json(ShowJSON(
-                    asset: AssetJSON(asset), hasAdjustments: asset.hasAdjustments, burstIdentifier: asset.burstIdentifier,
+                    asset: AssetJSON(asset), isInRecentlyDeleted: isDeleted, hasAdjustments: asset.hasAdjustments, burstIdentifier: asset.burstIdentifier,
                     albums: albums.map { AlbumRef(localIdentifier: $0.localIdentifier, title: $0.title) },
                     resources: resources.map { ResourceRef(type: $0.type.name, originalFilename: $0.originalFilename, uniformTypeIdentifier: $0.uniformTypeIdentifier, size: $0.size) }))
             } else {
@@ -56,6 +54,7 @@ extension PhotoLibCommand {
                     ("burstIdentifier", asset.burstIdentifier ?? "-"),
                     ("location", asset.location.map { Self.coordinates($0) } ?? "-"),
                     ("hasAdjustments", asset.hasAdjustments ? "yes" : "no"),
+                    ("recentlyDeleted", isDeleted ? "yes (photolib restore \(asset.localIdentifier) brings it back)" : "no"),
                 ]
                 for (key, value) in rows { print(key.padding(toLength: 17, withPad: " ", startingAt: 0) + value) }
                 print("resources")
@@ -63,6 +62,24 @@ extension PhotoLibCommand {
                 print("albums")
                 for album in albums { print("  \(album.localIdentifier)  \(album.title)") }
             }
+        }
+
+        /// The asset, and whether it is in Recently Deleted: a deleted asset is not in a plain
+        /// fetch (as in PhotoKit), but `ls --album` of Recently Deleted lists it and `get`
+        /// still renders it, so `show` finds it there too.
+        static func asset(_ identifier: String, in library: PhotoLibrary) async throws -> (Asset, Bool) {
+            let options = FetchOptions(includeHiddenAssets: true)
+            if let asset = try await library.fetchAssets(withLocalIdentifiers: [identifier], options: options).firstObject {
+                return (asset, false)
+            }
+            let literal = identifier.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+            let deleted = try await library.fetchAssets(
+                in: LocalIdentifier.smartAlbum(.smartAlbumRecentlyDeleted),
+                options: FetchOptions(predicate: "localIdentifier == \"\(literal)\"", includeHiddenAssets: true))
+            guard let asset = try await deleted.firstObject else {
+                throw CLIError("no asset has the identifier \(identifier)", code: .notFound)
+            }
+            return (asset, true)
         }
 
         /// `LAT,LON [ALTm]` to six decimals (about 0.1 m), trailing zeros dropped: a value

@@ -40,6 +40,7 @@ final class LibraryCLITests: XCTestCase {
         struct Album: Decodable, Hashable { var localIdentifier: String; var title: String }
         struct Resource: Decodable { var type: String; var originalFilename: String; var uniformTypeIdentifier: String; var size: Int }
         var asset: AssetJSON
+        var isInRecentlyDeleted: Bool
         var hasAdjustments: Bool
         var albums: [Album]
         var resources: [Resource]
@@ -203,8 +204,16 @@ final class LibraryCLITests: XCTestCase {
         XCTAssertEqual(try row(trash)?.count, trashBefore + 2)
         XCTAssertEqual(try row(trash)?.title, "Recently Deleted")
         XCTAssertTrue(FileManager.default.fileExists(atPath: fixture.libraryPath + "/originals/" + qFile), "the file stays while in the trash")
+        // `show` finds an asset in Recently Deleted (as `ls --album` and `get` do) and says so.
+        let trashed = try json(Shown.self, ["show", p])
+        XCTAssertEqual(trashed.asset.localIdentifier, p)
+        XCTAssertTrue(trashed.isInRecentlyDeleted)
+        let trashedText = try runCLI(["show", p], server: server)
+        XCTAssertTrue(trashedText.succeeded, "\(trashedText)")
+        XCTAssertTrue(trashedText.stdout.contains("recentlyDeleted  yes"), trashedText.stdout)
 
         _ = try json(ChangeReport.self, ["restore", p])
+        XCTAssertFalse(try json(Shown.self, ["show", p]).isInRecentlyDeleted)
         XCTAssertTrue(try ls().contains(p))
         XCTAssertFalse(try ls(["--album", trash]).contains(p))
 
