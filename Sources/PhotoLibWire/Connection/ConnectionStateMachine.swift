@@ -439,6 +439,19 @@ public struct ConnectionStateMachine: Sendable {
         PhotoLibError(.invalidArgument, message, reason: .protocolViolation)
     }
 
+    /// A control frame's payload, decoded: one that does not decode is a protocol violation
+    /// (its decoding error, "malformed …", with reason `PROTOCOL_VIOLATION` like other framing
+    /// errors, unless it has a reason of its own: a `Cancel.reason` that is not UTF-8 stays
+    /// `INVALID_TEXT`).
+    private func controlPayload<Payload>(_ decode: () throws(PhotoLibError) -> Payload) throws(PhotoLibError) -> Payload {
+        do {
+            return try decode()
+        } catch {
+            guard error.reason == .unspecified else { throw error }
+            throw PhotoLibError(error.code, error.message, reason: .protocolViolation)
+        }
+    }
+
     // MARK: Server frames
 
     private mutating func serverHandle(_ frame: Frame, now: UInt64) throws(PhotoLibError) {
@@ -459,7 +472,7 @@ public struct ConnectionStateMachine: Sendable {
         case .message: try receiveRequest(frame)
         case .cancel:
             guard frame.streamID != 0 else { throw violation("CANCEL on stream 0") }
-            let cancel = try Wire.Cancel(decoding: frame.payload)
+            let cancel = try controlPayload { () throws(PhotoLibError) in try Wire.Cancel(decoding: frame.payload) }
             guard forget(frame.streamID) else { return }
             pendingEvents.append(.cancelled(stream: frame.streamID, reason: cancel.reason))
             closeIfDrained()
@@ -675,7 +688,7 @@ public struct ConnectionStateMachine: Sendable {
     // MARK: Frames both ends take
 
     private mutating func windowUpdate(_ frame: Frame) throws(PhotoLibError) {
-        let update = try Wire.WindowUpdate(decoding: frame.payload)
+        let update = try controlPayload { () throws(PhotoLibError) in try Wire.WindowUpdate(decoding: frame.payload) }
         if frame.streamID == 0 {
             try sendConnectionWindow.grant(Int(update.increment))
             let blocked = blockedOnConnection
@@ -691,7 +704,7 @@ public struct ConnectionStateMachine: Sendable {
 
     private mutating func ping(_ frame: Frame, now: UInt64) throws(PhotoLibError) {
         guard frame.streamID == 0 else { throw violation("PING must be sent on stream 0") }
-        let ping = try Wire.Ping(decoding: frame.payload)
+        let ping = try controlPayload { () throws(PhotoLibError) in try Wire.Ping(decoding: frame.payload) }
         if frame.flags.contains(.ack) {
             pendingEvents.append(.pingAcknowledged(opaque: ping.opaque))
             return

@@ -427,16 +427,36 @@ final class ConnectionStateMachineTests: XCTestCase {
             bytes(message(1, [UInt8](repeating: 0, count: 1 << 20))),
             goAway(last: 1, .resourceExhausted, "flow control: a 1048576-byte message exceeds the 1048575 bytes of credit left", violation: true),
             before: bytes(call(1), message(1, [0])))
-        try assertViolation(bytes(Frame(.windowUpdate, payload: [0xFF])), Frame(.goAway, payload: Wire.GoAway(lastStreamID: 0, status: Wire.Status(try decodingError(of: [0xFF]))).encoded()))
+        // A control frame whose payload does not decode is a violation like the others (it
+        // had no reason before).
+        try assertViolation(
+            bytes(Frame(.windowUpdate, payload: [0xFF])),
+            invalid("\(try decodingError { () throws(PhotoLibError) in _ = try Wire.WindowUpdate(decoding: [0xFF]) })"))
+        try assertViolation(
+            bytes(Frame(.ping, payload: [0xFF])),
+            invalid("\(try decodingError { () throws(PhotoLibError) in _ = try Wire.Ping(decoding: [0xFF]) })"))
+        try assertViolation(
+            bytes(Frame(.cancel, stream: 1, payload: [0xFF])),
+            invalid("\(try decodingError { () throws(PhotoLibError) in _ = try Wire.Cancel(decoding: [0xFF]) })", last: 1),
+            before: bytes(call(1)))
+        XCTAssertTrue(try decodingError { () throws(PhotoLibError) in _ = try Wire.Ping(decoding: [0xFF]) }.hasPrefix("malformed"), "docs/PROTOCOL.md 8.4")
+        // A CANCEL whose reason is not UTF-8 decodes with a reason of its own, which it keeps.
+        try assertViolation(
+            bytes(Frame(.cancel, stream: 1, payload: [0x0A, 0x01, 0xFF])),
+            Frame(.goAway, payload: Wire.GoAway(lastStreamID: 1, status: Wire.Status(code: .invalidArgument, message: try decodingError { () throws(PhotoLibError) in
+                _ = try Wire.Cancel(decoding: [0x0A, 0x01, 0xFF])
+            }, reason: .init(ErrorReason.invalidText))).encoded()),
+            before: bytes(call(1)))
     }
 
-    private func decodingError(of payload: [UInt8]) throws -> PhotoLibError {
+    /// The message of the error `decode` throws (it must throw).
+    private func decodingError(_ decode: () throws(PhotoLibError) -> Void) throws -> String {
         do {
-            _ = try Wire.WindowUpdate(decoding: payload)
+            try decode()
         } catch {
-            return error
+            return error.message
         }
-        throw PhotoLibError(.internalError, "[0xFF] decoded as a WindowUpdate: this test needs a payload that does not decode")
+        throw PhotoLibError(.internalError, "[0xFF] decoded: this test needs a payload that does not decode")
     }
 
     func testConnectionWindowOverrunIsAViolation() throws {
