@@ -1336,7 +1336,7 @@ const ProtobufCMessageDescriptor photolib__v1__location_value__descriptor =
   (ProtobufCMessageInit) photolib__v1__location_value__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor photolib__v1__upload_header__field_descriptors[3] =
+static const ProtobufCFieldDescriptor photolib__v1__upload_header__field_descriptors[4] =
 {
   {
     "original_filename",
@@ -1374,8 +1374,21 @@ static const ProtobufCFieldDescriptor photolib__v1__upload_header__field_descrip
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "file_modification_date",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Photolib__V1__UploadHeader, file_modification_date),
+    &photolib__v1__timestamp_value__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned photolib__v1__upload_header__field_indices_by_name[] = {
+  3,   /* field[3] = file_modification_date */
   0,   /* field[0] = original_filename */
   1,   /* field[1] = size */
   2,   /* field[2] = uniform_type_identifier */
@@ -1383,7 +1396,7 @@ static const unsigned photolib__v1__upload_header__field_indices_by_name[] = {
 static const ProtobufCIntRange photolib__v1__upload_header__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 3 }
+  { 0, 4 }
 };
 const ProtobufCMessageDescriptor photolib__v1__upload_header__descriptor =
 {
@@ -1393,7 +1406,7 @@ const ProtobufCMessageDescriptor photolib__v1__upload_header__descriptor =
   "Photolib__V1__UploadHeader",
   "photolib.v1",
   sizeof(Photolib__V1__UploadHeader),
-  3,
+  4,
   photolib__v1__upload_header__field_descriptors,
   photolib__v1__upload_header__field_indices_by_name,
   1,  photolib__v1__upload_header__number_ranges,

@@ -115,10 +115,13 @@ extension PhotoLibrary {
     ///
     /// `progress` receives bytes sent so far. The server validates the photo (JPEG, HEIC, PNG
     /// or WebP) and answers with the existing asset when the same bytes are already in the
-    /// library.
-    public func upload(_ data: [UInt8], filename: String, progress: (@Sendable (Int, Int) -> Void)? = nil) async throws -> Upload {
+    /// library. `fileModificationDate` dates a photo that carries no date of its own (no EXIF
+    /// DateTimeOriginal), as `photolibd import` dates such a file; `nil`: the upload's time.
+    public func upload(
+        _ data: [UInt8], filename: String, fileModificationDate: Date? = nil, progress: (@Sendable (Int, Int) -> Void)? = nil
+    ) async throws -> Upload {
         var pieces = [data]
-        return try await upload(named: filename, size: data.count, progress: progress) { pieces.popLast() ?? [] }
+        return try await upload(named: filename, size: data.count, modified: fileModificationDate, progress: progress) { pieces.popLast() ?? [] }
     }
 
     /// Uploads the photo or video file at `path` in chunks (client-streaming, flow controlled)
@@ -127,10 +130,13 @@ extension PhotoLibrary {
     /// `filename` defaults to the file's name.
     ///
     /// The server takes photos up to 256 MiB and videos up to 16 GiB by default; a file that
-    /// changes size while it is sent is refused.
+    /// changes size while it is sent is refused. A photo or movie that carries no date of its
+    /// own is dated by the file's modification time, as `photolibd import` dates it.
     public func upload(fileAt path: String, filename: String? = nil, progress: (@Sendable (Int, Int) -> Void)? = nil) async throws -> Upload {
         let reader = try await UploadFileReader(path: path)
-        return try await upload(named: filename ?? (path as NSString).lastPathComponent, size: reader.size, progress: progress) {
+        return try await upload(
+            named: filename ?? (path as NSString).lastPathComponent, size: reader.size, modified: reader.modificationDate, progress: progress
+        ) {
             try await reader.nextPiece()
         }
     }
@@ -138,14 +144,18 @@ extension PhotoLibrary {
     /// Sends an upload of `size` bytes, the pieces `nextPiece` returns (empty at the end), in
     /// chunks after a header whose type is read from the first piece's signature
     /// (``OriginalFileType/init(signature:)``; none when it names no known type: the server
-    /// reads the bytes anyway). Pieces adding up to more or less than `size` fail the upload.
+    /// reads the bytes anyway) and which carries `modified`, the file's modification time, if
+    /// known. Pieces adding up to more or less than `size` fail the upload.
     private func upload(
-        named name: String, size: Int, progress: (@Sendable (Int, Int) -> Void)?, nextPiece: () async throws -> [UInt8]
+        named name: String, size: Int, modified: Date?, progress: (@Sendable (Int, Int) -> Void)?, nextPiece: () async throws -> [UInt8]
     ) async throws -> Upload {
         let result = try await connection.clientStreaming(PhotoLibraryMethods.uploadAsset, timeout: nil) { send in
             var piece = try await nextPiece()
             let type = OriginalFileType(signature: Array(piece.prefix(OriginalFileType.signatureLength)))?.uniformTypeIdentifier ?? ""
-            try await send(Wire.UploadChunk(part: .header(Wire.UploadHeader(originalFilename: name, size: UInt64(size), uniformTypeIdentifier: type))))
+            let header = Wire.UploadHeader(
+                originalFilename: name, size: UInt64(size), uniformTypeIdentifier: type,
+                fileModificationDate: modified.map { Wire.TimestampValue(unixMs: Wire.milliseconds($0)) })
+            try await send(Wire.UploadChunk(part: .header(header)))
             var sent = 0
             while !piece.isEmpty {
                 guard sent + piece.count <= size else {

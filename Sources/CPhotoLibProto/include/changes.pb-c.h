@@ -104,10 +104,16 @@ struct  Photolib__V1__UploadHeader
    * "com.apple.m4v-video". The server reads the type from the bytes either way.
    */
   char *uniform_type_identifier;
+  /*
+   * The file's modification time, when the client knows it: the creation date of a photo or
+   * movie that carries none of its own (EXIF DateTimeOriginal, QuickTime creation time), as
+   * `photolibd import` dates such a file. Absent: the time of the upload.
+   */
+  Photolib__V1__TimestampValue *file_modification_date;
 };
 #define PHOTOLIB__V1__UPLOAD_HEADER__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&photolib__v1__upload_header__descriptor) \
-    , (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string }
+    , (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string, NULL }
 
 
 typedef enum {
@@ -172,7 +178,7 @@ struct  Photolib__V1__CreateAssetRequest
    */
   char *placeholder_id;
   /*
-   * Overrides; absent: from EXIF / now.
+   * Overrides; absent: from EXIF, else the upload's file_modification_date, else the upload's time.
    */
   Photolib__V1__TimestampValue *creation_date;
   Photolib__V1__LocationValue *location;

@@ -20,13 +20,16 @@ final class UploadFileReader: @unchecked Sendable {
     private var descriptor: Int32 = -1
     /// The file's size when it was opened: the size the upload announces.
     private(set) var size = 0
+    /// The file's modification time when it was opened: the creation date of a photo or
+    /// movie that carries none of its own.
+    private(set) var modificationDate = Date(timeIntervalSince1970: 0)
 
     /// Bytes read per hop to ``queue`` (1 MiB): sent as several chunks of `WireLimits.chunkSize`.
     static let pieceSize = 1 << 20
 
     /// Opens the file at `path` (on ``queue``) and reads its size.
     init(path: String) async throws {
-        let (descriptor, size) = try await Self.onQueue(queue) { () throws(PhotoLibError) -> (Int32, Int) in
+        let (descriptor, size, modified) = try await Self.onQueue(queue) { () throws(PhotoLibError) -> (Int32, Int, Date) in
             let name = (path as NSString).lastPathComponent
             let descriptor = open(path, O_RDONLY | O_CLOEXEC)
             guard descriptor >= 0 else { throw SystemError(errno: errno, action: "open \(name) to upload it").photoLibError }
@@ -35,10 +38,12 @@ final class UploadFileReader: @unchecked Sendable {
                 close(descriptor)
                 throw PhotoLibError(.invalidArgument, "\(name) is not a regular file")
             }
-            return (descriptor, Int(info.st_size))
+            let modified = Date(timeIntervalSince1970: Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9)
+            return (descriptor, Int(info.st_size), modified)
         }
         self.descriptor = descriptor
         self.size = size
+        self.modificationDate = modified
     }
 
     deinit {

@@ -46,9 +46,12 @@ extension PhotoLibraryService {
         guard received == size else {
             throw PhotoLibError(.invalidArgument, "the upload ended after \(received) of the \(size) bytes its header announced")
         }
+        // A photo or movie without a date of its own is dated by its file's modification time
+        // when the client sent it (as `photolibd import` does), else by this upload.
+        let fallbackDate = header.fileModificationDate.map { Wire.date(milliseconds: $0.unixMs) } ?? Date()
         let control = RenderControl()
         let metadata = try await validator.run(control: control) { () throws -> ImportMetadata in
-            try PhotoIntake.metadata(forFileAt: spool.absolutePath, filename: filename, fallbackDate: Date(), control: control)
+            try PhotoIntake.metadata(forFileAt: spool.absolutePath, filename: filename, fallbackDate: fallbackDate, control: control)
         }
         var staged = try await libraryIO.run { () throws(PhotoLibError) in try library.stageUpload(spool, metadata: metadata) }
         // A client that may not read does not learn which assets exist; a limited one only

@@ -47,12 +47,17 @@ extension Wire {
         /// "org.webmproject.webp", "com.apple.quicktime-movie", "public.mpeg-4" or
         /// "com.apple.m4v-video". The server reads the type from the bytes either way.
         public var uniformTypeIdentifier: String
+        /// The file's modification time, when the client knows it: the creation date of a photo or
+        /// movie that carries none of its own (EXIF DateTimeOriginal, QuickTime creation time), as
+        /// `photolibd import` dates such a file. Absent: the time of the upload.
+        public var fileModificationDate: Wire.TimestampValue?
 
         /// A message with the given fields (every field defaults to its proto3 default).
-        public init(originalFilename: String = "", size: UInt64 = 0, uniformTypeIdentifier: String = "") {
+        public init(originalFilename: String = "", size: UInt64 = 0, uniformTypeIdentifier: String = "", fileModificationDate: Wire.TimestampValue? = nil) {
             self.originalFilename = originalFilename
             self.size = size
             self.uniformTypeIdentifier = uniformTypeIdentifier
+            self.fileModificationDate = fileModificationDate
         }
     }
 
@@ -107,7 +112,7 @@ extension Wire {
         public var uploadID: String
         /// Declares a placeholder for the new asset (PHObjectPlaceholder).
         public var placeholderID: String
-        /// Overrides; absent: from EXIF / now.
+        /// Overrides; absent: from EXIF, else the upload's file_modification_date, else the upload's time.
         public var creationDate: Wire.TimestampValue?
         /// `location` (field 4).
         public var location: Wire.LocationValue?
@@ -557,6 +562,7 @@ extension Wire.UploadHeader: WireMessage {
         originalFilename = ProtoCodec.string(c.original_filename)
         size = c.size
         uniformTypeIdentifier = ProtoCodec.string(c.uniform_type_identifier)
+        fileModificationDate = c.file_modification_date.map { Wire.TimestampValue($0.pointee) }
     }
 
     /// The C struct for packing; its pointers live as long as `arena`.
@@ -566,6 +572,7 @@ extension Wire.UploadHeader: WireMessage {
         if !originalFilename.isEmpty { m.original_filename = arena.string(originalFilename) }
         m.size = size
         if !uniformTypeIdentifier.isEmpty { m.uniform_type_identifier = arena.string(uniformTypeIdentifier) }
+        if let value = fileModificationDate { m.file_modification_date = arena.object(value.c(arena: arena)) }
         return m
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import PhotoLibClient
+import PhotoLibTestSupport
 import XCTest
 
 /// Every library command of `photolib`, end to end with `--json`, against one server: `ls`
@@ -342,6 +343,22 @@ final class LibraryCLITests: XCTestCase {
     }
 
     // MARK: upload
+
+    /// `photolib upload` dates a photo without an EXIF date by its file's modification time,
+    /// as `photolibd import` does (it was dated by the upload); an EXIF date still wins.
+    func testUploadDatesAPhotoWithoutADateOfItsOwnByTheFilesModificationTime() throws {
+        let dir = fixture.directory
+        let plain = try dir.write("dated/plain.jpg", freshPhoto("mtime"))
+        let exif = try dir.write("dated/exif.jpg", ExifFixture.jpegWithExif(freshPhoto("exif"), orientation: 1, dateTimeOriginal: "2030:01:01 12:00:00"))
+        let modified = Date(timeIntervalSince1970: 981_173_106)  // 2001-02-03T04:05:06Z
+        for path in [plain, exif] { try FileManager.default.setAttributes([.modificationDate: modified], ofItemAtPath: path) }
+        let uploaded = try json([UploadReport].self, ["upload", plain, exif])
+        XCTAssertEqual(uploaded.map(\.status), ["new", "new"])
+        let plainAsset = try json(Shown.self, ["show", try XCTUnwrap(uploaded[0].localIdentifier)]).asset
+        XCTAssertEqual(plainAsset.creationDate, "2001-02-03T04:05:06Z")
+        let exifAsset = try json(Shown.self, ["show", try XCTUnwrap(uploaded[1].localIdentifier)]).asset
+        XCTAssertTrue(exifAsset.creationDate.hasPrefix("2030-01-01T"), "the EXIF date wins: \(exifAsset.creationDate)")
+    }
 
     func testUploadReportsNewAndAlreadyPresentWithIdentifiersAndDedupes() throws {
         let dir = fixture.directory
