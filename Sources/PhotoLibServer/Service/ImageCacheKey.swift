@@ -11,6 +11,8 @@ struct ImageCacheKey: Hashable, Sendable {
     enum Variant: String, Sendable {
         case final
         case degraded
+        /// The editing base of a HEIC, PNG or WebP original (see ``editingBase(asset:originalSHA256:)``).
+        case editingBase
     }
 
     var assetIdentifier: String
@@ -34,6 +36,18 @@ struct ImageCacheKey: Hashable, Sendable {
         hasher.combine(version)
         hasher.combine(crop)
         hasher.combine(variant)
+    }
+
+    /// The key of the editing base of `asset`'s original (`StillImageRenderer.editingBase`:
+    /// full size, upright, a JPEG). The base depends on the original's bytes alone, so its
+    /// content version is their SHA-256: edits and reverts, which change the asset's content
+    /// version, leave it cached. It is filed under an identifier of its own (the memory
+    /// cache keeps one content version per identifier: under the asset's, the base and the
+    /// asset's renders would drop each other).
+    static func editingBase(asset: String, originalSHA256: String) -> ImageCacheKey {
+        ImageCacheKey(
+            assetIdentifier: asset + "|editing-base", contentVersion: "original-sha256:" + originalSHA256, targetSize: .maximum,
+            contentMode: .aspectFit, resizeMode: .none, version: .original, crop: nil, variant: .editingBase)
     }
 
     /// The same render with another variant.

@@ -48,23 +48,22 @@ extension PhotoLibraryService {
         if large { try await call.session.largeImages.acquire() }
         defer { if large { call.session.largeImages.release() } }
         var display: [UInt8] = []
-        var base: [UInt8]?
-        if maxSide > 0 || needsBase {
+        let control = RenderControl()
+        // A HEIC, PNG or WebP is decoded once, into its base (or the base comes from the disk
+        // cache); the display image is made from that JPEG (a scaled decode), not by decoding
+        // the original again.
+        let base = needsBase ? try await editingBase(of: source.file, control: control) : nil
+        if maxSide > 0 {
             let path = source.file.path
-            let control = RenderControl()
             // The original is read on the render pool's thread, when the render starts: a
             // call waiting for a turn of the pool holds no image (as RequestImage's renders).
-            (display, base) = try await renderer.run(control: control) { () throws -> ([UInt8], [UInt8]?) in
-                let original = try Self.readFile(path, asset: asset)
+            display = try await renderer.run(control: control) { () throws -> [UInt8] in
+                let image = try base ?? Self.readFile(path, asset: asset)
                 do throws(ImagingError) {
-                    // A HEIC, PNG or WebP is decoded once, into its base; the display image is
-                    // made from that JPEG (a scaled decode), not by decoding the original again.
-                    let base = needsBase ? try StillImageRenderer.editingBase(original, control: control) : nil
-                    let display = maxSide == 0 ? [] : try StillImageRenderer.render(
-                        base ?? original, request: RenderRequest(targetSize: PixelSize(width: maxSide, height: maxSide), quality: Self.renderQuality),
+                    return try StillImageRenderer.render(
+                        image, request: RenderRequest(targetSize: PixelSize(width: maxSide, height: maxSide), quality: Self.renderQuality),
                         control: control
                     ).jpeg
-                    return (display, base)
                 } catch {
                     throw Self.photoLibError(error, asset: asset)
                 }
@@ -90,6 +89,30 @@ extension PhotoLibraryService {
         }
     }
 
+    /// The editing base of `original`, a HEIC, PNG or WebP original (docs/PROTOCOL.md
+    /// 15a.1b): from the disk cache, else rendered on the render pool (the file read there, when
+    /// the render starts) and put in the disk cache, under its bytes' digest
+    /// (``ImageCacheKey/editingBase(asset:originalSHA256:)``). Not in the memory cache: a base
+    /// is full size, and would push out the thumbnails of hundreds of photos.
+    private func editingBase(of original: AssetResourceRecord, control: RenderControl) async throws -> [UInt8] {
+        let key = ImageCacheKey.editingBase(asset: original.assetIdentifier, originalSHA256: original.sha256)
+        let disk = imageCache.disk
+        if let cached = try await libraryIO.run({ disk.get(key) }) { return cached.jpeg }
+        let path = original.path, asset = original.assetIdentifier
+        let base = try await renderer.run(control: control) { () throws -> CachedImage in
+            let bytes = try Self.readFile(path, asset: asset)
+            do throws(ImagingError) {
+                let jpeg = try StillImageRenderer.editingBase(bytes, control: control)
+                let info = try JPEGInspector.inspect(jpeg)
+                return CachedImage(jpeg: jpeg, width: info.pixelWidth, height: info.pixelHeight, degraded: false)
+            } catch {
+                throw Self.photoLibError(error, asset: asset)
+            }
+        }
+        disk.put(key, base)
+        return base.jpeg
+    }
+
     /// `requests` with every edit in PhotoLib's own format (`FilterRecipe`) made complete:
     /// the recipe is checked, the size its render must have is set, and when the client sent
     /// no render the server renders the recipe on the original (on the render pool) and stages
@@ -103,13 +126,14 @@ extension PhotoLibraryService {
             do {
                 let recipe = try FilterRecipe(adjustmentData: edit.adjustmentData)
                 let asset = edit.asset
-                let path = try await libraryIO.run { () throws(PhotoLibError) -> String in
+                let photo = try await libraryIO.run { () throws(PhotoLibError) -> AssetResourceRecord in
                     let records = try library.resources(forAsset: asset)
                     guard let photo = records.first(where: { $0.type == .photo }) else {
                         throw PhotoLibError(.failedPrecondition, "asset \(asset) has no photo to edit")
                     }
-                    return photo.path
+                    return photo
                 }
+                let path = photo.path
                 /// The size the recipe's render has on the original's editing base (headers only).
                 @Sendable func outputSize(_ original: [UInt8]) throws(PhotoLibError) -> PixelSize {
                     do throws(ImagingError) { return try StillImageRenderer.recipeOutputSize(recipe, original: original) } catch {
@@ -123,8 +147,12 @@ extension PhotoLibraryService {
                     // is given (so both sides give the same bytes).
                     let intake = PhotoIntake(library: library)
                     let control = RenderControl()
+                    // A HEIC, PNG or WebP original's base, from the disk cache or rendered
+                    // once; a JPEG is its own base.
+                    let base = photo.uniformTypeIdentifier == OriginalFileType.jpeg.uniformTypeIdentifier
+                        ? nil : try await editingBase(of: photo, control: control)
                     let (size, upload) = try await renderer.run(control: control) { () throws -> (PixelSize, Upload) in
-                        let original = try Self.readFile(path, asset: asset)
+                        let original = try base ?? Self.readFile(path, asset: asset)
                         let size = try outputSize(original)
                         let rendered: RenderedImage
                         do throws(ImagingError) { rendered = try StillImageRenderer.renderRecipe(original, recipe: recipe, control: control) } catch {
