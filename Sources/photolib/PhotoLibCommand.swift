@@ -9,7 +9,8 @@ struct PhotoLibCommand: AsyncParsableCommand {
         discussion: """
             Connection: --server HOST:PORT (or PHOTOLIB_SERVER; default 127.0.0.1:7800) and \
             --token TOKEN (or PHOTOLIB_TOKEN, or --token-file FILE). Every command takes --json \
-            and then prints one JSON document on stdout with PhotoKit's names.
+            and then prints one JSON document on stdout with PhotoKit's names. \
+            photolib --version prints the program's version.
             """,
         subcommands: [
             Info.self, Albums.self, List.self, UploadCommand.self, Favorite.self, Hide.self, Delete.self, Restore.self,
@@ -20,13 +21,25 @@ struct PhotoLibCommand: AsyncParsableCommand {
     /// The program's version, as `photolib --version` prints it.
     static let version = "0.1.0"
 
-    /// `photolib --version`. Declared here rather than as the configuration's `version`,
-    /// which would give every subcommand a `--version` flag too: `get` has its own
-    /// `--version` option (PhotoKit's image version), and its help listed both.
-    @Flag(name: .long, help: "Show the version.") var version = false
-
-    func run() async throws {
-        guard version else { throw CleanExit.helpRequest(self) }
-        print(Self.version)
+    /// `photolib --version` alone prints the version; everything else is parsed as usual.
+    /// Not the configuration's `version`, which gives every subcommand a `--version` flag
+    /// (`get --help` listed it beside get's own `--version`, the image version), nor a flag of
+    /// this command, which ArgumentParser also matches after a subcommand's name (`get ID
+    /// --version original` failed: the flag took `--version` and left `original`).
+    static func main() async {
+        if Array(CommandLine.arguments.dropFirst()) == ["--version"] {
+            print(version)
+            return
+        }
+        do {
+            var command = try parseAsRoot()
+            if var command = command as? any AsyncParsableCommand {
+                try await command.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exit(withError: error)
+        }
     }
 }

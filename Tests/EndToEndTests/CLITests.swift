@@ -223,6 +223,13 @@ final class CLITests: XCTestCase {
         let lines = help.stdout.split(separator: "\n").filter { $0.hasPrefix("  ") && $0.trimmingCharacters(in: .whitespaces).hasPrefix("--version") }
         XCTAssertEqual(lines.count, 1, "get --help lists --version once: \(help.stdout)")
         XCTAssertTrue(lines.first?.contains("current, unadjusted or original") == true, "\(lines)")
+        // get's --version takes its value (the program's --version must not swallow it).
+        let original = fixture.directory.file("version-original.jpg")
+        let got = try runCLI(["get", try id(Paths.landscape), "--version", "original", "--size", "max", "--resize", "none", "-o", original], server: server)
+        XCTAssertTrue(got.succeeded, "\(got)")
+        XCTAssertEqual(try readBytes(original), try readBytes(Paths.landscape), "the original's bytes")
+        let misplaced = try runCLI(["ls", "--version"], server: server)
+        XCTAssertFalse(misplaced.succeeded, "ls has no --version: \(misplaced)")
         let bare = try runCLI([], server: nil)
         XCTAssertTrue(bare.succeeded, "photolib alone prints its help: \(bare)")
         XCTAssertTrue(bare.stdout.contains("SUBCOMMANDS"), "\(bare.stdout)")
