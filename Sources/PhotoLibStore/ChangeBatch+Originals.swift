@@ -136,14 +136,18 @@ extension ChangeBatch {
     ) throws(PhotoLibError) -> (id: Int64, identifier: String)? {
         let scope = SelectionScope(limitedTo)
         let originalType = kind == .image ? AssetResourceType.photo : .video
+        // An add-only batch pairs only with the assets it inserted itself.
+        if addsOnly && insertedAssets.isEmpty { return nil }
+        let ownOnly = addsOnly ? " AND a.local_identifier IN (\(insertedAssets.map { _ in "?" }.joined(separator: ", ")))" : ""
         let free = """
             a.media_type = \(kind.rawValue) AND r.type = \(originalType.rawValue) AND NOT EXISTS (
-                SELECT 1 FROM asset_resource p WHERE p.asset_id = a.id AND p.type = \(AssetResourceType.pairedVideo.rawValue))
+                SELECT 1 FROM asset_resource p WHERE p.asset_id = a.id AND p.type = \(AssetResourceType.pairedVideo.rawValue))\(ownOnly)
             """
+        let ownValues: [DatabaseValue] = addsOnly ? insertedAssets.map { .text($0) } : []
         let select = "SELECT a.id, a.local_identifier, r.content_identifier FROM asset a JOIN asset_resource r ON r.asset_id = a.id"
         let decode = { (row: Statement) throws(PhotoLibError) in (id: row.int64(0), identifier: row.text(1), content: row.optionalText(2)) }
         if let partner, let found = try database.prepare("\(select) WHERE a.local_identifier = ? AND \(free)\(scope.and("a.local_identifier"))")
-            .firstRow([.text(partner)] + scope.values, decode),
+            .firstRow([.text(partner)] + ownValues + scope.values, decode),
             // Same base name but two different content identifiers: two different moments.
             metadata.contentIdentifier == nil || found.content == nil || metadata.contentIdentifier == found.content
         {
@@ -151,7 +155,7 @@ extension ChangeBatch {
         }
         guard let content = metadata.contentIdentifier else { return nil }
         return try database.prepare("\(select) WHERE r.content_identifier = ? AND \(free)\(scope.and("a.local_identifier")) ORDER BY a.id LIMIT 1")
-            .firstRow([.text(content)] + scope.values, decode).map { ($0.id, $0.identifier) }
+            .firstRow([.text(content)] + ownValues + scope.values, decode).map { ($0.id, $0.identifier) }
     }
 
     /// Records `original`'s file as resource `type` of asset row `assetID`.

@@ -79,7 +79,7 @@ extension PhotoLibrary {
         let committed: (ChangeBatch, Int64)
         do {
             committed = try write { (database) throws(PhotoLibError) in
-                let batch = ChangeBatch(database: database, files: files, now: now, limitedTo: limitedTo)
+                let batch = ChangeBatch(database: database, files: files, now: now, limitedTo: limitedTo, addsOnly: addsOnly)
                 started = batch
                 try body(batch)
                 let token = try ChangeLog.append(batch.changes, author: author, committedAt: now, in: database)
@@ -133,12 +133,18 @@ final class ChangeBatch {
     /// asset outside its selection is unknown, album indexes are refused, and the assets it
     /// creates join its selection. `nil`: the whole library.
     let limitedTo: String?
+    /// Whether the batch runs for an add-only client (``PhotoLibrary/addingOnly()``): it
+    /// names and changes no asset that was there before it.
+    let addsOnly: Bool
+    /// The assets this batch inserted: for an add-only batch, the only Live Photo partners.
+    var insertedAssets: [String] = []
 
-    init(database: Database, files: FileStore, now: Int64, limitedTo: String? = nil) {
+    init(database: Database, files: FileStore, now: Int64, limitedTo: String? = nil, addsOnly: Bool = false) {
         self.database = database
         self.files = files
         self.now = now
         self.limitedTo = limitedTo
+        self.addsOnly = addsOnly
     }
 
     /// Applies one request.
@@ -229,11 +235,20 @@ final class ChangeBatch {
         // The two halves of a Live Photo uploaded in one batch pair by base name too.
         let baseName = OriginalFileType.livePhotoKey(metadata.originalFilename)
         let partner = createdByBaseName[baseName].flatMap { $0.isVideo != metadata.fileType.isVideo ? $0.identifier : nil }
-        let placement = try placeOriginal(original, partner: partner, restoreTrashed: true) { (relativePath) throws(PhotoLibError) in
+        let placement = try placeOriginal(original, partner: partner, restoreTrashed: !addsOnly) { (relativePath) throws(PhotoLibError) in
             try self.files.link(upload.filePath, to: relativePath)
             self.linkedFiles.append(relativePath)
         }
         let identifier = placement.identifier
+        switch placement {
+        case .existing where addsOnly:
+            // Bytes already in the library: an add-only client is not told which asset.
+            return
+        case .inserted:
+            insertedAssets.append(identifier)
+        case .existing, .paired:
+            break
+        }
         createdByBaseName[baseName] = (identifier, metadata.fileType.isVideo)
         if let limitedTo { try PhotoLibrary.join([identifier], selectionOf: limitedTo, in: database) }
         if let label = create.placeholder { placeholders[label] = identifier }

@@ -36,12 +36,16 @@ public final class PhotoLibrary: @unchecked Sendable {
     /// The limited client whose selection this instance shows, or `nil` for the whole
     /// library; see ``limited(to:)``.
     public let limitedTo: String?
+    /// Whether this instance only adds assets and may change or name none already there; see
+    /// ``addingOnly()``.
+    public let addsOnly: Bool
 
     private init(directory: String, pool: DatabasePool, files: FileStore, libraryLock: LibraryLock,
                  libraryIdentifier: String, lastRecovery: RecoveryReport, uploadLimits: UploadLimits, importLimits: ImportLimits,
-                 diskReserve: DiskReserve, limitedTo: String? = nil) {
+                 diskReserve: DiskReserve, limitedTo: String? = nil, addsOnly: Bool = false) {
         self.pool = pool
         self.limitedTo = limitedTo
+        self.addsOnly = addsOnly
         self.directory = directory
         self.uploadLimits = uploadLimits
         self.importLimits = importLimits
@@ -140,6 +144,19 @@ public final class PhotoLibrary: @unchecked Sendable {
             directory: directory, pool: pool, files: files, libraryLock: libraryLock, libraryIdentifier: libraryIdentifier,
             lastRecovery: lastRecovery, uploadLimits: uploadLimits, importLimits: importLimits,
             diskReserve: diskReserve, limitedTo: client)
+    }
+
+    /// The library as an add-only client changes it (PhotoKit's `.addOnly` access): a
+    /// `createAsset` whose upload is already an asset creates nothing, changes nothing (a
+    /// trashed asset stays in the trash) and leaves its placeholder unresolved, so the
+    /// client never learns which asset holds those bytes; and a movie or still pairs into a
+    /// Live Photo only with an asset created in the same batch, never with one already in
+    /// the library. The caller refuses every other change request. Cheap: make one per call.
+    public func addingOnly() -> PhotoLibrary {
+        PhotoLibrary(
+            directory: directory, pool: pool, files: files, libraryLock: libraryLock, libraryIdentifier: libraryIdentifier,
+            lastRecovery: lastRecovery, uploadLimits: uploadLimits, importLimits: importLimits,
+            diskReserve: diskReserve, limitedTo: limitedTo, addsOnly: true)
     }
 
     /// The owner token (`DIR/owner.token`, mode 0600): 64 hex digits.

@@ -54,7 +54,10 @@ extension PhotoLibCommand {
                         let identifiers = placeholders.map { result.localIdentifier(for: $0) }
                         for (index, (file, upload)) in uploads.enumerated() {
                             let identifier = upload.existingAssetIdentifier ?? identifiers[index]
-                            let status = upload.existingAssetIdentifier != nil ? "alreadyPresent" : index > 0 && identifier == identifiers[0] ? "paired" : "new"
+                            // An add-only client is not told which asset already holds the
+                            // bytes: its placeholder stays unresolved.
+                            let status = upload.existingAssetIdentifier != nil || identifier == nil
+                                ? "alreadyPresent" : index > 0 && identifier == identifiers[0] ? "paired" : "new"
                             if !connection.json { print("\(status == "alreadyPresent" ? "already present" : status) \(identifier ?? "?") \(file)") }
                             reports.append(FileReport(path: file, status: status, localIdentifier: identifier, error: nil))
                         }

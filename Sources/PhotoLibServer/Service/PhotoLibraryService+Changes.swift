@@ -75,8 +75,10 @@ extension PhotoLibraryService {
         guard !asked.isEmpty else {
             throw PhotoLibError(.invalidArgument, "PerformChanges needs at least one request")
         }
-        // An add-only client may only create assets (from its uploads).
-        if let identifier = call.session.clientIdentifier, clients.client(identifier)?.canRead != true {
+        // An add-only client may only create assets (from its uploads), and names or changes
+        // none that was there before (`PhotoLibrary.addingOnly()`).
+        let addsOnly = call.session.clientIdentifier.map { clients.client($0)?.canRead != true } ?? false
+        if let identifier = call.session.clientIdentifier, addsOnly {
             for (index, request) in asked.enumerated() {
                 guard case .createAsset = request else {
                     clients.auditRefusal(client: identifier, detail: "PerformChanges: \(request.name) with add-only access")
@@ -98,7 +100,7 @@ extension PhotoLibraryService {
                 throw PhotoLibError(.permissionDenied, "the library's owner declined these changes; nothing was applied", reason: .notAuthorized)
             }
         }
-        let library = view(call.session)
+        let library = addsOnly ? view(call.session).addingOnly() : view(call.session)
         let requests = try await preparingContentEdits(asked, in: library)
         let result = try await libraryIO.run { () throws(PhotoLibError) in try library.performChanges(requests, author: "performChanges") }
         for failure in result.fileRemovalFailures {

@@ -2,6 +2,7 @@ import Foundation
 import PhotoLibCore
 import PhotoLibServer
 import PhotoLibServerTestSupport
+import PhotoLibStore
 import PhotoLibTestSupport
 import PhotoLibWire
 import XCTest
@@ -85,6 +86,10 @@ final class AuthorizationFlowTests: XCTestCase {
             Wire.ChangeRequest(request: .createAsset(Wire.CreateAssetRequest(uploadID: upload.uploadID, placeholderID: "$1"))),
         ]).encoded())
         XCTAssertEqual(create.status.code, .ok, create.status.message)
+        // Nor does creating an asset from it: nothing is created, and $1 stays unresolved.
+        let created = try Wire.PerformChangesResponse(decoding: try XCTUnwrap(create.messages.first))
+        XCTAssertEqual(created.placeholders, [], "an add-only client is not told which asset holds those bytes")
+        XCTAssertEqual(try server.library.countAssets(AssetQuery()), 1, "no asset was added")
         let trash = try client.call(stream: 5, method: PhotoLibraryMethods.performChanges.path, request: Wire.PerformChangesRequest(requests: [
             Wire.ChangeRequest(request: .deleteAssets(Wire.DeleteAssetsRequest(assetIdentifiers: [server.assets[0]]))),
         ]).encoded())
