@@ -94,6 +94,7 @@ extension PhotoLibrary {
         }
         let (batch, token) = committed
         var result = ChangeResult(token: token, placeholders: batch.placeholders, changes: batch.changes.changes)
+        result.joinedSelection = batch.joinedSelection
         for path in batch.consumedUploadFiles { try? files.remove(path) }
         for path in batch.purgedFiles {
             do {
@@ -138,6 +139,8 @@ final class ChangeBatch {
     let addsOnly: Bool
     /// The assets this batch inserted: for an add-only batch, the only Live Photo partners.
     var insertedAssets: [String] = []
+    /// Assets already in the library that joined the limited client's selection.
+    var joinedSelection: [String] = []
 
     init(database: Database, files: FileStore, now: Int64, limitedTo: String? = nil, addsOnly: Bool = false) {
         self.database = database
@@ -250,7 +253,12 @@ final class ChangeBatch {
             break
         }
         createdByBaseName[baseName] = (identifier, metadata.fileType.isVideo)
-        if let limitedTo { try PhotoLibrary.join([identifier], selectionOf: limitedTo, in: database) }
+        if let limitedTo {
+            if case .existing = placement, try !SelectionScope(limitedTo).contains(identifier, in: database) {
+                joinedSelection.append(identifier)
+            }
+            try PhotoLibrary.join([identifier], selectionOf: limitedTo, in: database)
+        }
         if let label = create.placeholder { placeholders[label] = identifier }
     }
 

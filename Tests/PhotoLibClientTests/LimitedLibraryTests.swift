@@ -179,6 +179,30 @@ final class LimitedLibraryTests: XCTestCase {
         XCTAssertNil(again.existingAssetIdentifier)
     }
 
+    /// Creating an asset from bytes the library holds (an asset outside the selection) gives
+    /// the client that asset, and its subscriptions hear of it as an insertion. Before, the
+    /// asset joined the selection silently: an open fetch stayed one short, and the next
+    /// notification's details no longer added up.
+    func testAnUploadOfAnAssetOutsideTheSelectionReachesTheChangeFeed() async throws {
+        let subscription = try await limited.subscribe()
+        let fetch = try await subscription.registerFetch()
+        XCTAssertEqual(fetch.count, 2)
+        let changes = NotificationIterator(subscription)
+        let upload = try await limited.upload(try Fixtures.uniqueJPEG(2), filename: "again.jpg")
+        var placeholder: ObjectPlaceholder?
+        let result = try await limited.performChanges { batch in placeholder = batch.createAsset(from: upload) }
+        XCTAssertEqual(placeholder.flatMap(result.localIdentifier(for:)), hidden, "the client is given the asset")
+        let change = try await next(changes, within: 20)
+        let details = try XCTUnwrap(change?.changeDetails(for: fetch), "no notification of the asset that joined the selection")
+        XCTAssertTrue(details.hasIncrementalChanges)
+        XCTAssertEqual(details.insertedObjects.map(\.localIdentifier), [hidden])
+        XCTAssertEqual(details.removedIndexes, [])
+        let after = try await details.fetchResultAfterChanges.allObjects().map(\.localIdentifier)
+        let fresh = try await limited.fetchAssets().allObjects().map(\.localIdentifier)
+        XCTAssertEqual(after, fresh)
+        subscription.cancel()
+    }
+
     func testSelectionChangesArriveAsIncrementalDetails() async throws {
         let subscription = try await limited.subscribe()
         let fetch = try await subscription.registerFetch()
