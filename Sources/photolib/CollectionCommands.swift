@@ -26,6 +26,8 @@ extension PhotoLibCommand {
             @Argument(help: "Album identifier.") var album: String
             @Argument(help: "New title.") var title: String
 
+            func validate() throws { try CollectionKind.album.check(album, command: "rename") }
+
             func run() async throws {
                 try await connection.apply("album rename", identifiers: [album]) { $0.rename(album, to: title) }
             }
@@ -94,6 +96,8 @@ extension PhotoLibCommand {
             @OptionGroup var connection: ConnectionOptions
             @Argument(help: "Album identifier.") var album: String
 
+            func validate() throws { try CollectionKind.album.check(album, command: "delete") }
+
             func run() async throws {
                 try await connection.apply("album delete", identifiers: [album]) { $0.deleteCollections([album]) }
             }
@@ -123,6 +127,8 @@ extension PhotoLibCommand {
             @Argument(help: "Folder identifier.") var folder: String
             @Argument(help: "New title.") var title: String
 
+            func validate() throws { try CollectionKind.folder.check(folder, command: "rename") }
+
             func run() async throws {
                 try await connection.apply("folder rename", identifiers: [folder]) { $0.rename(folder, to: title) }
             }
@@ -132,6 +138,8 @@ extension PhotoLibCommand {
             static let configuration = CommandConfiguration(abstract: "Delete a folder (what it holds moves to its parent).")
             @OptionGroup var connection: ConnectionOptions
             @Argument(help: "Folder identifier.") var folder: String
+
+            func validate() throws { try CollectionKind.folder.check(folder, command: "delete") }
 
             func run() async throws {
                 try await connection.apply("folder delete", identifiers: [folder]) { $0.deleteCollections([folder]) }
@@ -172,6 +180,26 @@ extension ConnectionOptions {
             try Output.json(Created(localIdentifier: identifier, title: title, type: kind, changeToken: result.changeToken))
         } else {
             print("created \(kind) \(identifier) \"\(title)\"")
+        }
+    }
+}
+
+/// Which kind of collection an `album …` or `folder …` command works on: the server's
+/// `delete_collections` and `rename` take either, so `folder delete ALBUM` deleted the album.
+enum CollectionKind {
+    case album, folder
+
+    /// Refuses `identifier` when it names the other kind (by its local identifier's suffix:
+    /// folders end in `/L0/020`).
+    func check(_ identifier: String, command: String) throws {
+        let isFolder = identifier.hasSuffix(LocalIdentifier.folderSuffix)
+        switch self {
+        case .album where isFolder:
+            throw ValidationError("\(identifier) is a folder, not an album: use photolib folder \(command)")
+        case .folder where !isFolder:
+            throw ValidationError("\(identifier) is not a folder (folder identifiers end in \(LocalIdentifier.folderSuffix)): for an album, use photolib album \(command)")
+        default:
+            break
         }
     }
 }

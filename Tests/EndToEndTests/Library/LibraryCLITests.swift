@@ -321,6 +321,13 @@ final class LibraryCLITests: XCTestCase {
         XCTAssertEqual(listed.first { $0.localIdentifier == rome }?.count, 1)
         XCTAssertLessThan(listed.firstIndex { $0.type == "smartAlbum" && $0.title == "Recently Deleted" }!, listed.firstIndex { $0.localIdentifier == paris }!, "smart albums first")
 
+        // Each command works on its own kind only (delete and rename took either).
+        try runCLIFailing(["folder", "delete", paris], server: server, saying: ["is not a folder", "photolib album delete"])
+        try runCLIFailing(["folder", "rename", paris, "X"], server: server, saying: ["is not a folder"])
+        try runCLIFailing(["album", "delete", inner], server: server, saying: ["is a folder, not an album", "photolib folder delete"])
+        try runCLIFailing(["album", "rename", inner, "X"], server: server, saying: ["is a folder, not an album"])
+        XCTAssertEqual(try row(paris)?.title, "Paris", "the album is untouched")
+        XCTAssertEqual(try row(inner)?.title, "Europe", "the folder is untouched")
         _ = try json(ChangeReport.self, ["folder", "rename", outer.localIdentifier, "Trips"])
         XCTAssertEqual(try row(outer.localIdentifier)?.title, "Trips")
         // Deleting a folder moves what it holds to its parent.
