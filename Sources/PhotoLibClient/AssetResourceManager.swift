@@ -108,6 +108,13 @@ public struct AssetResourceManager: Sendable {
                 .failedPrecondition,
                 "\(path) is not a regular file: a resource is written to \(path).partial and renamed into place (so an interrupted transfer resumes); give a file path")
         }
+        // Nor can the file be renamed over a directory: refused before anything is sent.
+        var isDirectory: ObjCBool = false
+        guard !FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) || !isDirectory.boolValue else {
+            throw PhotoLibError(
+                .failedPrecondition,
+                "\(path) is a directory: give the path of the file to write, e.g. \((path as NSString).appendingPathComponent(resource.originalFilename))")
+        }
         let writer = ResourceFileWriter(path: path + ".partial", resource: resource, verify: verify, connection: connection, progress: progress)
         let start = try await writer.open()
         if start < resource.size {

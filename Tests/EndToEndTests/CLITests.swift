@@ -200,6 +200,14 @@ final class CLITests: XCTestCase {
         XCTAssertTrue(export.stderr.contains("is not a regular file"), "\(export.stderr)")
         XCTAssertEqual(stat(fifo, &status), 0)
         XCTAssertEqual(status.st_mode & S_IFMT, S_IFIFO)
+
+        // A directory is refused before anything is sent: no FILE.partial is left behind.
+        let folder = fixture.directory.file("export-into")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let intoFolder = try runCLI(["export", try id(Paths.sampleBaseline), "-o", folder], server: server)
+        XCTAssertFalse(intoFolder.succeeded, "\(intoFolder)")
+        XCTAssertTrue(intoFolder.stderr.contains("is a directory"), "\(intoFolder.stderr)")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folder + ".partial"), "no partial file")
     }
 
     func testGetUnknownAssetFailsWithNotFound() throws {
