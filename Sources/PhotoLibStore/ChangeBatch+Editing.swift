@@ -17,7 +17,9 @@ extension ChangeBatch {
         let identifier = try resolve(edit.asset)
         let asset = try untrashedAsset(identifier)
         let adjustment = try edit.adjustmentData.validated()
-        let state = try editState(assetID: asset.id)
+        guard let state = try editState(assetID: asset.id) else {
+            throw PhotoLibError(.failedPrecondition, "asset \(identifier) has no photo to edit (a video's content is not edited)")
+        }
         let session = try EditingSession(parsing: edit.editingSessionID)
         guard session.generation == state.generation else {
             throw PhotoLibError(
@@ -92,8 +94,8 @@ extension ChangeBatch {
     func revertAssetContent(_ reference: String) throws(PhotoLibError) {
         let identifier = try resolve(reference)
         let asset = try untrashedAsset(identifier)
-        let state = try editState(assetID: asset.id)
-        guard state.hasAdjustments || !state.resources.isEmpty else { return }  // unedited: nothing to do
+        // A video, or an unedited photo: nothing to revert.
+        guard let state = try editState(assetID: asset.id), state.hasAdjustments || !state.resources.isEmpty else { return }
         try database.prepare("DELETE FROM asset_resource WHERE asset_id = ? AND type IN (5, 7, 8)").execute([.integer(asset.id)])
         try database.prepare("DELETE FROM asset_adjustment WHERE asset_id = ?").execute([.integer(asset.id)])
         try database.prepare(
@@ -116,7 +118,8 @@ extension ChangeBatch {
         var renderRecord: (byteSize: Int, sha256: String)?
     }
 
-    private func editState(assetID: Int64) throws(PhotoLibError) -> EditState {
+    /// The edit state of asset row `assetID`; `nil` when it has no original photo (a video).
+    private func editState(assetID: Int64) throws(PhotoLibError) -> EditState? {
         guard var state = try database.prepare(
             """
             SELECT a.content_generation, a.has_adjustments, a.pixel_width, a.pixel_height, r.original_filename
@@ -125,7 +128,7 @@ extension ChangeBatch {
         ).firstRow([.integer(assetID)], { (row) throws(PhotoLibError) in
             EditState(generation: row.int(0), hasAdjustments: row.int(1) != 0, pixelWidth: row.int(2), pixelHeight: row.int(3), originalFilename: row.text(4), resources: [:])
         }) else {
-            throw PhotoLibError(.failedPrecondition, "asset \(assetID) has no original photo to edit")
+            return nil
         }
         let rows = try database.prepare("SELECT type, file_path, byte_size, sha256 FROM asset_resource WHERE asset_id = ? AND type IN (5, 7, 8)")
             .rows([.integer(assetID)]) { (row) throws(PhotoLibError) in (row.int(0), row.text(1), row.int(2), row.text(3)) }

@@ -55,6 +55,11 @@ final class VideoUploadTests: XCTestCase {
         } catch let error as PhotoLibError {
             XCTAssertEqual(error.code, .invalidArgument)
         }
+        // A video has no edit to revert: a no-op, as for an unedited photo (it failed, naming
+        // the asset's row id).
+        try await library.revertAssetContentToOriginal([id])
+        let reverted = try await library.fetchAssets(withLocalIdentifiers: [id]).firstObject
+        XCTAssertEqual(reverted?.hasAdjustments, false)
         // The original streams as it came, and from an offset (a player seeking).
         let whole = try await resource(.video, of: id, in: library)
         XCTAssertTrue(whole == movie, "the video, byte for byte")
