@@ -21,9 +21,10 @@ extension PhotoLibCommand {
         @Argument(help: "The asset's identifier.") var identifier: String
         @Option(name: .long, help: "A filter NAME[:INTENSITY] (noir, mono, tonal, sepia, chrome, fade, instant, process, transfer; intensity 0…1, default 1). Repeatable.")
         var filter: [String] = []
-        @Option(name: .long, help: "Exposure in EV, −4…4.") var exposure: Double?
-        @Option(name: .long, help: "Contrast, −1…1.") var contrast: Double?
-        @Option(name: .long, help: "Saturation, −1…1 (−1: gray).") var saturation: Double?
+        // `.unconditional`: the value may be negative (`--exposure -1`), which would else read as an option.
+        @Option(name: .long, parsing: .unconditional, help: "Exposure in EV, −4…4.") var exposure: Double?
+        @Option(name: .long, parsing: .unconditional, help: "Contrast, −1…1.") var contrast: Double?
+        @Option(name: .long, parsing: .unconditional, help: "Saturation, −1…1 (−1: gray).") var saturation: Double?
         @Option(name: .long, help: "Crop X,Y,W,H in unit coordinates of the upright image.") var crop: String?
         @Option(name: .long, help: "Rotate clockwise: 90, 180 or 270.") var rotate: Int?
         @Flag(name: .long, help: "Mirror left to right.") var mirror = false

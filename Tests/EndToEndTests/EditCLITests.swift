@@ -78,6 +78,9 @@ final class EditCLITests: XCTestCase {
         let again = try runCLIJSON(EditJSON.self, ["edit", id, "--exposure", "0.5", "--server-render", "--json"], server: server)
         XCTAssertEqual(again.renderedBy, "server")
         XCTAssertEqual(again.operations, 2, "noir, then the exposure")
+        // Negative values, as the help's ranges allow, without an '=' (they read as options).
+        let darker = try runCLIJSON(EditJSON.self, ["edit", id, "--exposure", "-1", "--contrast", "-0.25", "--saturation", "-1", "--server-render", "--json"], server: server)
+        XCTAssertEqual(darker.operations, 5, "noir, the exposure, then these three")
 
         // Revert: no edit left.
         _ = try run(["revert", id])
