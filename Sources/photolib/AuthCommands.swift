@@ -356,8 +356,7 @@ extension PhotoLibCommand {
                     }
                     try Output.json(entries.map { EntryJSON(date: $0.date, clientIdentifier: $0.clientIdentifier, event: $0.event, detail: $0.detail) })
                 } else {
-                    let format = ISO8601DateFormatter()
-                    for entry in entries { print("\(format.string(from: entry.date))  \(entry.clientIdentifier)  \(entry.event)  \(entry.detail)") }
+                    for entry in entries { print("\(Output.date(entry.date))  \(entry.clientIdentifier)  \(entry.event)  \(entry.detail)") }
                 }
             }
         }

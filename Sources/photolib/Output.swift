@@ -7,7 +7,10 @@ enum Output {
     static func json(_ value: some Encodable) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .iso8601
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(Output.date(date))
+        }
         let data = try encoder.encode(value)
         FileHandle.standardOutput.write(data)
         FileHandle.standardOutput.write(Data("\n".utf8))
@@ -27,9 +30,10 @@ enum Output {
         for row in rows { print(line(row)) }
     }
 
-    /// ISO 8601 in UTC, as in the JSON (one formatter for every row: they are costly to make).
+    /// ISO 8601 in UTC to the second, as in the JSON, in the proleptic Gregorian calendar of
+    /// date literals (`PredicateDate.secondsText`): what is printed can be pasted into `--where`.
     static func date(_ date: Date) -> String {
-        isoFormatter.string(from: date)
+        PredicateDate.secondsText(date)
     }
 
     /// A video's length as `m:ss.s` (`h:mm:ss` from an hour).
@@ -48,8 +52,6 @@ enum Output {
         parts += asset.mediaSubtypes.names
         return parts.isEmpty ? "-" : parts.joined(separator: " ")
     }
-
-    private nonisolated(unsafe) static let isoFormatter = ISO8601DateFormatter()
 
     /// Whether stderr is a terminal (progress bars go there).
     static var stderrIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }

@@ -58,6 +58,17 @@ final class PredicateDateParsingTests: XCTestCase {
         XCTAssertEqual(try PredicateDate.parse("2024-02-29T10:00"), try PredicateDate.parse("2024-02-29T10:00:00Z"))
     }
 
+    /// What the CLI prints parses back to the same second, in the proleptic Gregorian calendar
+    /// before 1582 too (Foundation's formatter printed 0001-01-01 as 0001-01-03).
+    func testSecondsTextIsProlepticGregorianAndParsesBack() throws {
+        for text in ["0001-01-01T00:00:00Z", "1582-10-10T12:00:00Z", "1600-02-29T23:59:59Z", "1969-12-31T23:59:59Z", "2026-11-27T04:05:06Z", "9999-12-31T23:59:59Z"] {
+            let date = Date(timeIntervalSince1970: Double(try PredicateDate.parse(text)) / 1_000_000)
+            XCTAssertEqual(PredicateDate.secondsText(date), text)
+        }
+        XCTAssertEqual(PredicateDate.secondsText(Date(timeIntervalSince1970: -0.25)), "1969-12-31T23:59:59Z", "rounded down to the second")
+        XCTAssertEqual(PredicateDate.secondsText(Date(timeIntervalSince1970: -1e15)), "0001-01-01T00:00:00Z", "clamped to year 1")
+    }
+
     func testBadDatesSayWhyWithoutAColumn() {
         for (text, why) in [("2023-02-29", "day 29 does not exist in 2023-02"), ("2024-01-01T25:00", "the hour must be 00…23"), ("yesterday", "expected 4 digits for the year"), ("2024-01-01 ", "unexpected")] {
             XCTAssertThrowsError(try PredicateDate.parse(text), text) { error in

@@ -124,6 +124,25 @@ public enum PredicateDate {
         }
     }
 
+    /// `date` as ISO 8601 text in UTC to the second, `YYYY-MM-DDTHH:MM:SSZ`, in the proleptic
+    /// Gregorian calendar that date literals use (Foundation's formatters switch to the
+    /// Julian calendar before 1582-10-15, so 0001-01-01 printed as 0001-01-03). The second is
+    /// rounded down; a date outside the years 1…9999 is clamped to them.
+    public static func secondsText(_ date: Date) -> String {
+        let value = min(max(microseconds(date), minimum), maximum)
+        var seconds = value / 1_000_000
+        if value % 1_000_000 < 0 { seconds -= 1 }
+        var days = seconds / 86_400
+        var rest = seconds % 86_400
+        if rest < 0 {
+            rest += 86_400
+            days -= 1
+        }
+        let (year, month, day) = civil(days: days)
+        return pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2)
+            + "T" + pad(rest / 3600, 2) + ":" + pad(rest / 60 % 60, 2) + ":" + pad(rest % 60, 2) + "Z"
+    }
+
     /// ISO 8601 text in UTC: `YYYY-MM-DD` at midnight, else `YYYY-MM-DDTHH:MM:SS[.ffffff]Z`
     /// (fraction without trailing zeros). Parses back to the same microsecond.
     public static func text(microsecondsSince1970 value: Int64) -> String {
