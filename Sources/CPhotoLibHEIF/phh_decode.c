@@ -27,10 +27,28 @@ static void CPhotoLibHEIF_init(void) {
     heif_init(NULL);
 }
 
+/* libheif's text of an error on one line: control characters (its messages may end in a
+ * newline) become spaces, runs of spaces one, none at either end; at most capacity - 1 bytes. */
+static void CPhotoLibHEIF_one_line(const char *text, char *line, size_t capacity) {
+    size_t length = 0;
+    int space = 0;
+    for (const unsigned char *c = (const unsigned char *)text; *c != 0 && length + 1 < capacity; c++) {
+        if (*c < 0x20 || *c == 0x7f || *c == ' ') {
+            space = length > 0;
+            continue;
+        }
+        if (space && length + 2 < capacity) line[length++] = ' ';
+        space = 0;
+        line[length++] = (char)*c;
+    }
+    line[length] = 0;
+}
+
 /* A status and message for a libheif error. */
 static int CPhotoLibHEIF_status(struct heif_error error, const char *stage, size_t size, char *message,
                                 size_t capacity) {
-    const char *text = error.message != NULL ? error.message : "no detail";
+    char text[512];
+    CPhotoLibHEIF_one_line(error.message != NULL ? error.message : "no detail", text, sizeof text);
     switch (error.code) {
     case heif_error_Invalid_input:
         if (error.subcode == heif_suberror_End_of_data) {

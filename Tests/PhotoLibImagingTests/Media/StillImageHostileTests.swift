@@ -19,6 +19,9 @@ struct StillImageHostileTests {
         ] {
             #expect(error?.code == .truncated || error?.code == .corrupt, "\(name): \(String(describing: error))")
             #expect(error?.message.isEmpty == false)
+            // One line (libheif's own text may end in a newline), nothing blank at the end.
+            let message = error?.message ?? ""
+            #expect(!message.contains(where: { $0.isNewline }) && message.last?.isWhitespace != true, "\(name): \(message.debugDescription)")
         }
     }
 
