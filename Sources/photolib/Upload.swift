@@ -31,7 +31,8 @@ extension PhotoLibCommand {
         }
 
         func run() async throws {
-            let groups = PhotoFiles.livePhotoGroups(try PhotoFiles.expand(paths))
+            let (files, unusable) = PhotoFiles.expand(paths)
+            let groups = PhotoFiles.livePhotoGroups(files)
             let showProgress = Output.stderrIsTerminal && !connection.json
             let reports: [FileReport] = try await connection.withLibrary { library in
                 var reports: [FileReport] = []
@@ -72,6 +73,9 @@ extension PhotoLibCommand {
                     }
                 }
                 return reports
+            } + unusable.map { path, message in
+                if !connection.json { FileHandle.standardError.write(Data("refused \(path): \(message)\n".utf8)) }
+                return FileReport(path: path, status: "refused", localIdentifier: nil, error: message)
             }
             if connection.json { try Output.json(reports) }
             if reports.contains(where: { $0.status == "refused" }) { throw ExitCode(1) }
@@ -106,12 +110,17 @@ enum PhotoFiles {
         return groups
     }
 
-    static func expand(_ paths: [String]) throws -> [String] {
+    /// The files to upload: each path that is a file as it is, then each folder's photos and
+    /// videos, sorted; and the paths refused with why (one that does not exist, a folder with
+    /// nothing to upload): like a file the server refuses, they do not stop the others.
+    static func expand(_ paths: [String]) -> (files: [String], refused: [(path: String, message: String)]) {
         var files: [String] = []
+        var refused: [(path: String, message: String)] = []
         for path in paths {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-                throw CLIError("\(path): no such file or folder")
+                refused.append((path, "no such file or folder"))
+                continue
             }
             guard isDirectory.boolValue else {
                 files.append(path)
@@ -124,8 +133,14 @@ enum PhotoFiles {
                 guard !name.hasPrefix("."), OriginalFileType(path: name) != nil else { continue }
                 found.append((path as NSString).appendingPathComponent(relative))
             }
+            if found.isEmpty { refused.append((path, "no photos or videos in it (looked for \(extensions))")) }
             files += found.sorted()
         }
-        return files
+        return (files, refused)
+    }
+
+    /// The file name extensions a folder is searched for, for messages.
+    static var extensions: String {
+        OriginalFileType.allCases.flatMap { $0.fileExtensions.sorted() }.joined(separator: ", ")
     }
 }

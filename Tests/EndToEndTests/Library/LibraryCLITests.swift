@@ -414,6 +414,16 @@ final class LibraryCLITests: XCTestCase {
         XCTAssertNil(reports[0].localIdentifier)
         XCTAssertNotNil(reports[1].localIdentifier)
         try runCLIFailing(["upload", dir.file("up/missing.jpg")], server: server, saying: ["missing.jpg: no such file or folder"])
+        // A missing file or a folder with nothing to upload is refused too, and stops nothing.
+        let emptyFolder = dir.file("up/empty")
+        try FileManager.default.createDirectory(atPath: emptyFolder, withIntermediateDirectories: true)
+        let c3 = try dir.write("up/c3.jpg", freshPhoto("upload c3"))
+        let partly = try runCLI(["upload", "--json", dir.file("up/missing.jpg"), c3, emptyFolder], server: server)
+        XCTAssertFalse(partly.succeeded, "\(partly)")
+        let partReports = try JSONDecoder().decode([UploadReport].self, from: Data(partly.stdout.utf8))
+        XCTAssertEqual(partReports.map(\.path), [c3, dir.file("up/missing.jpg"), emptyFolder])
+        XCTAssertEqual(partReports.map(\.status), ["new", "refused", "refused"])
+        XCTAssertTrue(partReports[2].error?.contains("no photos or videos in it") == true, "\(partReports)")
     }
 
     // MARK: apply
