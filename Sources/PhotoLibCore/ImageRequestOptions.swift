@@ -123,7 +123,7 @@ public struct PixelSize: Sendable, Hashable {
         }
         let parts = lowered.split(separator: "x", omittingEmptySubsequences: false)
         guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), w > 0, h > 0, w <= 65_535, h <= 65_535 else {
-            throw PhotoLibError(.invalidArgument, "size '\(text)' must be WIDTHxHEIGHT with each side 1…65535 (e.g. 256x256), or max for the full size")
+            throw PhotoLibError(.invalidArgument, "size '\(text)' must be WIDTHxHEIGHT with each side 1…65535 (e.g. 256x256; a server allows at most its own limit, photolibd 16384), or max (or 0x0) for the full size")
         }
         self.init(width: w, height: h)
     }

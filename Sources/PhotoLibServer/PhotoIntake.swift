@@ -74,6 +74,11 @@ public struct PhotoIntake: Sendable {
         let info: StillImageInfo
         do {
             info = try StillImageRenderer.validate(bytes, control: control)
+        } catch where error.code == .unsupportedFormat && ImageFormat.detect(bytes) == nil {
+            // Neither a movie nor a photo: intake takes videos too, so the hint says so.
+            throw PhotoLibError(
+                .invalidArgument, "unsupported file type: \(ImageFormat.describeContent(of: bytes)) (PhotoLib takes JPEG, HEIC, PNG and WebP photos and MOV, MP4 and M4V videos)",
+                reason: .invalidImage)
         } catch {
             throw intakeError(error)
         }

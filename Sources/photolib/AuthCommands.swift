@@ -14,13 +14,29 @@ extension AccessLevel: ExpressibleByArgument {
 
     /// What `--help` shows as a default.
     public var defaultValueDescription: String { name }
+
+    /// What `--help` says of each value (by default keyed by the raw numbers, which printed
+    /// each name with an empty description).
+    public static var allValueDescriptions: [String: String] {
+        [
+            AccessLevel.readWrite.name: "browse, fetch and change the library (PhotoKit's .readWrite)",
+            AccessLevel.addOnly.name: "upload new photos and videos only (PhotoKit's .addOnly)",
+        ]
+    }
 }
 
 /// The level an owner's decision is about: `--access` when given, else the level `client`
 /// asked for (what `photolib clients approve CLIENT` must not widen).
 private func decisionLevel(_ access: AccessLevel?, client: String, library: PhotoLibrary) async throws -> AccessLevel {
     if let access { return access }
-    guard let record = try await library.clients().first(where: { $0.clientIdentifier == client }) else {
+    let clients: [ClientRecord]
+    do {
+        clients = try await library.clients()
+    } catch let error as PhotoLibError where error.code == .permissionDenied {
+        // Not "ListClients is for the library's owner only": the command is what was refused.
+        throw CLIError("only the library's owner decides on clients (this connection's token is a client's)", code: .permissionDenied)
+    }
+    guard let record = clients.first(where: { $0.clientIdentifier == client }) else {
         throw CLIError("no client \(client) (photolib clients list)")
     }
     guard let level = record.requestedLevel else {

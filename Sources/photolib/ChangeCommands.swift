@@ -123,7 +123,7 @@ extension PhotoLibCommand {
                 let subscription = try await library.subscribe(since: since)
                 var watched = try await subscription.registerFetch(with: options, in: album.map(SmartAlbumName.resolve))
                 if !connection.json {
-                    print("watching \(watched.count) assets (Ctrl-C to stop)")
+                    print("watching \(watched.count) \(watched.count == 1 ? "asset" : "assets") (Ctrl-C to stop)")
                     fflush(nil)  // a stream: each line as it happens, also into a pipe or file
                 }
                 var seen = 0

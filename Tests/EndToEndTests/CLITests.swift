@@ -242,4 +242,17 @@ final class CLITests: XCTestCase {
         XCTAssertTrue(bare.succeeded, "photolib alone prints its help: \(bare)")
         XCTAssertTrue(bare.stdout.contains("SUBCOMMANDS"), "\(bare.stdout)")
     }
+
+    /// Each `--access` value is described (the help printed "add-only  - " with nothing after).
+    func testAccessLevelsAreDescribedInHelp() throws {
+        for command in [["auth", "request", "--help"], ["clients", "approve", "--help"]] {
+            let help = try runCLI(command, server: nil)
+            XCTAssertTrue(help.succeeded, "\(help)")
+            for value in ["add-only", "read-write"] {
+                let line = help.stdout.split(separator: "\n").first { $0.trimmingCharacters(in: .whitespaces).hasPrefix(value + " ") }
+                XCTAssertNotNil(line, "\(command): \(help.stdout)")
+                XCTAssertTrue(line?.contains("PhotoKit's") == true, "\(command): \(String(describing: line))")
+            }
+        }
+    }
 }

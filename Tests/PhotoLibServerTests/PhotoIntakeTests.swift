@@ -30,6 +30,19 @@ struct PhotoIntakeTests {
         #expect(upload.size == bytes.count)
     }
 
+    @Test("a file that is neither a photo nor a movie is refused naming both kinds intake takes")
+    func neitherPhotoNorMovie() throws {
+        let temp = try TestDirectory()
+        defer { temp.cleanUp() }
+        let intake = PhotoIntake(library: try PhotoLibrary.open(at: temp.library))
+        let error = #expect(throws: PhotoLibError.self) {
+            _ = try intake.add(Array("hello, not a photo".utf8), filename: "fake.jpg", fallbackDate: Date())
+        }
+        #expect(error?.code == .invalidArgument)
+        #expect(error?.reason == .invalidImage)
+        #expect(error?.message.contains("JPEG, HEIC, PNG and WebP photos and MOV, MP4 and M4V videos") == true, "\(String(describing: error))")
+    }
+
     @Test("a damaged photo is refused by both paths with the same reason", arguments: [0.5, 0.95])
     func damaged(keep fraction: Double) throws {
         let temp = try TestDirectory()
