@@ -8,7 +8,8 @@ import PhotoLibCore
 public enum FileInput {
     /// The bytes of the regular file at `path`; throws `invalidArgument` for anything else or
     /// a file over `limit`, `failedPrecondition` when it cannot be opened or read.
-    public static func readWhole(_ path: String, limit: Int) throws(PhotoLibError) -> [UInt8] {
+    /// `what` names the file in the too-large message ("a photo may have at most …").
+    public static func readWhole(_ path: String, limit: Int, what: String = "a photo") throws(PhotoLibError) -> [UInt8] {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw PhotoLibError(.failedPrecondition, "cannot read \(path): \(String(cString: strerror(errno)))") }
         defer { close(descriptor) }
@@ -18,7 +19,7 @@ public enum FileInput {
         }
         let size = Int(status.st_size)
         guard size <= limit else {
-            throw PhotoLibError(.invalidArgument, "\(path) is \(size) bytes; a photo may have at most \(limit) (\(limit >> 20) MiB)")
+            throw PhotoLibError(.invalidArgument, "\(path) is \(size) bytes; \(what) may have at most \(limit) (\(limit >> 20) MiB)")
         }
         var bytes = [UInt8](repeating: 0, count: size)
         var done = 0

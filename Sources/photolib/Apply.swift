@@ -21,10 +21,15 @@ extension PhotoLibCommand {
                     case .request(let request):
                         requests.append(request)
                     case .createAsset(let path, let placeholder, let date, let location, let favorite, let hidden):
-                        guard let data = FileManager.default.contents(atPath: path) else {
-                            throw CLIError("cannot read \(path) (\(FileManager.default.fileExists(atPath: path) ? "not readable" : "no such file"); a relative path is read from the apply file's folder); nothing was applied")
+                        var isDirectory: ObjCBool = false
+                        let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+                        guard exists, !isDirectory.boolValue, FileManager.default.isReadableFile(atPath: path) else {
+                            let why = !exists ? "no such file" : isDirectory.boolValue ? "a folder, not a file" : "not readable"
+                            throw CLIError("cannot read \(path) (\(why); a relative path is read from the apply file's folder); nothing was applied")
                         }
-                        let upload = try await library.upload([UInt8](data), filename: (path as NSString).lastPathComponent)
+                        // Streamed a piece at a time (a video is never held in memory), dated by
+                        // the file's modification time when it has no date of its own.
+                        let upload = try await library.upload(fileAt: path)
                         requests.append(.createAsset(.init(uploadID: upload.uploadID, placeholder: placeholder, creationDate: date, location: location, isFavorite: favorite, isHidden: hidden)))
                     }
                 }

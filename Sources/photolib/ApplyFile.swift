@@ -16,9 +16,17 @@ struct ApplyFile {
 
     /// The most entries a file may hold.
     static let maxEntries = ChangeLimits.maxRequests
+    /// The largest apply file read (bytes): 1000 entries of generous size.
+    static let maxFileBytes = 16 << 20
 
     init(contentsOf path: String) throws {
-        guard let data = FileManager.default.contents(atPath: path) else { throw CLIError("cannot read \(path)") }
+        // A regular file of bounded size (a FIFO or /dev/zero would be read without end).
+        let data: Data
+        do {
+            data = Data(try FileInput.readWhole(path, limit: Self.maxFileBytes, what: "an apply file"))
+        } catch {
+            throw CLIError(error.message, code: error.code)
+        }
         let root: Any
         do {
             root = try JSONSerialization.jsonObject(with: data)

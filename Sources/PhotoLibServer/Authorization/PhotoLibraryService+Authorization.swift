@@ -244,7 +244,7 @@ extension PhotoLibraryService {
         }
         let picked = try await pickerRequests.ask(
             client: identifier, clientName: client.name,
-            summary: "more assets for a client limited to \(client.selectedAssetCount) (photolib clients answer REQUEST --pick ID…)", timeout: Self.maxPickerWait)
+            summary: "more assets (it had \(client.selectedAssetCount) selected when it asked; photolib clients answer REQUEST --pick ID…)", timeout: Self.maxPickerWait)
         try Task.checkCancellation()
         try await call.send(Wire.MoreAssetsResponse(newlySelectedIdentifiers: picked ?? []))
     }

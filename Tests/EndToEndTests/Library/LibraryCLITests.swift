@@ -539,6 +539,12 @@ final class LibraryCLITests: XCTestCase {
         try runCLIFailing(["apply", unknown], server: server, saying: ["entry 1", "deleteAssets", unknownAsset, "nothing was applied"])
         XCTAssertFalse(try json(Shown.self, ["show", x]).asset.isFavorite)
         try runCLIFailing(["apply", dir.file("errors/missing.json")], server: server, saying: ["cannot read"])
+        // Only a regular file is read as a plan (/dev/zero was read without end), and a
+        // createAsset path that is a folder says so.
+        try runCLIFailing(["apply", "/dev/zero"], server: server, saying: ["/dev/zero is not a regular file"])
+        try runCLIFailing(["apply", dir.file("errors")], server: server, saying: ["is not a regular file"])
+        let folderPath = try dir.write("errors/folder-path.json", Array(#"[{"op": "createAsset", "path": "."}]"#.utf8))
+        try runCLIFailing(["apply", folderPath], server: server, saying: ["a folder, not a file", "nothing was applied"])
     }
 }
 
