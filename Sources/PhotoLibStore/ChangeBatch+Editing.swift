@@ -30,7 +30,7 @@ extension ChangeBatch {
             throw PhotoLibError(.invalidArgument, "an edit needs its rendered JPEG (an upload), unless its adjustment data is \(FilterRecipe.formatIdentifier) version \(FilterRecipe.formatVersion), which the server renders")
         }
         let render = try consumeUpload(uploadID)
-        let expected = edit.expectedSize ?? PixelSize(width: state.pixelWidth, height: state.pixelHeight)
+        let expected = edit.expectedSize ?? PixelSize(width: state.originalWidth, height: state.originalHeight)
         let actual = PixelSize(width: render.metadata.pixelWidth, height: render.metadata.pixelHeight)
         guard actual == expected else {
             throw PhotoLibError(
@@ -80,13 +80,20 @@ extension ChangeBatch {
         }
         try database.prepare(
             """
-            INSERT INTO asset_adjustment (asset_id, format_identifier, format_version) VALUES (?, ?, ?)
-            ON CONFLICT(asset_id) DO UPDATE SET format_identifier = excluded.format_identifier, format_version = excluded.format_version
+            INSERT INTO asset_adjustment (asset_id, format_identifier, format_version, original_width, original_height, sized)
+            VALUES (?, ?, ?, ?, ?, 1)
+            ON CONFLICT(asset_id) DO UPDATE SET format_identifier = excluded.format_identifier, format_version = excluded.format_version,
+                original_width = coalesce(asset_adjustment.original_width, excluded.original_width),
+                original_height = coalesce(asset_adjustment.original_height, excluded.original_height), sized = 1
             """
-        ).execute([.integer(asset.id), .text(adjustment.formatIdentifier), .text(adjustment.formatVersion)])
+        ).execute([
+            .integer(asset.id), .text(adjustment.formatIdentifier), .text(adjustment.formatVersion),
+            .int(state.originalWidth), .int(state.originalHeight),
+        ])
+        // The asset's size is its current version's, the render's (PHAsset.pixelWidth).
         try database.prepare(
-            "UPDATE asset SET has_adjustments = 1, content_generation = ?, modification_date = ? WHERE id = ?"
-        ).execute([.int(generation), .integer(now), .integer(asset.id)])
+            "UPDATE asset SET has_adjustments = 1, content_generation = ?, pixel_width = ?, pixel_height = ?, modification_date = ? WHERE id = ?"
+        ).execute([.int(generation), .int(actual.width), .int(actual.height), .integer(now), .integer(asset.id)])
         purgedFiles += released
         changes.record(.asset, identifier, .updated, contentChanged: true)
     }
@@ -97,10 +104,15 @@ extension ChangeBatch {
         // A video, or an unedited photo: nothing to revert.
         guard let state = try editState(assetID: asset.id), state.hasAdjustments || !state.resources.isEmpty else { return }
         try database.prepare("DELETE FROM asset_resource WHERE asset_id = ? AND type IN (5, 7, 8)").execute([.integer(asset.id)])
-        try database.prepare("DELETE FROM asset_adjustment WHERE asset_id = ?").execute([.integer(asset.id)])
+        // The original's size again (its adjustment row kept it), then the row goes.
         try database.prepare(
-            "UPDATE asset SET has_adjustments = 0, content_generation = content_generation + 1, modification_date = ? WHERE id = ?"
-        ).execute([.integer(now), .integer(asset.id)])
+            """
+            UPDATE asset SET has_adjustments = 0, content_generation = content_generation + 1, modification_date = ?,
+                pixel_width = ?, pixel_height = ?
+            WHERE id = ?
+            """
+        ).execute([.integer(now), .int(state.originalWidth), .int(state.originalHeight), .integer(asset.id)])
+        try database.prepare("DELETE FROM asset_adjustment WHERE asset_id = ?").execute([.integer(asset.id)])
         purgedFiles += Self.editResourceTypes.compactMap { state.resources[$0] }
         changes.record(.asset, identifier, .updated, contentChanged: true)
     }
@@ -109,8 +121,9 @@ extension ChangeBatch {
     private struct EditState {
         var generation: Int
         var hasAdjustments: Bool
-        var pixelWidth: Int
-        var pixelHeight: Int
+        /// The original's upright size (kept by the adjustment row once the asset is edited).
+        var originalWidth: Int
+        var originalHeight: Int
         var originalFilename: String
         /// Edit resource type → relative path.
         var resources: [AssetResourceType: String]
@@ -122,11 +135,15 @@ extension ChangeBatch {
     private func editState(assetID: Int64) throws(PhotoLibError) -> EditState? {
         guard var state = try database.prepare(
             """
-            SELECT a.content_generation, a.has_adjustments, a.pixel_width, a.pixel_height, r.original_filename
-            FROM asset a JOIN asset_resource r ON r.asset_id = a.id AND r.type = 1 WHERE a.id = ?
+            SELECT a.content_generation, a.has_adjustments, coalesce(j.original_width, a.pixel_width), coalesce(j.original_height, a.pixel_height),
+                r.original_filename
+            FROM asset a JOIN asset_resource r ON r.asset_id = a.id AND r.type = 1 LEFT JOIN asset_adjustment j ON j.asset_id = a.id
+            WHERE a.id = ?
             """
         ).firstRow([.integer(assetID)], { (row) throws(PhotoLibError) in
-            EditState(generation: row.int(0), hasAdjustments: row.int(1) != 0, pixelWidth: row.int(2), pixelHeight: row.int(3), originalFilename: row.text(4), resources: [:])
+            EditState(
+                generation: row.int(0), hasAdjustments: row.int(1) != 0, originalWidth: row.int(2), originalHeight: row.int(3),
+                originalFilename: row.text(4), resources: [:])
         }) else {
             return nil
         }

@@ -24,6 +24,7 @@ enum Schema {
         Migration(version: 6, sql: version6),
         Migration(version: 7, sql: version7),
         Migration(version: 8, sql: version8),
+        Migration(version: 9, sql: version9),
     ]
 
     /// The version this build writes.
@@ -301,5 +302,19 @@ enum Schema {
             SELECT CASE WHEN a.detail LIKE 'add-only access%' THEN 1 WHEN a.detail LIKE 'read-write access%' THEN 2 ELSE 0 END
             FROM audit_log a WHERE a.client_identifier = client.client_identifier AND a.event = 'requested'
             ORDER BY a.id LIMIT 1), 0);
+        """
+
+    /// An edited asset's `pixel_width` × `pixel_height` is its current version's size (as
+    /// PhotoKit's `PHAsset.pixelWidth`); the original's upright size moves to its adjustment
+    /// row, for a revert and for the size an edit of the original must have. `sized` says the
+    /// asset's size is the render's: edits made before this version are 0 (their asset still
+    /// holds the original's size) until the server reads their render's size.
+    static let version9 = """
+        ALTER TABLE asset_adjustment ADD COLUMN original_width INTEGER CHECK (original_width IS NULL OR original_width > 0);
+        ALTER TABLE asset_adjustment ADD COLUMN original_height INTEGER CHECK (original_height IS NULL OR original_height > 0);
+        ALTER TABLE asset_adjustment ADD COLUMN sized INTEGER NOT NULL DEFAULT 0 CHECK (sized IN (0, 1));
+        UPDATE asset_adjustment SET
+            original_width = (SELECT nullif(a.pixel_width, 0) FROM asset a WHERE a.id = asset_adjustment.asset_id),
+            original_height = (SELECT nullif(a.pixel_height, 0) FROM asset a WHERE a.id = asset_adjustment.asset_id);
         """
 }

@@ -238,7 +238,7 @@ final class LimitedLibraryTests: XCTestCase {
         XCTAssertEqual(removal.removedIndexes, [try XCTUnwrap(before.firstIndex(of: selected[1]))])
         XCTAssertEqual(removal.insertedIndexes, [])
         XCTAssertEqual(removed?.changeDetails(forObject: selected[1])?.objectWasDeleted, true)
-        let value12 = try await removal.fetchResultAfterChanges.count
+        let value12 = removal.fetchResultAfterChanges.count
         XCTAssertEqual(value12, 2)
         subscription.cancel()
     }

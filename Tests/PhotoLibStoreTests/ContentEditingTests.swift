@@ -137,4 +137,63 @@ struct ContentEditingTests {
         _ = try f.library.performChanges([.purgeAssets([f.asset.localIdentifier])])
         #expect(all.allSatisfy { !FileManager.default.fileExists(atPath: $0) })
     }
+
+    @Test("an edited asset's size is its render's (PHAsset.pixelWidth); a re-edit of the original expects the original's size; a revert brings it back")
+    func currentVersionSize() throws {
+        let f = try Fixture()
+        defer { f.temp.cleanUp() }
+        let original = PixelSize(width: f.asset.pixelWidth, height: f.asset.pixelHeight)
+        let cropped = PixelSize(width: original.width / 2, height: original.height / 3)
+        func size() throws -> PixelSize? {
+            try f.library.asset(withIdentifier: f.asset.localIdentifier).map { PixelSize(width: $0.pixelWidth, height: $0.pixelHeight) }
+        }
+        // A cropping edit (its size given, as for a recipe that crops).
+        let first = try f.library.contentEditingInput(forAsset: f.asset.localIdentifier, canHandle: Self.handles).input.editingSessionID
+        _ = try f.library.performChanges([.commitContentEdit(ContentEdit(
+            asset: f.asset.localIdentifier, editingSessionID: first, adjustmentData: Self.recipe,
+            renderedUploadID: try f.stageRender(0, size: cropped), expectedSize: cropped))])
+        #expect(try size() == cropped)
+        #expect(try f.library.countAssets(try AssetQuery.from(options: FetchOptions(predicate: "pixelWidth == \(cropped.width)"))) == 1, "predicates see the current size")
+        // A re-edit from the original without a size of its own must keep the original's size,
+        // not the current one.
+        let second = try f.library.contentEditingInput(forAsset: f.asset.localIdentifier, canHandle: Self.handles).input
+        #expect(second.base == .original)
+        _ = try f.commit(session: second.editingSessionID, render: try f.stageRender(1, size: original))
+        #expect(try size() == original)
+        let third = try f.library.contentEditingInput(forAsset: f.asset.localIdentifier, canHandle: Self.handles).input.editingSessionID
+        _ = try f.library.performChanges([.commitContentEdit(ContentEdit(
+            asset: f.asset.localIdentifier, editingSessionID: third, adjustmentData: Self.recipe,
+            renderedUploadID: try f.stageRender(2, size: cropped), expectedSize: cropped))])
+        #expect(try size() == cropped)
+        _ = try f.library.performChanges([.revertAssetContent(f.asset.localIdentifier)])
+        #expect(try size() == original, "a revert brings back the original's size")
+    }
+
+    @Test("an edit made before schema 9 keeps the original's size until its render's size is recorded, which the change log lists")
+    func olderEditsAreSized() throws {
+        let f = try Fixture()
+        defer { f.temp.cleanUp() }
+        let original = PixelSize(width: f.asset.pixelWidth, height: f.asset.pixelHeight)
+        let cropped = PixelSize(width: original.width / 2, height: original.height / 2)
+        let session = try f.library.contentEditingInput(forAsset: f.asset.localIdentifier, canHandle: Self.handles).input.editingSessionID
+        _ = try f.library.performChanges([.commitContentEdit(ContentEdit(
+            asset: f.asset.localIdentifier, editingSessionID: session, adjustmentData: Self.recipe,
+            renderedUploadID: try f.stageRender(0, size: cropped), expectedSize: cropped))])
+        #expect(try f.library.unsizedEdits(limit: 10).isEmpty, "a new edit records its size")
+        // As an older build left it: the original's size on the asset, the row not sized.
+        try f.library.write { (database) throws(PhotoLibError) in
+            try database.execute("UPDATE asset SET pixel_width = \(original.width), pixel_height = \(original.height)")
+            try database.execute("UPDATE asset_adjustment SET sized = 0")
+        }
+        let unsized = try f.library.unsizedEdits(limit: 10)
+        #expect(unsized.map(\.assetIdentifier) == [f.asset.localIdentifier])
+        #expect(unsized.first?.renderPath == (try f.library.resources(forAsset: f.asset.localIdentifier).first { $0.type == .fullSizePhoto }?.path))
+        let result = try f.library.recordEditedSizes([(f.asset.localIdentifier, cropped)])
+        #expect(result?.changes.map(\.identifier) == [f.asset.localIdentifier])
+        #expect(try f.library.asset(withIdentifier: f.asset.localIdentifier)?.pixelWidth == cropped.width)
+        #expect(try f.library.unsizedEdits(limit: 10).isEmpty)
+        #expect(try f.library.recordEditedSizes([(f.asset.localIdentifier, original)]) == nil, "a sized edit is left as it is")
+        _ = try f.library.performChanges([.revertAssetContent(f.asset.localIdentifier)])
+        #expect(try f.library.asset(withIdentifier: f.asset.localIdentifier)?.pixelWidth == original.width, "the original's size, kept by the migration")
+    }
 }

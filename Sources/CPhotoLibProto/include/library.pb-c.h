@@ -145,7 +145,8 @@ struct  Photolib__V1__Asset
    */
   uint32_t media_subtypes;
   /*
-   * Upright size, after EXIF orientation.
+   * Upright size, after EXIF orientation, of the current version: an edited asset's is its
+   * render's (PHAsset.pixelWidth), back to the original's after a revert.
    */
   uint32_t pixel_width;
   uint32_t pixel_height;

@@ -1,11 +1,13 @@
 import Dispatch
 import Foundation
 import Logging
+import PhotoLibCore
+import PhotoLibImaging
 import PhotoLibStore
 import Synchronization
 
 /// Periodic clean-up: purges assets past the trash retention, expired staged uploads, and
-/// history past its retention. Runs at start and every `maintenanceInterval`, off the
+/// history past its retention; records the size of assets edited before schema 9. Runs at start and every `maintenanceInterval`, off the
 /// connection queues, on its own queue `photolibd.maintenance` (store writes: it may wait
 /// on the library's lock and SQLite's busy timeout).
 final class Maintenance: Sendable {
@@ -68,5 +70,35 @@ final class Maintenance: Sendable {
         } catch {
             logger.warning("history pruning failed: \(error.message)")
         }
+        sizeOlderEdits(now: now)
+    }
+
+    /// Assets edited before schema 9 still record their original's size: each render's size
+    /// is read from its JPEG header and recorded (a change the feed delivers), 100 at a time
+    /// until none is left. A render that cannot be read keeps the size it has.
+    private func sizeOlderEdits(now: Date) {
+        let library = service.library
+        do {
+            while true {
+                let edits = try library.unsizedEdits(limit: 100)
+                guard !edits.isEmpty else { return }
+                let sizes = edits.map { (assetIdentifier: $0.assetIdentifier, size: $0.renderPath.flatMap(Self.jpegSize)) }
+                if let result = try library.recordEditedSizes(sizes, now: now) {
+                    logger.info("recorded the size of assets edited by an older version", metadata: ["assets": "\(result.changes.count)", "change.token": "\(result.token)"])
+                    service.changesCommitted(result)
+                }
+            }
+        } catch {
+            logger.warning("recording the size of edited assets failed: \(error.message)")
+        }
+    }
+
+    /// The upright size in the JPEG header of the file at `path`, from its first 256 KiB
+    /// (a render's header and markers come first); `nil` when it cannot be read.
+    static func jpegSize(_ path: String) -> PixelSize? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        guard let head = try? handle.read(upToCount: 256 << 10), let info = try? JPEGInspector.inspect([UInt8](head)) else { return nil }
+        return PixelSize(width: info.pixelWidth, height: info.pixelHeight)
     }
 }

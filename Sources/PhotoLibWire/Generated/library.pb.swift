@@ -417,7 +417,8 @@ extension Wire {
         public var mediaType: Wire.MediaType
         /// OR of MediaSubtype bits.
         public var mediaSubtypes: UInt32
-        /// Upright size, after EXIF orientation.
+        /// Upright size, after EXIF orientation, of the current version: an edited asset's is its
+        /// render's (PHAsset.pixelWidth), back to the original's after a revert.
         public var pixelWidth: UInt32
         /// `pixel_height` (field 5).
         public var pixelHeight: UInt32
