@@ -37,6 +37,18 @@ struct ContentEditingTests {
                 asset: asset.localIdentifier, editingSessionID: session, adjustmentData: adjustment, renderedUploadID: render))])
         }
 
+        /// The original's upright size.
+        var originalSize: PixelSize { PixelSize(width: asset.pixelWidth, height: asset.pixelHeight) }
+
+        /// Edits the asset from a fresh input with a render of `size` that the recipe is
+        /// declared to give (as for a recipe that crops).
+        func commitResized(_ index: Int, to size: PixelSize) throws {
+            let session = try library.contentEditingInput(forAsset: asset.localIdentifier, canHandle: ContentEditingTests.handles).input.editingSessionID
+            _ = try library.performChanges([.commitContentEdit(ContentEdit(
+                asset: asset.localIdentifier, editingSessionID: session, adjustmentData: ContentEditingTests.recipe,
+                renderedUploadID: try stageRender(index, size: size), expectedSize: size))])
+        }
+
         func types() throws -> [AssetResourceType] {
             try library.resources(forAsset: asset.localIdentifier).map(\.type).sorted { $0.rawValue < $1.rawValue }
         }
@@ -142,16 +154,13 @@ struct ContentEditingTests {
     func currentVersionSize() throws {
         let f = try Fixture()
         defer { f.temp.cleanUp() }
-        let original = PixelSize(width: f.asset.pixelWidth, height: f.asset.pixelHeight)
+        let original = f.originalSize
         let cropped = PixelSize(width: original.width / 2, height: original.height / 3)
         func size() throws -> PixelSize? {
             try f.library.asset(withIdentifier: f.asset.localIdentifier).map { PixelSize(width: $0.pixelWidth, height: $0.pixelHeight) }
         }
-        // A cropping edit (its size given, as for a recipe that crops).
-        let first = try f.library.contentEditingInput(forAsset: f.asset.localIdentifier, canHandle: Self.handles).input.editingSessionID
-        _ = try f.library.performChanges([.commitContentEdit(ContentEdit(
-            asset: f.asset.localIdentifier, editingSessionID: first, adjustmentData: Self.recipe,
-            renderedUploadID: try f.stageRender(0, size: cropped), expectedSize: cropped))])
+        // A cropping edit.
+        try f.commitResized(0, to: cropped)
         #expect(try size() == cropped)
         #expect(try f.library.countAssets(try AssetQuery.from(options: FetchOptions(predicate: "pixelWidth == \(cropped.width)"))) == 1, "predicates see the current size")
         // A re-edit from the original without a size of its own must keep the original's size,
@@ -160,10 +169,7 @@ struct ContentEditingTests {
         #expect(second.base == .original)
         _ = try f.commit(session: second.editingSessionID, render: try f.stageRender(1, size: original))
         #expect(try size() == original)
-        let third = try f.library.contentEditingInput(forAsset: f.asset.localIdentifier, canHandle: Self.handles).input.editingSessionID
-        _ = try f.library.performChanges([.commitContentEdit(ContentEdit(
-            asset: f.asset.localIdentifier, editingSessionID: third, adjustmentData: Self.recipe,
-            renderedUploadID: try f.stageRender(2, size: cropped), expectedSize: cropped))])
+        try f.commitResized(2, to: cropped)
         #expect(try size() == cropped)
         _ = try f.library.performChanges([.revertAssetContent(f.asset.localIdentifier)])
         #expect(try size() == original, "a revert brings back the original's size")
@@ -173,12 +179,9 @@ struct ContentEditingTests {
     func olderEditsAreSized() throws {
         let f = try Fixture()
         defer { f.temp.cleanUp() }
-        let original = PixelSize(width: f.asset.pixelWidth, height: f.asset.pixelHeight)
+        let original = f.originalSize
         let cropped = PixelSize(width: original.width / 2, height: original.height / 2)
-        let session = try f.library.contentEditingInput(forAsset: f.asset.localIdentifier, canHandle: Self.handles).input.editingSessionID
-        _ = try f.library.performChanges([.commitContentEdit(ContentEdit(
-            asset: f.asset.localIdentifier, editingSessionID: session, adjustmentData: Self.recipe,
-            renderedUploadID: try f.stageRender(0, size: cropped), expectedSize: cropped))])
+        try f.commitResized(0, to: cropped)
         #expect(try f.library.unsizedEdits(limit: 10).isEmpty, "a new edit records its size")
         // As an older build left it: the original's size on the asset, the row not sized.
         try f.library.write { (database) throws(PhotoLibError) in
