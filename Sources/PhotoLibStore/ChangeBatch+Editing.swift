@@ -30,12 +30,23 @@ extension ChangeBatch {
             throw PhotoLibError(.invalidArgument, "an edit needs its rendered JPEG (an upload), unless its adjustment data is \(FilterRecipe.formatIdentifier) version \(FilterRecipe.formatVersion), which the server renders")
         }
         let render = try consumeUpload(uploadID)
-        let expected = edit.expectedSize ?? PixelSize(width: state.originalWidth, height: state.originalHeight)
+        guard render.metadata.fileType == .jpeg else {
+            throw PhotoLibError(
+                .invalidArgument, "the rendered image of an edit must be a JPEG; upload \(render.metadata.fileType.uniformTypeIdentifier) \"\(render.metadata.originalFilename)\" as a JPEG",
+                reason: .invalidImage)
+        }
+        // An edit of the current render (an editor that could not read the adjustment data)
+        // keeps that render's size; one of the original keeps the original's, unless its recipe
+        // crops or turns it (the size it declares).
+        let onRender = session.base == .current && state.resources[.fullSizePhoto] != nil
+        let expected = edit.expectedSize
+            ?? (onRender ? PixelSize(width: state.currentWidth, height: state.currentHeight) : PixelSize(width: state.originalWidth, height: state.originalHeight))
         let actual = PixelSize(width: render.metadata.pixelWidth, height: render.metadata.pixelHeight)
         guard actual == expected else {
+            let which = onRender ? "the size of the render it was made from, the input's" : "the original's size after orientation, unless the recipe crops or turns it"
             throw PhotoLibError(
                 .invalidArgument,
-                "the rendered image is \(actual.width)x\(actual.height) but the edit of \(identifier) must be \(expected.width)x\(expected.height) (the original's size after orientation, unless the recipe crops or turns it)",
+                "the rendered image is \(actual.width)x\(actual.height) but the edit of \(identifier) must be \(expected.width)x\(expected.height) (\(which))",
                 reason: .invalidImage)
         }
 
@@ -49,7 +60,7 @@ extension ChangeBatch {
         linkedFiles.append(recipePath)
 
         // An edit built on the previous render keeps that render as its base photo.
-        let keepsBase = session.base == .current && state.resources[.fullSizePhoto] != nil
+        let keepsBase = onRender
         var released: [String] = []
         for type in Self.editResourceTypes {
             guard let path = state.resources[type] else { continue }
@@ -124,6 +135,9 @@ extension ChangeBatch {
         /// The original's upright size (kept by the adjustment row once the asset is edited).
         var originalWidth: Int
         var originalHeight: Int
+        /// The current version's size (the render's, once edited).
+        var currentWidth: Int
+        var currentHeight: Int
         var originalFilename: String
         /// Edit resource type → relative path.
         var resources: [AssetResourceType: String]
@@ -136,14 +150,14 @@ extension ChangeBatch {
         guard var state = try database.prepare(
             """
             SELECT a.content_generation, a.has_adjustments, coalesce(j.original_width, a.pixel_width), coalesce(j.original_height, a.pixel_height),
-                r.original_filename
+                r.original_filename, a.pixel_width, a.pixel_height
             FROM asset a JOIN asset_resource r ON r.asset_id = a.id AND r.type = 1 LEFT JOIN asset_adjustment j ON j.asset_id = a.id
             WHERE a.id = ?
             """
         ).firstRow([.integer(assetID)], { (row) throws(PhotoLibError) in
             EditState(
                 generation: row.int(0), hasAdjustments: row.int(1) != 0, originalWidth: row.int(2), originalHeight: row.int(3),
-                originalFilename: row.text(4), resources: [:])
+                currentWidth: row.int(5), currentHeight: row.int(6), originalFilename: row.text(4), resources: [:])
         }) else {
             return nil
         }

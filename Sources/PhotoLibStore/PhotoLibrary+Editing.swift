@@ -16,8 +16,10 @@ extension PhotoLibrary {
     /// When the asset has an edit whose adjustment data one of `formats` handles, the input is
     /// the original plus that adjustment data (re-edit without generation loss); otherwise it
     /// is the current image (the render of an edited asset, the original of an unedited one)
-    /// with no adjustment data. Its session id names the asset's version, so a commit made
-    /// after another edit fails instead of overwriting it.
+    /// with no adjustment data — also when the edit was made on an earlier render (it has an
+    /// adjustment base photo), whose recipe applies to that render, not to the original. Its
+    /// session id names the asset's version, so a commit made after another edit fails
+    /// instead of overwriting it.
     ///
     /// Throws `notFound` for an unknown asset, `failedPrecondition` for one in Recently Deleted.
     public func contentEditingInput(forAsset identifier: String, canHandle formats: [AdjustmentFormat]) throws(PhotoLibError) -> ContentEditingSource {
@@ -37,7 +39,7 @@ extension PhotoLibrary {
                 """
                 SELECT r.type, r.original_filename, r.byte_size, r.sha256, r.uti, r.file_path
                 FROM asset a JOIN asset_resource r ON r.asset_id = a.id
-                WHERE a.local_identifier = ? AND r.type IN (1, 5, 7)
+                WHERE a.local_identifier = ? AND r.type IN (1, 5, 7, 8)
                 """
             ).rows([.text(identifier)]) { (row) throws(PhotoLibError) in
                 AssetResourceRecord(
@@ -51,7 +53,10 @@ extension PhotoLibrary {
                 "SELECT j.format_identifier, j.format_version FROM asset_adjustment j JOIN asset a ON a.id = j.asset_id WHERE a.local_identifier = ?"
             ).firstRow([.text(identifier)]) { (row) throws(PhotoLibError) in (row.text(0), row.text(1)) }
             var adjustment: AdjustmentData?
-            if let (formatIdentifier, formatVersion) = format, let recipe = records.first(where: { $0.type == .adjustmentData }) {
+            // An edit made on an earlier render (an adjustment base photo) cannot be re-applied
+            // to the original: its recipe is not offered, and the input is the current render.
+            let builtOnRender = records.contains { $0.type == .adjustmentBasePhoto }
+            if !builtOnRender, let (formatIdentifier, formatVersion) = format, let recipe = records.first(where: { $0.type == .adjustmentData }) {
                 let data = try Self.readSmallFile(recipe.path, limit: AdjustmentData.maxDataBytes, what: "the adjustment data of \(identifier)")
                 let candidate = AdjustmentData(formatIdentifier: formatIdentifier, formatVersion: formatVersion, data: data)
                 if formats.contains(where: { $0.handles(candidate) }) { adjustment = candidate }

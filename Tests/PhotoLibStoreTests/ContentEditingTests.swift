@@ -199,4 +199,43 @@ struct ContentEditingTests {
         _ = try f.library.performChanges([.revertAssetContent(f.asset.localIdentifier)])
         #expect(try f.library.asset(withIdentifier: f.asset.localIdentifier)?.pixelWidth == original.width, "the original's size, kept by the migration")
     }
+
+    @Test("an editor that cannot read the recipe edits the current render: its render keeps that render's size, and its recipe is never offered on the original")
+    func editOfTheCurrentRender() throws {
+        let f = try Fixture()
+        defer { f.temp.cleanUp() }
+        let cropped = PixelSize(width: f.originalSize.width / 2, height: f.originalSize.height / 2)
+        try f.commitResized(0, to: cropped)
+        // A foreign editor gets the cropped render; a render of the original's size is refused
+        // (it was the only size accepted), one of the render's size commits.
+        let foreign = [AdjustmentFormat(formatIdentifier: "com.example.other", formatVersion: "1")]
+        let input = try f.library.contentEditingInput(forAsset: f.asset.localIdentifier, canHandle: foreign).input
+        #expect(input.base == .current && input.adjustmentData == nil)
+        let other = AdjustmentData(formatIdentifier: "com.example.other", formatVersion: "1", data: Array("flip".utf8))
+        let wrong = #expect(throws: PhotoLibError.self) {
+            _ = try f.commit(session: input.editingSessionID, render: try f.stageRender(1, size: f.originalSize), adjustment: other)
+        }
+        #expect(wrong?.code == .invalidArgument && wrong?.message.contains("the render it was made from") == true, "\(String(describing: wrong))")
+        _ = try f.commit(session: input.editingSessionID, render: try f.stageRender(2, size: cropped), adjustment: other)
+        #expect(try f.types() == [.photo, .fullSizePhoto, .adjustmentData, .adjustmentBasePhoto])
+        // Its recipe applies to that render, not to the original: an editor that reads it
+        // still gets the current render, without the recipe.
+        let again = try f.library.contentEditingInput(forAsset: f.asset.localIdentifier, canHandle: foreign).input
+        #expect(again.base == .current && again.adjustmentData == nil)
+    }
+
+    @Test("a render that is not a JPEG is refused")
+    func renderMustBeAJPEG() throws {
+        let f = try Fixture()
+        defer { f.temp.cleanUp() }
+        let session = try f.library.contentEditingInput(forAsset: f.asset.localIdentifier, canHandle: []).input.editingSessionID
+        var metadata = SamplePhotos.metadata("render.png")
+        metadata.pixelWidth = f.asset.pixelWidth
+        metadata.pixelHeight = f.asset.pixelHeight
+        metadata.fileType = .png
+        let png = try f.library.stageUpload(try Fixtures.bytes(at: Fixtures.path("Tests/Fixtures/media/png_alpha.png")), metadata: metadata).uploadID
+        let error = #expect(throws: PhotoLibError.self) { _ = try f.commit(session: session, render: png) }
+        #expect(error?.code == .invalidArgument && error?.reason == .invalidImage, "\(String(describing: error))")
+        #expect(try f.types() == [.photo], "nothing was committed")
+    }
 }
