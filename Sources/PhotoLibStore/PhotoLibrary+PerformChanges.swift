@@ -371,6 +371,7 @@ final class ChangeBatch {
 
     private func renameCollection(_ collection: String, title: String) throws(PhotoLibError) {
         let identifier = try resolve(collection)
+        try refuseCollectionWithHiddenAssets(identifier, "rename")
         switch try collectionRow(identifier) {
         case .album(let id, _):
             try PhotoLibrary.validateTitle(title, of: "album")
@@ -386,6 +387,7 @@ final class ChangeBatch {
 
     private func deleteCollections(_ collections: [String]) throws(PhotoLibError) {
         for identifier in try uniqueResolved(collections) {
+            try refuseCollectionWithHiddenAssets(identifier, "delete")
             switch try collectionRow(identifier) {
             case .album(let id, let parent):
                 try database.prepare("DELETE FROM album WHERE id = ?").execute([.integer(id)])
@@ -414,6 +416,7 @@ final class ChangeBatch {
     private func moveCollections(_ collections: [String], to destination: String?) throws(PhotoLibError) {
         let target = try destination.map { (folder) throws(PhotoLibError) in try folderRow(try resolve(folder)) }
         for identifier in try uniqueResolved(collections) {
+            try refuseCollectionWithHiddenAssets(identifier, "move")
             switch try collectionRow(identifier) {
             case .album(let id, let parent):
                 guard parent != target?.id else { continue }
@@ -640,6 +643,35 @@ final class ChangeBatch {
             throw PhotoLibError(
                 .failedPrecondition,
                 "a client with limited access edits albums by asset identifier (addAssets, removeAssets), not by index: the album holds assets it cannot see")
+        }
+    }
+
+    /// In a limited view: an album holding assets outside the client's selection, or a folder
+    /// with such an album inside it, is the library owner's: the client may not rename,
+    /// delete or move it (it may still add and remove its own assets by identifier).
+    private func refuseCollectionWithHiddenAssets(_ identifier: String, _ operation: String) throws(PhotoLibError) {
+        guard let limitedTo else { return }
+        let outside = """
+            EXISTS (SELECT 1 FROM album_asset aa JOIN asset a ON a.id = aa.asset_id WHERE aa.album_id = al.id AND NOT EXISTS (
+                SELECT 1 FROM client_selection s WHERE s.client_identifier = ?2 AND s.asset_identifier = a.local_identifier))
+            """
+        let holds: Bool
+        switch try collectionRow(identifier) {
+        case .album(let id, _):
+            holds = try database.prepare("SELECT \(outside) FROM album al WHERE al.id = ?1")
+                .firstRow([.integer(id), .text(limitedTo)]) { $0.int(0) != 0 } ?? false
+        case .folder(let id, _):
+            holds = try database.prepare(
+                """
+                WITH RECURSIVE inside(id) AS (SELECT ?1 UNION ALL SELECT f.id FROM folder f JOIN inside ON f.parent_id = inside.id)
+                SELECT EXISTS (SELECT 1 FROM album al WHERE al.folder_id IN (SELECT id FROM inside) AND \(outside))
+                """
+            ).firstRow([.integer(id), .text(limitedTo)]) { $0.int(0) != 0 } ?? false
+        }
+        guard !holds else {
+            throw PhotoLibError(
+                .failedPrecondition,
+                "\(identifier) holds assets outside this client's selection: a client with limited access may not \(operation) it (it adds and removes its own assets by identifier)")
         }
     }
 

@@ -163,6 +163,30 @@ final class LimitedLibraryTests: XCTestCase {
         XCTAssertEqual(value8, true)
     }
 
+    /// The owner's album holding an asset outside the selection is not the client's to
+    /// rename, delete or move (it could before); an album of its own assets is.
+    func testAnAlbumHoldingUnselectedAssetsIsNotTheClientsToRenameDeleteOrMove() async throws {
+        for request in [ChangeRequest.renameCollection(album, title: "Mine now"), .deleteCollections([album]), .moveCollections([album], toFolder: nil)] {
+            do {
+                _ = try await limited.performChanges([request])
+                XCTFail("\(request.name) of the owner's album succeeded")
+            } catch let error as PhotoLibError {
+                XCTAssertEqual(error.code, .failedPrecondition, "\(request.name): \(error)")
+                XCTAssertTrue(error.message.contains("holds assets outside this client's selection"), error.message)
+            }
+        }
+        let title = try await owner.fetchAssetCollections(withLocalIdentifiers: [album]).firstObject?.title
+        XCTAssertEqual(title, "Trip", "the album is untouched")
+        // An album of its own selected assets: its to rename and delete.
+        var placeholder: ObjectPlaceholder?
+        let created = try await limited.performChanges { batch in
+            placeholder = batch.createAlbum(title: "Picks")
+            batch.addAssets([self.selected[0]], to: placeholder!.localIdentifier)
+        }
+        let own = try XCTUnwrap(placeholder.flatMap(created.localIdentifier(for:)))
+        _ = try await limited.performChanges([.renameCollection(own, title: "Best picks"), .deleteCollections([own])])
+    }
+
     func testAnUploadJoinsTheSelection() async throws {
         let upload = try await limited.upload(try Fixtures.uniqueJPEG(40), filename: "mine.jpg")
         var placeholder: ObjectPlaceholder?
