@@ -12,6 +12,7 @@ public enum FileOutput {
     /// Writes `bytes` to `path` (see ``FileOutput``). Throws `failedPrecondition` naming the
     /// path and the reason when it cannot.
     public static func write(_ bytes: [UInt8], to path: String) throws(PhotoLibError) {
+        try check(path)
         do {
             if isSpecialFile(path) {
                 let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
@@ -22,6 +23,20 @@ public enum FileOutput {
             }
         } catch {
             throw PhotoLibError(.failedPrecondition, "cannot write \(path): \(error.localizedDescription)")
+        }
+    }
+
+    /// Throws `failedPrecondition` when `path` cannot be a file to write: a directory, or in a
+    /// folder that does not exist. Commands call it before their work, so that a mistyped
+    /// output does not cost a render or a download (``write(_:to:)`` checks again).
+    public static func check(_ path: String) throws(PhotoLibError) {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw PhotoLibError(.failedPrecondition, "\(path) is a directory: give the path of the file to write, e.g. \((path as NSString).appendingPathComponent("image.jpg"))")
+        }
+        let folder = (path as NSString).deletingLastPathComponent
+        if !folder.isEmpty, !FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory) || !isDirectory.boolValue {
+            throw PhotoLibError(.failedPrecondition, "cannot write \(path): the folder \(folder) does not exist")
         }
     }
 

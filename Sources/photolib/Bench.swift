@@ -210,6 +210,8 @@ extension PhotoLibCommand {
         }
 
         func run() async throws {
+            // The chart's path is checked first: a run is not thrown away for a typo.
+            if let chart { try FileOutput.check(chart) }
             let target = try Get.targetSize(size)
             let token = try connection.resolvedToken()
             var libraries: [PhotoLibrary] = []

@@ -117,6 +117,7 @@ extension PhotoLibCommand {
         }
 
         func run() async throws {
+            if let chart { try FileOutput.check(chart) }
             let token = try connection.resolvedToken()
             let server = connection.resolvedServer
             // Each subscription registers one fetch: at most 64 per connection by default

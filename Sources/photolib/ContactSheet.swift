@@ -37,6 +37,7 @@ extension PhotoLibCommand {
         }
 
         func run() async throws {
+            try FileOutput.check(output)
             let sheet = try await connection.withLibrary { library in
                 let options = FetchOptions(predicate: `where`, fetchLimit: limit)
                 let result = if let album { try await library.fetchAssets(in: SmartAlbumName.resolve(album), options: options) } else { try await library.fetchAssets(with: options) }

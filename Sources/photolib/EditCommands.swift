@@ -166,6 +166,8 @@ extension PhotoLibCommand {
         }
 
         func run() async throws {
+            try FileOutput.check(output)
+            if let displayOutput { try FileOutput.check(displayOutput) }
             let formats = try canHandle.map { text -> AdjustmentFormat in
                 let parts = text.split(separator: ":", maxSplits: 1).map(String.init)
                 guard parts.count == 2 else { throw ValidationError("--can-handle must be FORMAT:VERSION") }

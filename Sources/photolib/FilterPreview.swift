@@ -27,6 +27,7 @@ extension PhotoLibCommand {
         }
 
         func run() async throws {
+            try FileOutput.check(output)
             var base = try FileInput.readWhole(photo, limit: ImagingLimits.default.maxInputBytes)
             switch ImageFormat.detect(base) {
             case .jpeg?: break

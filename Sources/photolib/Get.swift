@@ -80,6 +80,8 @@ extension PhotoLibCommand {
         }
 
         func run() async throws {
+            // A directory or a missing folder is refused before the image is fetched.
+            try FileOutput.check(output)
             let target = try Self.targetSize(size)
             let options = try options
             let bar = Output.stderrIsTerminal && !connection.json ? ProgressBar(label: "downloading") : nil

@@ -29,6 +29,7 @@ extension PhotoLibDaemon {
         func run() throws {
             let data: [UInt8]
             do throws(PhotoLibError) {
+                if output != "-" { try FileOutput.check(output) }
                 data = try FileInput.readWhole(photo, limit: ImagingLimits.default.maxInputBytes)
             } catch {
                 throw Failure.exit("photolibd edit-base: \(error.message)")

@@ -208,6 +208,14 @@ final class CLITests: XCTestCase {
         XCTAssertFalse(intoFolder.succeeded, "\(intoFolder)")
         XCTAssertTrue(intoFolder.stderr.contains("is a directory"), "\(intoFolder.stderr)")
         XCTAssertFalse(FileManager.default.fileExists(atPath: folder + ".partial"), "no partial file")
+        // get, and a benchmark's chart, say so too before any work (a raw Foundation error before).
+        let getIntoFolder = try runCLI(["get", try id(Paths.sampleBaseline), "--size", "64x64", "-o", folder], server: server)
+        XCTAssertFalse(getIntoFolder.succeeded, "\(getIntoFolder)")
+        XCTAssertTrue(getIntoFolder.stderr.contains("is a directory: give the path of the file to write"), "\(getIntoFolder.stderr)")
+        let chart = try runCLI(["bench", "images", "--requests", "5", "--chart", folder + "/missing/chart.svg"], server: server)
+        XCTAssertFalse(chart.succeeded, "\(chart)")
+        XCTAssertTrue(chart.stderr.contains("does not exist"), "\(chart.stderr)")
+        XCTAssertFalse(chart.stdout.contains("req/s"), "refused before the run: \(chart.stdout)")
     }
 
     func testGetUnknownAssetFailsWithNotFound() throws {
