@@ -102,6 +102,16 @@ extension PhotoLibCommand {
                     print("access  \(access.name): \(status.name)")
                     print("token   \(grant.token)   (shown once; stored in \(CredentialStore.defaultPath))")
                 }
+                // Access that cannot be had exits non-zero (PhotoKit's .restricted: the server's
+                // policy refuses that level; .denied: the owner said no).
+                switch status {
+                case .restricted:
+                    throw CLIError("the server refuses \(access.name) access by policy (restricted): no owner's decision can grant it", code: .permissionDenied)
+                case .denied:
+                    throw CLIError("the library's owner denied \(access.name) access", code: .permissionDenied)
+                default:
+                    break
+                }
             }
         }
 

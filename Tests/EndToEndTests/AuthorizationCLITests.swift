@@ -177,6 +177,19 @@ final class AuthorizationCLITests: XCTestCase {
         XCTAssertEqual(try runCLIJSON([AnyCodable].self, ["ls", "--json"], server: server).count, 3, "the owner sees the new photo")
     }
 
+    /// A level the server refuses by policy cannot be had: asking for it exits non-zero
+    /// (it printed "restricted" and exited 0).
+    func testARestrictedLevelExitsNonZero() throws {
+        let restricting = try ServerProcess.start(library: directory.file("restricting"), extraArguments: ["--restrict-access", "add-only"])
+        defer { restricting.stopGracefully() }
+        var environment = clientEnvironment("restricted")
+        environment["PHOTOLIB_SERVER"] = restricting.address
+        let asked = try runCLI(["auth", "request", "--name", "Uploader", "--access", "add-only"], server: restricting, environment: environment)
+        XCTAssertFalse(asked.succeeded, "\(asked)")
+        XCTAssertTrue(asked.stdout.contains("add-only: restricted"), "\(asked)")
+        XCTAssertTrue(asked.stderr.contains("refuses add-only access by policy"), "\(asked)")
+    }
+
     func testEditConfirmationThroughTheCLI() throws {
         let environment = clientEnvironment("tagger")
         let asked = try runCLI(["auth", "request", "--name", "Tagger", "--access", "read-write", "--json"], server: server, environment: environment)
