@@ -227,6 +227,18 @@ final class LimitedLibraryTests: XCTestCase {
         subscription.cancel()
     }
 
+    func testAnAssetBothAddedAndRemovedIsRefused() async throws {
+        do {
+            try await owner.editSelection(client: clientIdentifier, adding: [hidden], removing: [hidden])
+            XCTFail("an asset both added and removed was accepted")
+        } catch let error as PhotoLibError {
+            XCTAssertEqual(error.code, .invalidArgument)
+            XCTAssertTrue(error.message.contains("both added to and removed from"), error.message)
+        }
+        let count = try await limited.fetchAssets().count
+        XCTAssertEqual(count, 2, "the selection is unchanged")
+    }
+
     func testSelectionChangesArriveAsIncrementalDetails() async throws {
         let subscription = try await limited.subscribe()
         let fetch = try await subscription.registerFetch()

@@ -118,6 +118,10 @@ extension PhotoLibraryService {
         }
         if request.selectionOnly {
             let adding = request.addSelectedAssetIdentifiers, removing = request.removeSelectedAssetIdentifiers
+            // Both ways at once is no edit anyone means: refused, not resolved in some order.
+            if let both = Set(adding).intersection(removing).sorted().first {
+                throw PhotoLibError(.invalidArgument, "\(both) is both added to and removed from the selection; name each asset once")
+            }
             let change = try await libraryIO.run { () throws(PhotoLibError) in
                 try library.editSelection(client: identifier, adding: adding, removing: removing)
             }
