@@ -295,6 +295,10 @@ extension PhotoLibCommand {
             } else {
                 report.print(label: label)
             }
+            // Every request failing is a failed run (its latencies are no figures), not exit 0.
+            if report.requests == 0 && report.errors > 0 {
+                throw CLIError("every request failed: \(report.firstError ?? "no detail")")
+            }
         }
     }
 }

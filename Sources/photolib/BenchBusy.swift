@@ -124,10 +124,24 @@ extension PhotoLibCommand {
                 return total
             }
             let seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
-            print(String(
-                format: "busy: %d clients for %.1f s: %d fetches, %d images (%d cold), %d exports, %.0f MB received, %d errors",
-                clients, seconds, total.fetches, total.images, total.coldImages, total.exports, Double(total.bytes) / 1e6, total.errors))
-            if let first = total.firstError { print("first error: \(first)") }
+            if connection.json {
+                struct BusyReport: Encodable {
+                    var clients: Int, seconds: Double, fetches: Int, images: Int, coldImages: Int, exports: Int, bytes: Int, errors: Int
+                    var firstError: String?
+                }
+                try Output.jsonLine(BusyReport(
+                    clients: clients, seconds: seconds, fetches: total.fetches, images: total.images, coldImages: total.coldImages,
+                    exports: total.exports, bytes: total.bytes, errors: total.errors, firstError: total.firstError))
+            } else {
+                print(String(
+                    format: "busy: %d clients for %.1f s: %d fetches, %d images (%d cold), %d exports, %.0f MB received, %d errors",
+                    clients, seconds, total.fetches, total.images, total.coldImages, total.exports, Double(total.bytes) / 1e6, total.errors))
+                if let first = total.firstError { print("first error: \(first)") }
+            }
+            // Nothing done at all is a failed run, not a figure.
+            if total.fetches + total.images + total.exports == 0 && total.errors > 0 {
+                throw CLIError("every request failed: \(total.firstError ?? "no detail")")
+            }
         }
     }
 }

@@ -23,6 +23,20 @@ final class BenchChartTests: XCTestCase {
         directory?.remove()
     }
 
+    /// A run in which every request fails exits non-zero (it printed zero latencies and
+    /// exited 0), and `bench busy --json` prints one JSON document (it printed text).
+    func testFailedRunsFailAndBusyPrintsJSON() throws {
+        let server = try XCTUnwrap(server)
+        let failing = try runCLI(["bench", "images", "--requests", "5", "--asset", "00000000-0000-0000-0000-000000000000/L0/001"], server: server, timeout: 120)
+        XCTAssertFalse(failing.succeeded, "\(failing)")
+        XCTAssertTrue(failing.stderr.contains("every request failed"), "\(failing)")
+        let busy = try runCLI(["bench", "busy", "--clients", "2", "--duration", "1", "--json"], server: server, timeout: 120)
+        XCTAssertTrue(busy.succeeded, "\(busy)")
+        let object = try JSONSerialization.jsonObject(with: Data(busy.stdout.utf8)) as? [String: Any]
+        XCTAssertEqual(object?["clients"] as? Int, 2, busy.stdout)
+        XCTAssertNotNil(object?["fetches"], busy.stdout)
+    }
+
     func testBenchChangesAndImagesDrawCharts() throws {
         let server = try XCTUnwrap(server)
         let changes = directory.file("changes.svg"), images = directory.file("images.svg")
