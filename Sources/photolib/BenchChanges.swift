@@ -16,7 +16,8 @@ extension PhotoLibCommand {
                 same fetch (the server shares one live result), then toggles the favourite flag of a random \
                 asset --toggles times through another connection, one transaction at a time: each waits until \
                 every subscriber has its notification (10 s at most) and --interval ms. Latency runs from just \
-                before performChanges is sent to each subscriber's arrival. Stops by itself.
+                before performChanges is sent to each subscriber's arrival. Stops by itself. The favourite \
+                flags stay as the toggles leave them: run it on a library made for benchmarks.
                 """)
 
         @OptionGroup var connection: ConnectionOptions

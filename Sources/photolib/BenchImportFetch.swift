@@ -12,10 +12,12 @@ extension PhotoLibCommand {
             abstract: "Measure fetch latency alone, then while another connection imports photos (upload + createAsset each).",
             discussion: """
                 The importer uploads --count copies of --photo, each made unique by a JPEG comment \
-                (so none dedupes), and creates one asset per PerformChanges: one write transaction \
+                naming this run and the copy (so none dedupes, in later runs either), and creates \
+                one asset per PerformChanges: one write transaction \
                 each. Meanwhile the reader repeats one fetch (limit 100, sorted by creation date, \
                 100 prefetched, then released) back to back on its own connection and records \
-                every latency. Prints p50/p99/max alone and during the import, and the import rate.
+                every latency. Prints p50/p99/max alone and during the import, and the import rate. \
+                The imported photos stay in the library: run it on a library made for benchmarks.
                 """)
 
         @OptionGroup var connection: ConnectionOptions
@@ -51,16 +53,18 @@ extension PhotoLibCommand {
             var importsPerSecond: Double
         }
 
-        /// `jpeg` with a comment segment (`FF FE`) right after SOI holding `index`: the same
-        /// picture, different bytes.
-        static func unique(_ jpeg: [UInt8], _ index: Int) -> [UInt8] {
-            let text = Array("photolib bench import \(index)".utf8)
+        /// `jpeg` with a comment segment (`FF FE`) right after SOI holding `run` and `index`:
+        /// the same picture, different bytes, in every run.
+        static func unique(_ jpeg: [UInt8], run: String, _ index: Int) -> [UInt8] {
+            let text = Array("photolib bench import \(run) \(index)".utf8)
             let length = text.count + 2
             return Array(jpeg[0..<2]) + [0xFF, 0xFE, UInt8(length >> 8), UInt8(length & 0xFF)] + text + Array(jpeg[2...])
         }
 
         func run() async throws {
-            let jpeg = [UInt8](try Data(contentsOf: URL(fileURLWithPath: photo)))
+            let jpeg: [UInt8]
+            do { jpeg = try FileInput.readWhole(photo, limit: 16 << 20, what: "the photo copied") } catch { throw CLIError(error.message) }
+            let run = UUID().uuidString
             guard jpeg.count > 4, jpeg[0] == 0xFF, jpeg[1] == 0xD8 else { throw CLIError("\(photo) is not a JPEG") }
             let endpoint = connection.resolvedServer
             let token = try connection.resolvedToken()
@@ -95,7 +99,7 @@ extension PhotoLibCommand {
             let count = self.count
             let importTask = Task {
                 for index in 0..<count {
-                    let upload = try await importer.upload(Self.unique(jpeg, index), filename: "bench-\(index).jpg")
+                    let upload = try await importer.upload(Self.unique(jpeg, run: run, index), filename: "bench-\(index).jpg")
                     _ = try await importer.performChanges { batch in _ = batch.createAsset(from: upload) }
                 }
                 return DispatchTime.now().uptimeNanoseconds

@@ -37,6 +37,20 @@ final class BenchChartTests: XCTestCase {
         XCTAssertNotNil(object?["fetches"], busy.stdout)
     }
 
+    /// Each run's copies are new photos: a second run imports as many as the first (its
+    /// copies deduplicated against the first run's, so it measured no writes).
+    func testImportFetchImportsNewPhotosInEveryRun() throws {
+        let server = try XCTUnwrap(server)
+        struct Row: Decodable { var localIdentifier: String }
+        func count() throws -> Int { try runCLIJSON([Row].self, ["ls", "--json", "--limit", "1000"], server: server).count }
+        let before = try count()
+        for run in 1...2 {
+            let result = try runCLI(["bench", "import-fetch", "--photo", Paths.portrait, "--count", "3", "--baseline-runs", "2"], server: server, timeout: 120)
+            XCTAssertTrue(result.succeeded, "\(result)")
+            XCTAssertEqual(try count(), before + 3 * run, "run \(run)")
+        }
+    }
+
     func testBenchChangesAndImagesDrawCharts() throws {
         let server = try XCTUnwrap(server)
         let changes = directory.file("changes.svg"), images = directory.file("images.svg")
