@@ -63,7 +63,12 @@ extension PhotoLibCommand {
                             reports.append(FileReport(path: file, status: status, localIdentifier: identifier, error: nil))
                         }
                     } catch let error as PhotoLibError where error.code == .unavailable || error.code == .unauthenticated {
-                        throw error
+                        // The connection is gone: the rest cannot be sent. Say where it stopped;
+                        // what was sent before is in the library (a new run reports it present).
+                        throw PhotoLibError(
+                            error.code,
+                            "\(error.message) while uploading \(group.joined(separator: " and ")): run the upload again; \(reports.count) file\(reports.count == 1 ? "" : "s") before it were done and will be reported as already present",
+                            reason: error.reason)
                     } catch {
                         let message = (error as? PhotoLibError)?.message ?? "\(error)"
                         for file in group {
