@@ -252,6 +252,10 @@ extension PhotoLibDaemon {
             TLSOptions.announce(configuration.tls)
             TLSOptions.warnIfPlaintext(configuration.tls, listening: server.listeningEndpoint.map(\.description) ?? listen, host: (try? Endpoint(parsing: listen))?.host ?? listen, logger: logger)
             let effective = configuration.effective
+            // A budget asked for beyond its share of the memory limit is cut: say so.
+            if effective.imageMemoryCacheBytes < configuration.imageMemoryCacheBytes {
+                logger.warning("--image-memory-cache-mib is cut from \(configuration.imageMemoryCacheBytes >> 20) to \(effective.imageMemoryCacheBytes >> 20) MiB: each memory budget may take at most a quarter of --max-memory-mib (\(effective.maxMemory >> 20))")
+            }
             logger.info("serving", metadata: [
                 "library": "\(library)", "endpoint": "\(server.listeningEndpoint.map(\.description) ?? listen)",
                 "memory.limit.mib": "\(effective.maxMemory >> 20)", "snapshots.mib": "\(effective.snapshotMemoryBytes >> 20)",
