@@ -19,11 +19,13 @@ enum Output {
     /// Prints rows as aligned columns.
     static func table(_ header: [String], _ rows: [[String]]) {
         let widths = header.indices.map { column in
-            ([header] + rows).map { $0[column].count }.max() ?? 0
+            ([header] + rows).map { displayWidth($0[column]) }.max() ?? 0
         }
+        // Padded by terminal columns, never cut: `padding(toLength:)` counts UTF-16 units and
+        // cut titles with emoji short.
         func line(_ cells: [String]) -> String {
             cells.enumerated().map { index, cell in
-                index == cells.count - 1 ? cell : cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
+                index == cells.count - 1 ? cell : cell + String(repeating: " ", count: max(0, widths[index] - displayWidth(cell)))
             }.joined(separator: "  ")
         }
         print(line(header))
@@ -51,6 +53,23 @@ enum Output {
         if asset.mediaType == .video { parts.append(duration(asset.duration)) }
         parts += asset.mediaSubtypes.names
         return parts.isEmpty ? "-" : parts.joined(separator: " ")
+    }
+
+    /// The terminal columns `text` takes: two for a wide character (emoji, CJK, fullwidth
+    /// forms), none for a combining mark or zero-width joiner, one for the rest.
+    static func displayWidth(_ text: String) -> Int {
+        text.reduce(0) { width, character in
+            let scalars = character.unicodeScalars
+            guard let first = scalars.first else { return width }
+            if scalars.contains(where: { $0.properties.isEmojiPresentation }) { return width + 2 }
+            switch first.value {
+            case 0x1100...0x115F, 0x2E80...0xA4CF, 0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE30...0xFE4F, 0xFF00...0xFF60, 0xFFE0...0xFFE6,
+                 0x1F300...0x1FAFF, 0x20000...0x3FFFD:
+                return width + 2
+            default:
+                return width + 1
+            }
+        }
     }
 
     /// Whether stderr is a terminal (progress bars go there).

@@ -321,6 +321,12 @@ final class LibraryCLITests: XCTestCase {
         XCTAssertEqual(listed.first { $0.localIdentifier == rome }?.count, 1)
         XCTAssertLessThan(listed.firstIndex { $0.type == "smartAlbum" && $0.title == "Recently Deleted" }!, listed.firstIndex { $0.localIdentifier == paris }!, "smart albums first")
 
+        // The table shows whole titles, wide characters too (they were cut by UTF-16 length).
+        let wide = try json(Created.self, ["album", "create", "Ünïcode 📷📷 x"]).localIdentifier
+        let table = try runCLI(["albums"], server: server)
+        XCTAssertTrue(table.succeeded, "\(table)")
+        XCTAssertTrue(table.stdout.contains("Ünïcode 📷📷 x"), table.stdout)
+        _ = try json(ChangeReport.self, ["album", "delete", wide])
         // Each command works on its own kind only (delete and rename took either).
         try runCLIFailing(["folder", "delete", paris], server: server, saying: ["is not a folder", "photolib album delete"])
         try runCLIFailing(["folder", "rename", paris, "X"], server: server, saying: ["is not a folder"])
