@@ -203,7 +203,7 @@ extension PhotoLibCommand {
             guard (1...256).contains(connections) else { throw ValidationError("--connections must be within 1…256") }
             guard (1...4096).contains(concurrency) else { throw ValidationError("--concurrency must be within 1…4096") }
             if let requests, requests < 1 { throw ValidationError("--requests must be positive") }
-            if let duration, !(duration > 0 && duration <= 3600) { throw ValidationError("--duration must be within 0…3600 s") }
+            if let duration, !(duration > 0 && duration <= 3600) { throw ValidationError("--duration must be more than 0 and at most 3600 s") }
             guard requests == nil || duration == nil else { throw ValidationError("give --requests or --duration, not both") }
             guard !(cold && warm) else { throw ValidationError("--cold and --warm exclude each other") }
             guard executor == .pool || api == .async else { throw ValidationError("--executor applies to --api async only") }

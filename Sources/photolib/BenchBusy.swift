@@ -32,7 +32,7 @@ extension PhotoLibCommand {
 
         func validate() throws {
             guard (1...1000).contains(clients) else { throw ValidationError("--clients must be within 1…1000") }
-            guard duration > 0, duration <= 3600 else { throw ValidationError("--duration must be within 0…3600 s") }
+            guard duration > 0, duration <= 3600 else { throw ValidationError("--duration must be more than 0 and at most 3600 s") }
         }
 
         /// What one client did.

@@ -151,6 +151,12 @@ extension PhotoLibCommand {
             guard (displaySize == nil) == (displayOutput == nil) else {
                 throw ValidationError("--display-size and --display-output go together")
             }
+            for text in canHandle where text.split(separator: ":", maxSplits: 1).count != 2 {
+                throw ValidationError("--can-handle '\(text)' must be FORMAT:VERSION, e.g. com.example.editor:1.*")
+            }
+            if let displaySize, !(64...4096).contains(displaySize) {
+                throw ValidationError("--display-size must be within 64…4096 pixels")
+            }
         }
 
         struct InputJSON: Encodable {
@@ -168,9 +174,8 @@ extension PhotoLibCommand {
         func run() async throws {
             try FileOutput.check(output)
             if let displayOutput { try FileOutput.check(displayOutput) }
-            let formats = try canHandle.map { text -> AdjustmentFormat in
+            let formats = canHandle.map { text -> AdjustmentFormat in
                 let parts = text.split(separator: ":", maxSplits: 1).map(String.init)
-                guard parts.count == 2 else { throw ValidationError("--can-handle must be FORMAT:VERSION") }
                 return AdjustmentFormat(formatIdentifier: parts[0], formatVersion: parts[1])
             }
             try await connection.withLibrary { library in

@@ -94,6 +94,13 @@ final class EditCLITests: XCTestCase {
         let unknown = try runCLI(["edit", id, "--filter", "vaporwave"], server: server)
         XCTAssertFalse(unknown.succeeded)
         XCTAssertTrue(unknown.stderr.contains("unknown filter 'vaporwave'"), "\(unknown)")
+        // edit-input's options are checked as usage errors, with this command's usage.
+        let badFormat = try runCLI(["edit-input", id, "--can-handle", "bad", "-o", "/tmp/unused.jpg"], server: server)
+        XCTAssertEqual(badFormat.status, 64, "\(badFormat)")
+        XCTAssertTrue(badFormat.stderr.contains("must be FORMAT:VERSION") && badFormat.stderr.contains("photolib edit-input"), "\(badFormat)")
+        let tiny = try runCLI(["edit-input", id, "--display-size", "10", "--display-output", "/tmp/unused-d.jpg", "-o", "/tmp/unused.jpg"], server: server)
+        XCTAssertEqual(tiny.status, 64, "\(tiny)")
+        XCTAssertTrue(tiny.stderr.contains("--display-size must be within 64…4096"), "\(tiny)")
         let nothing = try runCLI(["edit", id], server: server)
         XCTAssertFalse(nothing.succeeded)
         XCTAssertTrue(nothing.stderr.contains("nothing to do"), "\(nothing)")
