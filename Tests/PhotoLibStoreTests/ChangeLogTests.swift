@@ -120,7 +120,12 @@ struct ChangeLogTests {
         let library = try PhotoLibrary.open(at: temp.library)
         #expect(library.libraryIdentifier == "old-library")
         #expect(try library.read { (database) throws(PhotoLibError) in try database.prepare("PRAGMA user_version").firstRow { $0.int(0) } } == Schema.currentVersion)
-        #expect(Schema.currentVersion == 8)
+        #expect(Schema.currentVersion == 9)
+        // Version 9's columns: an edit's original size and whether the asset holds its render's.
+        let columns = try library.read { (database) throws(PhotoLibError) in
+            try database.prepare("SELECT name FROM pragma_table_info('asset_adjustment')").rows { $0.text(0) }
+        }
+        #expect(Set(columns).isSuperset(of: ["original_width", "original_height", "sized"]), "\(columns)")
         #expect(try library.currentChangeToken() == 0)
         let ids = try library.createAssetsForTesting(0..<2)
         let result = try library.performChanges([.addAssets(album: album, assets: ids), .setKeyAsset(album: album, asset: ids[1])])
