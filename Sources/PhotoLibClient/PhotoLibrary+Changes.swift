@@ -125,7 +125,7 @@ extension PhotoLibrary {
     }
 
     /// Uploads the photo or video file at `path` in chunks (client-streaming, flow controlled)
-    /// and stages it, like ``upload(_:filename:progress:)`` but reading the file a piece
+    /// and stages it, like ``upload(_:filename:fileModificationDate:progress:)`` but reading the file a piece
     /// (1 MiB) at a time off the cooperative pool: a video of many GiB is never held in memory.
     /// `filename` defaults to the file's name.
     ///

@@ -92,7 +92,7 @@ extension ChangeBatch {
         try database.prepare(
             """
             INSERT INTO asset_adjustment (asset_id, format_identifier, format_version, original_width, original_height, sized)
-            VALUES (?, ?, ?, ?, ?, 1)
+            VALUES (?, ?, ?, nullif(?, 0), nullif(?, 0), 1)
             ON CONFLICT(asset_id) DO UPDATE SET format_identifier = excluded.format_identifier, format_version = excluded.format_version,
                 original_width = coalesce(asset_adjustment.original_width, excluded.original_width),
                 original_height = coalesce(asset_adjustment.original_height, excluded.original_height), sized = 1

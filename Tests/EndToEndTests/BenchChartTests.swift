@@ -41,14 +41,19 @@ final class BenchChartTests: XCTestCase {
     /// copies deduplicated against the first run's, so it measured no writes).
     func testImportFetchImportsNewPhotosInEveryRun() throws {
         let server = try XCTUnwrap(server)
-        struct Row: Decodable { var localIdentifier: String }
-        func count() throws -> Int { try runCLIJSON([Row].self, ["ls", "--json", "--limit", "1000"], server: server).count }
-        let before = try count()
+        let before = try assetCount(server)
         for run in 1...2 {
             let result = try runCLI(["bench", "import-fetch", "--photo", Paths.portrait, "--count", "3", "--baseline-runs", "2"], server: server, timeout: 120)
             XCTAssertTrue(result.succeeded, "\(result)")
-            XCTAssertEqual(try count(), before + 3 * run, "run \(run)")
+            XCTAssertEqual(try assetCount(server), before + 3 * run, "run \(run)")
         }
+    }
+
+    private struct Row: Decodable { var localIdentifier: String }
+
+    /// How many assets `photolib ls` lists.
+    private func assetCount(_ server: ServerProcess) throws -> Int {
+        try runCLIJSON([Row].self, ["ls", "--json", "--limit", "1000"], server: server).count
     }
 
     func testBenchChangesAndImagesDrawCharts() throws {
