@@ -75,6 +75,9 @@ extension PhotoLibCommand {
                     throw ValidationError("--adjustment commits another editor's result: it takes --data and --rendered, not filters")
                 }
                 guard data != nil, rendered != nil else { throw ValidationError("--adjustment needs --data FILE and --rendered FILE.jpg") }
+                guard let adjustment, adjustment.split(separator: ":", maxSplits: 1).count == 2 else {
+                    throw ValidationError("--adjustment must be FORMAT:VERSION, e.g. com.example.editor:1.0")
+                }
             } else if operations.isEmpty {
                 throw ValidationError("nothing to do: give --filter, --exposure, --contrast, --saturation, --crop, --rotate or --mirror, or --adjustment")
             }

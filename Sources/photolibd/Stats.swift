@@ -12,8 +12,8 @@ extension PhotoLibDaemon {
         @Option(name: .long, help: "The library directory the server serves (its owner token is read from there).")
         var library: String
 
-        @Option(name: .long, help: "The server's address.")
-        var server: String = "127.0.0.1:7800"
+        @Option(name: .long, help: "The server's address (default: $PHOTOLIB_SERVER or 127.0.0.1:7800, as photolib's).")
+        var server: String = ProcessInfo.processInfo.environment["PHOTOLIB_SERVER"].flatMap { $0.isEmpty ? nil : $0 } ?? "127.0.0.1:7800"
 
         @Flag(name: .long, help: "Print JSON.")
         var json = false

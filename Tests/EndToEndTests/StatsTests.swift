@@ -43,6 +43,9 @@ final class StatsTests: XCTestCase {
 
         let text = try ChildProcess.run(Paths.photolibd, ["stats", "--library", server.library, "--server", server.address])
         XCTAssertTrue(text.succeeded && text.stdout.contains("snapshots") && text.stdout.contains("of 16.0 MiB"), "\(text)")
+        // Without --server: $PHOTOLIB_SERVER, as photolib reads it (it was ignored).
+        let fromEnvironment = try ChildProcess.run(Paths.photolibd, ["stats", "--library", server.library], environment: ["PHOTOLIB_SERVER": server.address])
+        XCTAssertTrue(fromEnvironment.succeeded && fromEnvironment.stdout.contains("snapshots"), "\(fromEnvironment)")
     }
 
     func testStatsOfAServerThatIsNotThereFailsClearly() throws {
