@@ -10,13 +10,14 @@ struct ChangeReport: Encodable {
 }
 
 extension ConnectionOptions {
-    /// Applies one batch and prints what changed.
-    func apply(_ operation: String, identifiers: [String], _ build: @escaping (ChangeBatch) -> Void) async throws {
+    /// Applies one batch and prints what changed: `described`, or the number of `identifiers`.
+    func apply(_ operation: String, identifiers: [String], described: String? = nil, _ build: @escaping (ChangeBatch) -> Void) async throws {
         let result = try await withLibrary { library in try await library.performChanges(build) }
         if json {
             try Output.json(ChangeReport(operation: operation, localIdentifiers: identifiers, changeToken: result.changeToken))
         } else {
-            print("\(operation): \(identifiers.count) \(identifiers.count == 1 ? "object" : "objects") (change \(result.changeToken))")
+            let what = described ?? "\(identifiers.count) \(identifiers.count == 1 ? "object" : "objects")"
+            print("\(operation): \(what) (change \(result.changeToken))")
         }
     }
 }

@@ -87,7 +87,10 @@ extension PhotoLibCommand {
 
             func run() async throws {
                 let indexes = indexes ?? []
-                try await connection.apply("album move", identifiers: [album]) { $0.moveAssets(in: album, at: indexes, to: to) }
+                let count = indexes.count
+                try await connection.apply("album move", identifiers: [album], described: "\(count) \(count == 1 ? "asset" : "assets") in \(album)") {
+                    $0.moveAssets(in: album, at: indexes, to: to)
+                }
             }
         }
 
