@@ -251,7 +251,7 @@ extension PhotoLibCommand {
                 try LatencyChart(
                     title: "photolib bench changes: commit to notification",
                     subtitle: "\(subscribers) subscriber\(subscribers == 1 ? "" : "s") on \(connectionCount) connection\(connectionCount == 1 ? "" : "s"), \(totalAssets) assets, \(commits.count) transactions; one point per delivered notification",
-                    samples: samples
+                    samples: samples, unit: ("notification", "notifications")
                 ).write(to: chart)
             }
             if connection.json {

@@ -16,6 +16,8 @@ struct LatencyChart {
     var subtitle: String
     /// Every measurement.
     var samples: [Sample]
+    /// What one sample is, singular and plural ("request", "requests"; "notification", …).
+    var unit: (one: String, many: String) = ("request", "requests")
 
     static let width = 960.0
     static let panelHeight = 300.0
@@ -70,7 +72,7 @@ struct LatencyChart {
         let peak = Self.niceCeiling(sorted.compactMap(\.last).max() ?? 1)
         let x = { (time: Double) in Self.margin.left + time / end * self.plotWidth }
         let y = { (ms: Double) in top + Self.panelHeight - ms / peak * Self.panelHeight }
-        var out = "<text x=\"\(Self.margin.left)\" y=\"\(top - 10)\" font-weight=\"bold\">Latency over time (\(Self.windows) windows of \(Self.format(end / Double(Self.windows))) s)</text>\n"
+        var out = "<text x=\"\(Self.margin.left)\" y=\"\(top - 10)\" font-weight=\"bold\">Latency over time (\(Self.windows) windows of \(Self.duration(end / Double(Self.windows))))</text>\n"
         out += axes(top: top, yTicks: Self.ticks(upTo: peak).map { (y($0), Self.format($0) + " ms") },
                     xTicks: Self.ticks(upTo: end).map { (x($0), Self.format($0) + " s") })
         for (index, (name, colour, percentile)) in Self.series.enumerated() {
@@ -106,8 +108,8 @@ struct LatencyChart {
                 if log10(value) >= low && log10(value) <= high { xTicks.append((x(log10(value)), Self.format(value) + " ms")) }
             }
         }
-        var out = "<text x=\"\(Self.margin.left)\" y=\"\(top - 10)\" font-weight=\"bold\">Latency histogram (\(values.count) requests, logarithmic)</text>\n"
-        out += axes(top: top, yTicks: Self.ticks(upTo: peak).map { (y($0), "\(Int($0))") }, xTicks: xTicks)
+        var out = "<text x=\"\(Self.margin.left)\" y=\"\(top - 10)\" font-weight=\"bold\">Latency histogram (\(values.count) \(values.count == 1 ? unit.one : unit.many), logarithmic)</text>\n"
+        out += axes(top: top, yTicks: Self.ticks(upTo: peak, whole: true).map { (y($0), "\(Int($0))") }, xTicks: xTicks)
         for (index, count) in counts.enumerated() where count > 0 {
             let barTop = y(Double(count))
             out += "<rect x=\"\(Self.format(Self.margin.left + Double(index) * barWidth + 0.5))\" y=\"\(Self.format(barTop))\" width=\"\(Self.format(max(barWidth - 1, 0.5)))\" height=\"\(Self.format(top + Self.panelHeight - barTop))\" fill=\"#4c72b0\"><title>\(count)</title></rect>\n"
@@ -153,9 +155,18 @@ struct LatencyChart {
     }
 
     /// Five or so round ticks from 0 to `top`.
-    static func ticks(upTo top: Double) -> [Double] {
-        let step = niceCeiling(top / 5)
+    /// Tick values from 0 to `top` (about five); `whole`: in steps of at least 1, for counts
+    /// (0.2 of a request printed as 0: a tiny run's histogram axis read 0, 0, 0, 0, 0, 1).
+    static func ticks(upTo top: Double, whole: Bool = false) -> [Double] {
+        let step = whole ? max(1, niceCeiling(top / 5)) : niceCeiling(top / 5)
         return stride(from: 0.0, through: top + step / 1000, by: step).map { $0 }
+    }
+
+    /// A window's length with a unit that keeps it short: "24 µs", "3.5 ms", "2 s".
+    static func duration(_ seconds: Double) -> String {
+        if seconds < 0.001 { return format(seconds * 1e6) + " µs" }
+        if seconds < 1 { return format(seconds * 1e3) + " ms" }
+        return format(seconds) + " s"
     }
 
     /// A short decimal: 3 significant digits, no trailing zeros.

@@ -63,11 +63,16 @@ final class BenchChartTests: XCTestCase {
         let changesRun = try runCLI(["bench", "changes", "--subscribers", "2", "--toggles", "5", "--chart", changes], server: server, timeout: 120)
         XCTAssertTrue(changesRun.succeeded, "\(changesRun)")
         try assertChart(at: changes)
+        let changesSVG = try String(contentsOfFile: changes, encoding: .utf8)
+        XCTAssertTrue(changesSVG.contains("notifications, logarithmic"), "the histogram counts notifications")
 
         let imagesRun = try runCLI(["bench", "images", "--size", "128x128", "--concurrency", "2", "--requests", "20", "--chart", images], server: server, timeout: 120)
         XCTAssertTrue(imagesRun.succeeded, "\(imagesRun)")
         XCTAssertTrue(imagesRun.stdout.contains("20 requests, 0 errors"), imagesRun.stdout)
         try assertChart(at: images)
+        let imagesSVG = try String(contentsOfFile: images, encoding: .utf8)
+        XCTAssertTrue(imagesSVG.contains("requests, logarithmic"), "the histogram counts requests")
+        XCTAssertNil(imagesSVG.range(of: #"windows of [0-9.]+e-"#, options: .regularExpression), "a window's length in µs or ms, not 2.4e-05 s")
     }
 
     /// The file at `path` parses as XML, has an `<svg>` root, 4 polylines and at least one
