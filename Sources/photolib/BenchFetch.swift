@@ -50,6 +50,13 @@ extension PhotoLibCommand {
                 + (figure.count.map { "   count \($0)" } ?? "")
         }
 
+        /// `offsets` without repeats, in order (a library of under 200 assets has the same
+        /// first and last page: it was measured and printed twice).
+        static func distinct(_ offsets: [Int]) -> [Int] {
+            var seen = Set<Int>()
+            return offsets.filter { seen.insert($0).inserted }
+        }
+
         func run() async throws {
             let endpoint = connection.resolvedServer
             let token = try connection.resolvedToken()
@@ -95,7 +102,7 @@ extension PhotoLibCommand {
 
             if pagesOnly {
                 let snapshot = try await library.call(PhotoLibraryMethods.fetchAssets, Wire.FetchAssetsRequest(options: all))
-                for offset in [0, total / 2, max(0, total - 100)] {
+                for offset in Self.distinct([0, total / 2, max(0, total - 100)]) {
                     let request = Wire.FetchResultObjectsRequest(fetchResultID: snapshot.fetchResultID, offset: UInt64(offset), length: 100)
                     try await measure("FetchResultObjects 100 assets at offset \(offset)") {
                         _ = try await library.call(PhotoLibraryMethods.fetchResultObjects, request)
@@ -122,7 +129,7 @@ extension PhotoLibCommand {
             // Pages and index(of:) on one snapshot of the whole library.
             let snapshot = try await library.call(PhotoLibraryMethods.fetchAssets, Wire.FetchAssetsRequest(options: all))
             let id = snapshot.fetchResultID
-            for offset in [0, total / 2, max(0, total - 100)] {
+            for offset in Self.distinct([0, total / 2, max(0, total - 100)]) {
                 let request = Wire.FetchResultObjectsRequest(fetchResultID: id, offset: UInt64(offset), length: 100)
                 var received = 0
                 try await measure("FetchResultObjects 100 assets at offset \(offset)") {
@@ -134,7 +141,7 @@ extension PhotoLibCommand {
             try await measure("FetchResultObjects 100 identifiers at offset \(total / 2)") {
                 _ = try await library.call(PhotoLibraryMethods.fetchResultObjects, identifiersOnly)
             }
-            for offset in [0, total / 2, total - 1] {
+            for offset in Self.distinct([0, total / 2, total - 1]) {
                 let page = try await library.call(
                     PhotoLibraryMethods.fetchResultObjects,
                     Wire.FetchResultObjectsRequest(fetchResultID: id, offset: UInt64(offset), length: 1, identifiersOnly: true))

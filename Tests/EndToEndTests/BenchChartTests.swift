@@ -49,6 +49,16 @@ final class BenchChartTests: XCTestCase {
         }
     }
 
+    /// On a small library the first and last pages coincide: each is measured and printed once.
+    func testBenchFetchPrintsEachMeasurementOnce() throws {
+        let server = try XCTUnwrap(server)
+        let result = try runCLI(["bench", "fetch", "--runs", "3", "--warmup", "0"], server: server, timeout: 120)
+        XCTAssertTrue(result.succeeded, "\(result)")
+        let names = result.stdout.split(separator: "\n").map { String($0.prefix(58)).trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        XCTAssertEqual(names.count, Set(names).count, "a line printed twice: \(result.stdout)")
+        XCTAssertTrue(result.stdout.contains("FetchResultObjects 100 assets at offset 0"), result.stdout)
+    }
+
     private struct Row: Decodable { var localIdentifier: String }
 
     /// How many assets `photolib ls` lists.
