@@ -91,7 +91,8 @@ extension PhotoLibCommand {
                                 switch step % 4 {
                                 case 0:
                                     let path = "\(exportDir)/busy-\(client)-\(step).export"
-                                    let resource = try await resources.writeData(for: identifier, type: .photo, toFile: path)
+                                    // The original: a photo's photo, a video's video (a video has no .photo).
+                                    let resource = try await resources.writeData(for: identifier, type: nil, toFile: path)
                                     try? FileManager.default.removeItem(atPath: path)
                                     tally.exports += 1
                                     tally.bytes += resource.size
