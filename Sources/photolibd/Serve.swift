@@ -80,7 +80,7 @@ extension PhotoLibDaemon {
         @Option(name: .long, help: "Seconds between clean-up rounds (trash, staged uploads, history).")
         var maintenanceInterval: Double = ServerConfiguration().maintenanceInterval
 
-        @Option(name: .long, help: "The memory limit every in-memory budget draws from, in MiB: fetch-result snapshots, the image memory cache and live fetch results take at most a quarter each (default: a quarter of this machine's memory, at most 8 GiB).")
+        @Option(name: .long, help: "The memory limit every in-memory budget draws from, in MiB: fetch-result snapshots, the image memory cache and live fetch results take at most a quarter each, or their own size when smaller (snapshots 256 MiB, --image-memory-cache-mib); resident memory also holds what counts bound (connections, calls, decodes) (default: a quarter of this machine's memory, at most 8 GiB).")
         var maxMemoryMib: Int = ServerConfiguration.defaultMaxMemory >> 20
 
         @Option(name: .long, help: "Fetch results one connection may observe at once (change feed registrations).")

@@ -43,7 +43,10 @@ extension PhotoLibDaemon {
                 var parts: [String] = []
                 if budget.bytesLimit > 0 { parts.append("\(Self.mebibytes(budget.bytesHeld)) of \(Self.mebibytes(budget.bytesLimit)) MiB") }
                 if budget.itemsLimit > 0 { parts.append("\(budget.itemsHeld) of \(budget.itemsLimit)") }
-                print("\(budget.name.padding(toLength: 14, withPad: " ", startingAt: 0)) \(parts.joined(separator: ", "))")
+                // The memory limit divides the budgets; resident memory also holds what is
+                // bounded by counts (connections, calls, decodes), so it may pass the limit.
+                let note = budget.name == "memory" ? "  (resident; the limit divides the budgets below, see photolibd serve --help)" : ""
+                print("\(budget.name.padding(toLength: 14, withPad: " ", startingAt: 0)) \(parts.joined(separator: ", "))\(note)")
             }
         }
 
