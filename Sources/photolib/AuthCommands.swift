@@ -335,6 +335,15 @@ extension PhotoLibCommand {
                 guard [confirm, decline, picking].filter({ $0 }).count == 1 else {
                     throw ValidationError("pass exactly one of --confirm, --decline (changes) and --pick ID… / --pick-none (more assets)")
                 }
+                // A request for more assets (`more-…`) is answered with picks; a change with a
+                // decision (--confirm on a request for more assets picked nothing, and said
+                // "confirmed").
+                if request.hasPrefix("more-") && !picking {
+                    throw ValidationError("\(request) asks for more assets: answer it with --pick ID… or --pick-none")
+                }
+                if !request.hasPrefix("more-") && picking {
+                    throw ValidationError("\(request) is not a request for more assets: answer it with --confirm or --decline")
+                }
             }
 
             func run() async throws {

@@ -251,6 +251,18 @@ final class CLITests: XCTestCase {
         XCTAssertTrue(bare.stdout.contains("SUBCOMMANDS"), "\(bare.stdout)")
     }
 
+    /// A request for more assets is answered with picks and a change with a decision: the other
+    /// answer is a usage error (--confirm on a request for more assets picked nothing and
+    /// printed "confirmed").
+    func testAnswersMatchTheKindOfRequest() throws {
+        let confirmMore = try runCLI(["clients", "answer", "more-0000", "--confirm"], server: nil)
+        XCTAssertEqual(confirmMore.status, 64, "\(confirmMore)")
+        XCTAssertTrue(confirmMore.stderr.contains("asks for more assets: answer it with --pick"), "\(confirmMore)")
+        let pickEdit = try runCLI(["clients", "answer", "edit-0000", "--pick", "X"], server: nil)
+        XCTAssertEqual(pickEdit.status, 64, "\(pickEdit)")
+        XCTAssertTrue(pickEdit.stderr.contains("is not a request for more assets"), "\(pickEdit)")
+    }
+
     /// Each `--access` value is described (the help printed "add-only  - " with nothing after).
     func testAccessLevelsAreDescribedInHelp() throws {
         for command in [["auth", "request", "--help"], ["clients", "approve", "--help"]] {
