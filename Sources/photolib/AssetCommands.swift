@@ -69,7 +69,29 @@ extension PhotoLibCommand {
         @Argument(help: "Asset identifiers.") var identifiers: [String]
 
         func run() async throws {
-            try await connection.apply("restore", identifiers: identifiers) { $0.restoreAssets(identifiers) }
+            // Say which were not in Recently Deleted: restoring them changes nothing (it is no
+            // error, as in a batch), and "restore: 2 objects" read as if both came back.
+            guard identifiers.count <= 500 else {
+                // A long list (a predicate of its size would be refused): counted as given.
+                return try await connection.apply("restore", identifiers: identifiers) { $0.restoreAssets(identifiers) }
+            }
+            let deleted = try await connection.withLibrary { library in
+                let literals = identifiers.map { "\"" + $0.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\"" }
+                return Set(try await library.fetchAssets(
+                    in: LocalIdentifier.smartAlbum(.smartAlbumRecentlyDeleted),
+                    options: FetchOptions(predicate: "localIdentifier IN {\(literals.joined(separator: ", "))}", includeHiddenAssets: true)
+                ).allObjects().map(\.localIdentifier))
+            }
+            let restored = identifiers.filter(deleted.contains).count
+            try await connection.apply(
+                "restore", identifiers: identifiers,
+                described: "\(restored) \(restored == 1 ? "asset" : "assets") back from Recently Deleted"
+            ) { $0.restoreAssets(identifiers) }
+            if !connection.json {
+                for identifier in identifiers where !deleted.contains(identifier) {
+                    FileHandle.standardError.write(Data("\(identifier) was not in Recently Deleted: nothing to restore\n".utf8))
+                }
+            }
         }
     }
 

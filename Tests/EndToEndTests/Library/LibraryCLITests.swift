@@ -213,8 +213,14 @@ final class LibraryCLITests: XCTestCase {
         XCTAssertTrue(trashedText.succeeded, "\(trashedText)")
         XCTAssertTrue(trashedText.stdout.contains("recentlyDeleted  yes"), trashedText.stdout)
 
-        _ = try json(ChangeReport.self, ["restore", p])
+        let restoredText = try runCLI(["restore", p], server: server)
+        XCTAssertTrue(restoredText.stdout.hasPrefix("restore: 1 asset back from Recently Deleted"), "\(restoredText)")
         XCTAssertFalse(try json(Shown.self, ["show", p]).isInRecentlyDeleted)
+        // Restoring it again changes nothing, and says so (it reported "1 object").
+        let restoreAgain = try runCLI(["restore", p], server: server)
+        XCTAssertTrue(restoreAgain.succeeded, "\(restoreAgain)")
+        XCTAssertTrue(restoreAgain.stdout.hasPrefix("restore: 0 assets back"), "\(restoreAgain)")
+        XCTAssertTrue(restoreAgain.stderr.contains("\(p) was not in Recently Deleted"), "\(restoreAgain)")
         XCTAssertTrue(try ls().contains(p))
         XCTAssertFalse(try ls(["--album", trash]).contains(p))
 
