@@ -163,13 +163,18 @@ final class ImageCacheMemory: @unchecked Sendable {
         lock.withLock { noteVersionLocked(asset, version) }
     }
 
-    /// The largest cached final image of the same asset, content and crop that is smaller
-    /// than `width` × `height` (a cheap degraded image: no decode, no encode).
+    /// The largest cached final image of the same asset, content, crop and framing that is
+    /// smaller than `width` × `height` (a cheap degraded image: no decode, no encode). Same
+    /// framing: an aspect-fit render (the whole image) for an aspect-fit request, an
+    /// aspect-fill one of the same target proportions for an aspect-fill request (a fill
+    /// render of other proportions, or a fit render, shows another part of the picture).
     func smallerRender(like key: ImageCacheKey, width: Int, height: Int) -> CachedImage? {
         lock.withLock {
             guard let entry = byAsset[key.assetIdentifier], entry.version == key.contentVersion else { return nil }
             var best: CachedImage?
-            for candidate in entry.keys where candidate.crop == key.crop && candidate.variant == .final && candidate.version == key.version {
+            for candidate in entry.keys where candidate.crop == key.crop && candidate.variant == .final && candidate.version == key.version
+                && Self.sameFraming(candidate, key)
+            {
                 guard let image = nodes[candidate]?.image, !image.degraded,
                     image.width < width || image.height < height,
                     image.width <= width && image.height <= height
@@ -178,6 +183,14 @@ final class ImageCacheMemory: @unchecked Sendable {
             }
             return best
         }
+    }
+
+    /// Whether renders for `a` and `b` show the same part of the picture (see
+    /// ``smallerRender(like:width:height:)``); the maximum size is an aspect fit.
+    static func sameFraming(_ a: ImageCacheKey, _ b: ImageCacheKey) -> Bool {
+        func fits(_ key: ImageCacheKey) -> Bool { key.contentMode == .aspectFit || key.targetSize == .maximum }
+        if fits(a) || fits(b) { return fits(a) && fits(b) }
+        return a.targetSize.width * b.targetSize.height == b.targetSize.width * a.targetSize.height
     }
 
     private func noteVersionLocked(_ asset: String, _ version: String) {

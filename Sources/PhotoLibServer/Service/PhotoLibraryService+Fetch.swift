@@ -83,10 +83,16 @@ extension PhotoLibraryService {
         let request = try await call.singleRequest()
         let child = request.containingCollectionIdentifier
         if !child.isEmpty { try LocalIdentifier.validate(child) }
+        let parentFolder = request.parentFolderIdentifier
+        if !parentFolder.isEmpty { try LocalIdentifier.validate(parentFolder) }
         let library = view(call.session)
         // The folders, and the parent of `child` (`.some(nil)`: it has none) when asked for.
         let (allLists, parent) = try await libraryIO.run { () throws(PhotoLibError) -> ([CollectionList], String??) in
             let lists = try library.collectionLists()
+            // An unknown folder is NOT_FOUND, as in FetchAssetCollections (it answered 0 folders).
+            if !parentFolder.isEmpty, !lists.contains(where: { $0.localIdentifier == parentFolder }) {
+                throw PhotoLibError(.notFound, "no folder has the identifier \(parentFolder)")
+            }
             guard !child.isEmpty else { return (lists, nil) }
             if let album = try library.assetCollection(withIdentifier: child) { return (lists, .some(album.parentFolderIdentifier)) }
             if let folder = try library.collectionList(withIdentifier: child) { return (lists, .some(folder.parentFolderIdentifier)) }

@@ -137,4 +137,26 @@ final class ImageCacheMemoryTests: XCTestCase {
         XCTAssertEqual(cache.messages(forCurrent: key(2), form: .whole) { _ in [[1, 2, 3]] }, [[1, 2, 3]])
         XCTAssertEqual(cache.heldBytes, 1_003)
     }
+
+    /// A degraded image from the cache shows the same part of the picture as the request: an
+    /// aspect-fill render (cropped to its proportions) is not offered for an aspect-fit request,
+    /// nor for a fill request of other proportions (one was, for a 1024-px fit request).
+    func testSmallerRendersKeepTheRequestsFraming() {
+        let cache = ImageCacheMemory(budget: 1 << 20)
+        func render(_ mode: ContentMode, _ width: Int, _ height: Int) -> ImageCacheKey {
+            ImageCacheKey(
+                assetIdentifier: "A1/L0/001", contentVersion: "v1", targetSize: PixelSize(width: width, height: height),
+                contentMode: mode, resizeMode: .exact, version: .current, crop: nil, variant: .final)
+        }
+        func sized(_ width: Int, _ height: Int) -> CachedImage {
+            CachedImage(jpeg: [UInt8](repeating: 0xAB, count: 100), width: width, height: height, degraded: false)
+        }
+        cache.put(render(.aspectFill, 455, 256), sized(455, 256))
+        XCTAssertNil(cache.smallerRender(like: render(.aspectFit, 1024, 1024), width: 1024, height: 1024), "a fill render for a fit request")
+        XCTAssertNil(cache.smallerRender(like: render(.aspectFill, 1024, 1024), width: 1024, height: 1024), "a fill render of other proportions")
+        XCTAssertEqual(cache.smallerRender(like: render(.aspectFill, 910, 512), width: 910, height: 512)?.width, 455, "the same proportions")
+        cache.put(render(.aspectFit, 256, 256), sized(256, 144))
+        XCTAssertEqual(cache.smallerRender(like: render(.aspectFit, 1024, 1024), width: 1024, height: 1024)?.width, 256)
+        XCTAssertEqual(cache.smallerRender(like: render(.aspectFit, 0, 0), width: 5312, height: 2988)?.width, 256, "the maximum size frames like a fit")
+    }
 }
