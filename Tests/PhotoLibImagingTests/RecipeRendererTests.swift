@@ -144,4 +144,25 @@ struct RecipeRendererTests {
         }
         #expect(error?.code == .cancelled)
     }
+
+    /// An edit's crop keeps exactly the pixels a request's crop of the same rectangle keeps
+    /// (`NormalizedRect.pixels`): the size the recipe declares, the render and a `get --crop`
+    /// agree. (On the 2560 × 3837 portrait, crop 0.1, 0.2, 0.33, 0.41 rendered 846 px wide,
+    /// where the request rendered 845.)
+    @Test("a recipe's crop renders the pixels a request's crop keeps", arguments: [
+        NormalizedRect(x: 0.1, y: 0.2, width: 0.33, height: 0.41), NormalizedRect(x: 0.5, y: 0.5, width: 0.234, height: 0.1567),
+        NormalizedRect(x: 0.25, y: 0.25, width: 0.5, height: 0.5),
+    ])
+    func cropAgreesWithRequests(crop: NormalizedRect) throws {
+        let original = try Fixtures.bytes(at: Fixtures.portrait)
+        let recipe = FilterRecipe([.crop(crop)])
+        let info = try JPEGInspector.inspect(original)
+        let pixels = crop.pixels(width: info.storedWidth, height: info.storedHeight)
+        let declared = RecipeRenderer.outputSize(recipe: recipe, original: info)
+        let rendered = try RecipeRenderer.render(original, recipe: recipe)
+        let requested = try JPEGRenderer.render(original, request: RenderRequest(targetSize: .maximum, resizeMode: .none, crop: crop))
+        #expect([declared.width, declared.height] == [pixels.width, pixels.height], "\(crop)")
+        #expect([rendered.width, rendered.height] == [pixels.width, pixels.height], "\(crop)")
+        #expect([requested.width, requested.height] == [pixels.width, pixels.height], "\(crop)")
+    }
 }

@@ -24,10 +24,13 @@ extension NormalizedRect {
     }
 
     /// The pixel rectangle this covers in an image of `width` × `height`: edges rounded
-    /// outwards, clamped inside, at least one pixel.
+    /// outwards, clamped inside, at least one pixel. An edge within 1e-9 pixel of a whole pixel
+    /// is that pixel: a rectangle taken through a recipe's turns (`x - 0.5 + 0.5`) comes back a
+    /// few units in the last place off (0.1 as 0.09999999999999998), and must keep the pixels
+    /// the same rectangle keeps in an image request.
     package func pixels(width imageWidth: Int, height imageHeight: Int) -> PixelRect {
         func span(_ start: Double, _ length: Double, _ size: Int) -> (Int, Int) {
-            var first = Int((start * Double(size)).rounded(.down) + 1e-9)
+            var first = Int((start * Double(size) + 1e-9).rounded(.down))
             var last = Int(((start + length) * Double(size) - 1e-9).rounded(.up))
             first = min(max(first, 0), size - 1)
             last = min(max(last, first + 1), size)
