@@ -71,16 +71,8 @@ extension PhotoLibCommand {
         func run() async throws {
             // Say which were not in Recently Deleted: restoring them changes nothing (it is no
             // error, as in a batch), and "restore: 2 objects" read as if both came back.
-            guard identifiers.count <= 500 else {
-                // A long list (a predicate of its size would be refused): counted as given.
-                return try await connection.apply("restore", identifiers: identifiers) { $0.restoreAssets(identifiers) }
-            }
             let deleted = try await connection.withLibrary { library in
-                let literals = identifiers.map { "\"" + $0.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\"" }
-                return Set(try await library.fetchAssets(
-                    in: LocalIdentifier.smartAlbum(.smartAlbumRecentlyDeleted),
-                    options: FetchOptions(predicate: "localIdentifier IN {\(literals.joined(separator: ", "))}", includeHiddenAssets: true)
-                ).allObjects().map(\.localIdentifier))
+                Set(try await RecentlyDeleted.assets(identifiers, in: library).keys)
             }
             let restored = identifiers.filter(deleted.contains).count
             try await connection.apply(

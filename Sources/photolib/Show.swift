@@ -72,11 +72,7 @@ extension PhotoLibCommand {
             if let asset = try await library.fetchAssets(withLocalIdentifiers: [identifier], options: options).firstObject {
                 return (asset, false)
             }
-            let literal = identifier.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-            let deleted = try await library.fetchAssets(
-                in: LocalIdentifier.smartAlbum(.smartAlbumRecentlyDeleted),
-                options: FetchOptions(predicate: "localIdentifier == \"\(literal)\"", includeHiddenAssets: true))
-            guard let asset = try await deleted.firstObject else {
+            guard let asset = try await RecentlyDeleted.assets([identifier], in: library)[identifier] else {
                 throw CLIError("no asset has the identifier \(identifier)", code: .notFound)
             }
             return (asset, true)

@@ -186,6 +186,17 @@ final class LibraryCLITests: XCTestCase {
 
     // MARK: delete, restore, purge
 
+    /// `restore` of more identifiers than one predicate holds (4096 bytes, about 85 of them):
+    /// it asks Recently Deleted in pieces (one predicate of them all was refused).
+    func testRestoreOfManyAssetsCountsThemAll() async throws {
+        let ids = try await newAssets(120)
+        _ = try json(ChangeReport.self, ["delete"] + ids)
+        let restored = try runCLI(["restore"] + ids, server: server)
+        XCTAssertTrue(restored.succeeded, "\(restored)")
+        XCTAssertTrue(restored.stdout.hasPrefix("restore: 120 assets back from Recently Deleted"), "\(restored)")
+        XCTAssertTrue(Set(try ls()).isSuperset(of: ids))
+    }
+
     func testDeleteRestoreAndPurgeRemovesTheFile() async throws {
         let library = try await connectClient(server)
         let photos = [freshPhoto("p"), freshPhoto("q")]
