@@ -371,8 +371,7 @@ final class ChangeBatch {
 
     private func renameCollection(_ collection: String, title: String) throws(PhotoLibError) {
         let identifier = try resolve(collection)
-        try refuseCollectionWithHiddenAssets(identifier, "rename")
-        switch try collectionRow(identifier) {
+        switch try changeableCollectionRow(identifier, "rename") {
         case .album(let id, _):
             try PhotoLibrary.validateTitle(title, of: "album")
             try database.prepare("UPDATE album SET title = ?1, modification_date = ?2 WHERE id = ?3 AND title <> ?1")
@@ -387,8 +386,7 @@ final class ChangeBatch {
 
     private func deleteCollections(_ collections: [String]) throws(PhotoLibError) {
         for identifier in try uniqueResolved(collections) {
-            try refuseCollectionWithHiddenAssets(identifier, "delete")
-            switch try collectionRow(identifier) {
+            switch try changeableCollectionRow(identifier, "delete") {
             case .album(let id, let parent):
                 try database.prepare("DELETE FROM album WHERE id = ?").execute([.integer(id)])
                 changes.record(.assetCollection, identifier, .deleted)
@@ -416,8 +414,7 @@ final class ChangeBatch {
     private func moveCollections(_ collections: [String], to destination: String?) throws(PhotoLibError) {
         let target = try destination.map { (folder) throws(PhotoLibError) in try folderRow(try resolve(folder)) }
         for identifier in try uniqueResolved(collections) {
-            try refuseCollectionWithHiddenAssets(identifier, "move")
-            switch try collectionRow(identifier) {
+            switch try changeableCollectionRow(identifier, "move") {
             case .album(let id, let parent):
                 guard parent != target?.id else { continue }
                 try reparent(isAlbum: true, id: id, identifier: identifier, to: target?.id)
@@ -646,17 +643,19 @@ final class ChangeBatch {
         }
     }
 
-    /// In a limited view: an album holding assets outside the client's selection, or a folder
-    /// with such an album inside it, is the library owner's: the client may not rename,
-    /// delete or move it (it may still add and remove its own assets by identifier).
-    private func refuseCollectionWithHiddenAssets(_ identifier: String, _ operation: String) throws(PhotoLibError) {
-        guard let limitedTo else { return }
+    /// The album or folder `identifier` names, for `operation` (rename, delete, move). In a
+    /// limited view an album holding assets outside the client's selection, or a folder with
+    /// such an album inside it, is the library owner's: the client may not change it (it may
+    /// still add and remove its own assets by identifier).
+    private func changeableCollectionRow(_ identifier: String, _ operation: String) throws(PhotoLibError) -> CollectionRow {
+        let row = try collectionRow(identifier)
+        guard let limitedTo else { return row }
         let outside = """
             EXISTS (SELECT 1 FROM album_asset aa JOIN asset a ON a.id = aa.asset_id WHERE aa.album_id = al.id AND NOT EXISTS (
                 SELECT 1 FROM client_selection s WHERE s.client_identifier = ?2 AND s.asset_identifier = a.local_identifier))
             """
         let holds: Bool
-        switch try collectionRow(identifier) {
+        switch row {
         case .album(let id, _):
             holds = try database.prepare("SELECT \(outside) FROM album al WHERE al.id = ?1")
                 .firstRow([.integer(id), .text(limitedTo)]) { $0.int(0) != 0 } ?? false
@@ -673,6 +672,7 @@ final class ChangeBatch {
                 .failedPrecondition,
                 "\(identifier) holds assets outside this client's selection: a client with limited access may not \(operation) it (it adds and removes its own assets by identifier)")
         }
+        return row
     }
 
     func resolve(_ text: String) throws(PhotoLibError) -> String {
