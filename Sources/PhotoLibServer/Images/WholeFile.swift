@@ -1,8 +1,35 @@
 import Foundation
 import PhotoLibCore
 
-/// Reading a file whole into memory, for the decoders that need all of it.
+/// Reading a file whole into memory, for the decoders that need all of it; or only its head,
+/// for what a header says.
 enum WholeFile {
+    /// The first `count` bytes of the file at `path` (fewer when it is shorter): a JPEG's
+    /// header and markers come first, so its size and orientation read from there without
+    /// reading the picture. `what` names the file in errors.
+    static func head(_ path: String, what: String, count: Int) throws(PhotoLibError) -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw LibraryFileError.make(errno: errno, what) }
+        defer { close(fd) }
+        var failure: Int32 = 0
+        let bytes = [UInt8](unsafeUninitializedCapacity: max(0, count)) { buffer, filled in
+            filled = 0
+            while filled < count {
+                let n = Glibc.read(fd, buffer.baseAddress! + filled, count - filled)
+                if n > 0 {
+                    filled += n
+                } else if n < 0 && errno == EINTR {
+                    continue
+                } else {
+                    failure = n < 0 ? errno : 0
+                    return
+                }
+            }
+        }
+        if failure != 0 { throw PhotoLibError(.dataLoss, "cannot read \(what): \(SystemError.text(failure))") }
+        return bytes
+    }
+
     /// The bytes of the file at `path` (`what` names it in errors), refusing one over `limit`
     /// bytes before reading it (`tooLarge(size)`, by default `resourceExhausted`). The size is
     /// the open file's (`fstat`, through any symbolic link), and one `read` loop fills the

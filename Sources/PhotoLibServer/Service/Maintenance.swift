@@ -96,9 +96,9 @@ final class Maintenance: Sendable {
     /// The upright size in the JPEG header of the file at `path`, from its first 256 KiB
     /// (a render's header and markers come first); `nil` when it cannot be read.
     static func jpegSize(_ path: String) -> PixelSize? {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
-        defer { try? handle.close() }
-        guard let head = try? handle.read(upToCount: 256 << 10), let info = try? JPEGInspector.inspect([UInt8](head)) else { return nil }
+        guard let head = try? WholeFile.head(path, what: "a render", count: PhotoLibraryService.headerBytes),
+            let info = try? JPEGInspector.inspect(head)
+        else { return nil }
         return PixelSize(width: info.pixelWidth, height: info.pixelHeight)
     }
 }

@@ -163,7 +163,18 @@ extension PhotoLibraryService {
                     edit.expectedSize = size
                     edit.renderedUploadID = upload.uploadID
                 } else {
-                    edit.expectedSize = try await libraryIO.run { () throws(PhotoLibError) -> PixelSize in try outputSize(try Self.readFile(path, asset: asset)) }
+                    // The client rendered: only the size its render must have is needed. A
+                    // JPEG's comes from its header (not the whole original, read for each
+                    // commit before); another format is inspected whole.
+                    let isJPEG = photo.uniformTypeIdentifier == OriginalFileType.jpeg.uniformTypeIdentifier
+                    edit.expectedSize = try await libraryIO.run { () throws(PhotoLibError) -> PixelSize in
+                        if isJPEG, let head = try? WholeFile.head(path, what: "the image file of \(asset)", count: Self.headerBytes),
+                            let size = try? outputSize(head)
+                        {
+                            return size
+                        }
+                        return try outputSize(try Self.readFile(path, asset: asset))
+                    }
                 }
                 prepared[index] = .commitContentEdit(edit)
             } catch let error as PhotoLibError {

@@ -368,6 +368,11 @@ extension PhotoLibraryService {
         }
     }
 
+    /// How much of a JPEG is read for what its header says (its size and orientation): its
+    /// markers come before the picture, within this many bytes for every camera JPEG (EXIF and
+    /// ICC segments included); a header past it is read from the whole file.
+    static let headerBytes = 256 << 10
+
     /// Reads a library file whole for decoding (``WholeFile/read(_:what:limit:tooLarge:)``),
     /// at most `ImagingLimits.maxInputBytes`.
     static func readFile(_ path: String, asset: String) throws(PhotoLibError) -> [UInt8] {
