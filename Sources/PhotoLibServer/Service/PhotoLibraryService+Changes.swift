@@ -30,6 +30,15 @@ extension PhotoLibraryService {
         guard filename.utf8.count <= ImportMetadata.maximumFilenameLength, !filename.contains("/") else {
             throw PhotoLibError(.invalidArgument, "the original filename must be a plain name of at most \(ImportMetadata.maximumFilenameLength) bytes")
         }
+        // A photo or movie without a date of its own is dated by its file's modification time
+        // when the client sent it (as `photolibd import` does), else by this upload.
+        let fallbackDate = header.fileModificationDate.map { Wire.date(milliseconds: $0.unixMs) } ?? Date()
+        // Checked here, where it can be named: refused later it would read as the photo's
+        // creation date, which the client did not send.
+        let fallbackMicroseconds = PredicateDate.microseconds(fallbackDate)
+        guard fallbackMicroseconds >= PredicateDate.minimum, fallbackMicroseconds <= PredicateDate.maximum else {
+            throw PhotoLibError(.invalidArgument, "UploadHeader.file_modification_date \(header.fileModificationDate?.unixMs ?? 0) ms is outside the years 1…9999")
+        }
         let library = self.library
         let size = Int(clamping: header.size)
         let spool = try await libraryIO.run { () throws(PhotoLibError) in try library.beginUpload(size: size) }
@@ -46,9 +55,6 @@ extension PhotoLibraryService {
         guard received == size else {
             throw PhotoLibError(.invalidArgument, "the upload ended after \(received) of the \(size) bytes its header announced")
         }
-        // A photo or movie without a date of its own is dated by its file's modification time
-        // when the client sent it (as `photolibd import` does), else by this upload.
-        let fallbackDate = header.fileModificationDate.map { Wire.date(milliseconds: $0.unixMs) } ?? Date()
         let control = RenderControl()
         let metadata = try await validator.run(control: control) { () throws -> ImportMetadata in
             try PhotoIntake.metadata(forFileAt: spool.absolutePath, filename: filename, fallbackDate: fallbackDate, control: control)

@@ -119,6 +119,22 @@ final class UploadSpoolingTests: XCTestCase {
         XCTAssertTrue(result.status.message.contains("empty file"), result.status.message)
     }
 
+    /// A file modification date no date can be is refused by name, from the header alone
+    /// (later it read as the photo's creation date, which the client never sent).
+    func testAFileModificationDateOutsideTheYearsIsRefusedAtTheHeader() throws {
+        let server = try InProcessServer()
+        addTeardownBlock { await server.tearDown() }
+        let connection = try server.rawConnection()
+        _ = try connection.handshake(token: server.token)
+        let header = Wire.UploadChunk(part: .header(Wire.UploadHeader(
+            originalFilename: "x.jpg", size: 1000, uniformTypeIdentifier: "public.jpeg",
+            fileModificationDate: Wire.TimestampValue(unixMs: Int64.max / 2))))
+        let result = try connection.call(stream: 1, method: PhotoLibraryMethods.uploadAsset.path, request: header.encoded())
+        XCTAssertEqual(result.status.code, .invalidArgument)
+        XCTAssertTrue(result.status.message.contains("file_modification_date"), result.status.message)
+        XCTAssertTrue(spoolFiles(server).isEmpty)
+    }
+
     /// Before: a 10 MB file of another type was read whole before "not a JPEG"; now the first
     /// chunk decides (a GIF: PNG, HEIC and WebP are photos the library takes).
     func testAnotherFileTypeIsRefusedAtTheFirstChunk() throws {
