@@ -6,10 +6,13 @@ extension Wire.Status {
     /// The OK status.
     public static let ok = Wire.Status(code: .ok)
 
-    /// The status carrying `error`.
+    /// The status carrying `error`. A `PERMISSION_DENIED` always carries a reason
+    /// (docs/PROTOCOL.md 8.3): `NOT_AUTHORIZED` when the error names none, so no refusal
+    /// reaches the wire without it, wherever it was raised.
     public init(_ error: PhotoLibError) {
+        let reason = error.code == .permissionDenied && error.reason == .unspecified ? ErrorReason.notAuthorized : error.reason
         self.init(
-            code: .init(error.code), message: error.message, reason: .init(error.reason),
+            code: .init(error.code), message: error.message, reason: .init(reason),
             failedRequestIndexPlusOne: error.failedRequestIndex.map { UInt32(clamping: $0 + 1) } ?? 0)
     }
 
