@@ -48,6 +48,8 @@ struct StillImageEditingTests {
         for recipe in recipes {
             let rendered = try StillImageRenderer.renderRecipe(original, recipe: recipe)
             let onBase = try RecipeRenderer.render(base, recipe: recipe)
+            // renderRecipe makes its own base: equal bytes mean the base is the same each time it
+            // is made, which clients' renders and the server's disk cache of bases rely on.
             #expect(rendered.jpeg == onBase.jpeg, "\(name): the server's render is a client's render of the base")
             let size = try StillImageRenderer.recipeOutputSize(recipe, original: original)
             #expect(PixelSize(width: rendered.width, height: rendered.height) == size, "\(name) \(recipe.operations)")
