@@ -49,7 +49,8 @@ extension ChangeBatch {
     /// Puts a new original into the library, the one place this happens:
     ///
     /// - The same bytes (a `photo`, `video` or `pairedVideo` with this SHA-256) are that asset
-    ///   already: nothing is written (a trashed one comes back when `restoreTrashed`).
+    ///   already: nothing is written (a trashed one comes back when `restoreTrashed` and, in a
+    ///   limited view, it is one of the client's).
     /// - **Live Photos.** A movie joins a still as its `pairedVideo` and the asset becomes
     ///   `photoLive`, when the still has no paired video yet and either is `partner` (the asset
     ///   of a file with the same base name, found by the caller) or has the same Apple content
@@ -73,7 +74,10 @@ extension ChangeBatch {
             WHERE r.sha256 = ? AND r.type IN (1, 2, 9)
             """
         ).firstRow([.text(original.sha256)], { (row) throws(PhotoLibError) in (row.int64(0), row.text(1), row.int(2) != 0) }) {
-            if trashed && restoreTrashed { try updateTrashed(false, assetID: existingID, identifier: existing) }
+            // A limited client's copy restores only an asset of its selection.
+            if trashed && restoreTrashed, try SelectionScope(limitedTo).contains(existing, in: database) {
+                try updateTrashed(false, assetID: existingID, identifier: existing)
+            }
             return .existing(existing)
         }
         try placeFile?(relativePath)

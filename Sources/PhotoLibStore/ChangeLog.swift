@@ -15,10 +15,6 @@ public struct ChangeResult: Sendable, Hashable {
     /// Files that could not be removed after the commit (the change stands; recovery removes
     /// them at the next exclusive open), one message each.
     public var fileRemovalFailures: [String]
-    /// Assets that were in the library already and joined the limited client's selection in
-    /// this batch (``PhotoLibrary/limited(to:)``: an upload of bytes it could not see gives
-    /// it that asset). The transaction does not list them: they changed only for that client.
-    public var joinedSelection: [String] = []
 
     /// Creates a result value.
     public init(token: Int64, placeholders: [String: String] = [:], changes: [ObjectChange] = [],

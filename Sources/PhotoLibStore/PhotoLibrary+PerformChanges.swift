@@ -94,7 +94,6 @@ extension PhotoLibrary {
         }
         let (batch, token) = committed
         var result = ChangeResult(token: token, placeholders: batch.placeholders, changes: batch.changes.changes)
-        result.joinedSelection = batch.joinedSelection
         for path in batch.consumedUploadFiles { try? files.remove(path) }
         for path in batch.purgedFiles {
             do {
@@ -139,8 +138,10 @@ final class ChangeBatch {
     let addsOnly: Bool
     /// The assets this batch inserted: for an add-only batch, the only Live Photo partners.
     var insertedAssets: [String] = []
-    /// Assets already in the library that joined the limited client's selection.
-    var joinedSelection: [String] = []
+    /// Placeholders of `createAsset`s that created nothing and may not name the asset whose
+    /// bytes they uploaded (an add-only client's, or a limited client's copy of an asset
+    /// outside its selection): `add_assets` leaves them out, any other use is refused.
+    var unnamedPlaceholders: Set<String> = []
 
     init(database: Database, files: FileStore, now: Int64, limitedTo: String? = nil, addsOnly: Bool = false) {
         self.database = database
@@ -246,6 +247,14 @@ final class ChangeBatch {
         switch placement {
         case .existing where addsOnly:
             // Bytes already in the library: an add-only client is not told which asset.
+            if let label = create.placeholder { unnamedPlaceholders.insert(label) }
+            return
+        case .existing where try !SelectionScope(limitedTo).contains(identifier, in: database):
+            // Bytes of an asset a limited client was not given: holding a copy gives it
+            // neither that asset's metadata and albums nor the right to change it (nor was it
+            // restored from Recently Deleted: see `placeOriginal`). As for an add-only client,
+            // nothing is created and the asset is not named; `RequestMoreAssets` asks for it.
+            if let label = create.placeholder { unnamedPlaceholders.insert(label) }
             return
         case .inserted:
             insertedAssets.append(identifier)
@@ -253,12 +262,7 @@ final class ChangeBatch {
             break
         }
         createdByBaseName[baseName] = (identifier, metadata.fileType.isVideo)
-        if let limitedTo {
-            if case .existing = placement, try !SelectionScope(limitedTo).contains(identifier, in: database) {
-                joinedSelection.append(identifier)
-            }
-            try PhotoLibrary.join([identifier], selectionOf: limitedTo, in: database)
-        }
+        if let limitedTo { try PhotoLibrary.join([identifier], selectionOf: limitedTo, in: database) }
         if let label = create.placeholder { placeholders[label] = identifier }
     }
 
@@ -467,7 +471,10 @@ final class ChangeBatch {
 
     private func addAssets(album: String, assets: [String]) throws(PhotoLibError) {
         let (albumID, albumIdentifier) = try albumRow(try resolve(album))
-        let added = try uniqueResolved(assets).map { (identifier) throws(PhotoLibError) in try untrashedAsset(identifier).id }
+        // A copy that created nothing (`unnamedPlaceholders`) is left out: it is there already,
+        // as an asset this client may not name.
+        let added = try uniqueResolved(assets.filter { !unnamedPlaceholders.contains($0) })
+            .map { (identifier) throws(PhotoLibError) in try untrashedAsset(identifier).id }
         let before = try members(ofAlbum: albumID)
         let present = Set(before.map(\.assetID))
         let after = before.map(\.assetID) + added.filter { !present.contains($0) }
@@ -678,6 +685,11 @@ final class ChangeBatch {
     func resolve(_ text: String) throws(PhotoLibError) -> String {
         if Placeholder.isPlaceholder(text) {
             guard let identifier = placeholders[text] else {
+                if unnamedPlaceholders.contains(text) {
+                    throw PhotoLibError(
+                        .failedPrecondition,
+                        "placeholder \(text) created no asset: its upload is a copy of a photo already in the library, which this client may not name or change")
+                }
                 throw PhotoLibError(.invalidArgument, "placeholder \(text) is used before a request of this batch declares it")
             }
             return identifier
@@ -702,7 +714,7 @@ final class ChangeBatch {
         guard Placeholder.isPlaceholder(label) else {
             throw PhotoLibError(.invalidArgument, "'\(label.prefix(70))' is not a placeholder: expected $ and 1…64 letters, digits, _ or -")
         }
-        guard placeholders[label] == nil else {
+        guard placeholders[label] == nil && !unnamedPlaceholders.contains(label) else {
             throw PhotoLibError(.invalidArgument, "placeholder \(label) is declared twice in this batch")
         }
     }

@@ -203,28 +203,56 @@ final class LimitedLibraryTests: XCTestCase {
         XCTAssertNil(again.existingAssetIdentifier)
     }
 
-    /// Creating an asset from bytes the library holds (an asset outside the selection) gives
-    /// the client that asset, and its subscriptions hear of it as an insertion. Before, the
-    /// asset joined the selection silently: an open fetch stayed one short, and the next
-    /// notification's details no longer added up.
-    func testAnUploadOfAnAssetOutsideTheSelectionReachesTheChangeFeed() async throws {
-        let subscription = try await limited.subscribe()
-        let fetch = try await subscription.registerFetch()
-        XCTAssertEqual(fetch.count, 2)
-        let changes = NotificationIterator(subscription)
+    /// A copy of an asset outside the selection gives the client nothing: the batch creates
+    /// nothing and names no asset, the selection stays as it was, an
+    /// `add_assets` of the copy to the client's own album leaves it out, any other use of its
+    /// placeholder is refused, and a trashed asset stays in Recently Deleted. (Before, the
+    /// copy gave the client the owner's asset: its place, albums and edits, and the right to
+    /// change and delete it.)
+    func testACopyOfAnAssetOutsideTheSelectionGivesNothing() async throws {
         let upload = try await limited.upload(try Fixtures.uniqueJPEG(2), filename: "again.jpg")
+        XCTAssertNil(upload.existingAssetIdentifier)
         var placeholder: ObjectPlaceholder?
         let result = try await limited.performChanges { batch in placeholder = batch.createAsset(from: upload) }
-        XCTAssertEqual(placeholder.flatMap(result.localIdentifier(for:)), hidden, "the client is given the asset")
-        let change = try await next(changes, within: 20)
-        let details = try XCTUnwrap(change?.changeDetails(for: fetch), "no notification of the asset that joined the selection")
-        XCTAssertTrue(details.hasIncrementalChanges)
-        XCTAssertEqual(details.insertedObjects.map(\.localIdentifier), [hidden])
-        XCTAssertEqual(details.removedIndexes, [])
-        let after = try await details.fetchResultAfterChanges.allObjects().map(\.localIdentifier)
-        let fresh = try await limited.fetchAssets().allObjects().map(\.localIdentifier)
-        XCTAssertEqual(after, fresh)
-        subscription.cancel()
+        XCTAssertNil(placeholder.flatMap(result.localIdentifier(for:)), "the owner's asset is named")
+        let count = try await limited.fetchAssets().count
+        XCTAssertEqual(count, 2)
+        let selectedCount = try await owner.clients().first { $0.clientIdentifier == clientIdentifier }?.selectedAssetCount
+        XCTAssertEqual(selectedCount, 2, "the owner's asset joined the selection")
+        let seen = try await limited.fetchAssets(withLocalIdentifiers: [hidden]).count
+        XCTAssertEqual(seen, 0, "the client sees the owner's asset")
+
+        // The client's own album: the copy is left out of add_assets; naming it otherwise fails.
+        var own: ObjectPlaceholder?
+        let made = try await limited.performChanges { batch in own = batch.createAlbum(title: "Mine") }
+        let mine = try XCTUnwrap(own.flatMap(made.localIdentifier(for:)))
+        let second = try await limited.upload(try Fixtures.uniqueJPEG(2), filename: "again.jpg")
+        _ = try await limited.performChanges { batch in
+            let copy = batch.createAsset(from: second)
+            batch.addAssets([copy.localIdentifier], to: mine)
+        }
+        let members = try await limited.fetchAssets(in: mine).count
+        XCTAssertEqual(members, 0, "the owner's asset was added to the client's album")
+        let third = try await limited.upload(try Fixtures.uniqueJPEG(2), filename: "again.jpg")
+        let refused = await failure {
+            _ = try await limited.performChanges { batch in
+                let copy = batch.createAsset(from: third)
+                batch.setProperties(of: copy.localIdentifier, isFavorite: true)
+            }
+        }
+        XCTAssertEqual(refused?.code, .failedPrecondition, refused?.message ?? "")
+        XCTAssertTrue(refused?.message.contains("created no asset") ?? false, refused?.message ?? "")
+        let favorite = try await owner.fetchAssets(withLocalIdentifiers: [hidden]).allObjects().first?.isFavorite
+        XCTAssertEqual(favorite, false)
+
+        // A trashed asset of the owner's is not brought back by a copy.
+        _ = try await owner.performChanges([.deleteAssets([hidden])])
+        let fourth = try await limited.upload(try Fixtures.uniqueJPEG(2), filename: "again.jpg")
+        _ = try await limited.performChanges { batch in _ = batch.createAsset(from: fourth) }
+        let visible = try await owner.fetchAssets(withLocalIdentifiers: [hidden]).count
+        XCTAssertEqual(visible, 0, "the owner's trashed asset was restored by a limited client's copy")
+        let trashed = try await owner.fetchAssets(in: LocalIdentifier.smartAlbum(.smartAlbumRecentlyDeleted)).allObjects().map(\.localIdentifier)
+        XCTAssertEqual(trashed, [hidden])
     }
 
     func testAnAssetBothAddedAndRemovedIsRefused() async throws {

@@ -113,9 +113,6 @@ extension PhotoLibraryService {
             logger.warning("purged file not removed", metadata: ["error": "\(failure)"])
         }
         changesCommitted(result)
-        // Assets the library held that joined a limited client's selection reach its
-        // subscriptions as a selection change (the transaction does not list them).
-        if let client = library.limitedTo { hub.selectionChanged(client: client, added: result.joinedSelection, removed: []) }
         try await call.send(Wire.PerformChangesResponse(
             placeholders: result.placeholders.sorted { $0.key < $1.key }.map { Wire.PlaceholderResolution(placeholderID: $0.key, localIdentifier: $0.value) },
             changeToken: String(result.token)))
