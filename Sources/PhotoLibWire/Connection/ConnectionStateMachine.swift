@@ -249,7 +249,17 @@ public struct ConnectionStateMachine: Sendable {
     }
 
     /// A machine for a connection that opened at `now` (monotonic nanoseconds).
+    /// The initial windows of `configuration` below its maximum frame size are raised to it:
+    /// docs/PROTOCOL.md 4.3 has an announced window hold at least one largest frame (a peer
+    /// refuses less), so a larger frame size takes the windows with it.
     public init(configuration: Configuration, now: UInt64) {
+        var configuration = configuration
+        if configuration.initialStreamWindow > 0 {
+            configuration.initialStreamWindow = max(configuration.initialStreamWindow, configuration.maxFrameSize)
+        }
+        if configuration.initialConnectionWindow > 0 {
+            configuration.initialConnectionWindow = max(configuration.initialConnectionWindow, configuration.maxFrameSize)
+        }
         self.configuration = configuration
         decoder = FrameDecoder(maxPayloadSize: configuration.role == .server ? WireLimits.maxHelloSize : configuration.maxFrameSize)
         sendConnectionWindow = SendWindow(initial: WireLimits.defaultConnectionWindow, maximum: configuration.maxSendConnectionWindow)

@@ -170,6 +170,34 @@ final class ConnectionStateMachineTests: XCTestCase {
         }
     }
 
+    /// A frame size above the default windows (`photolibd serve --max-frame-size 16777216`)
+    /// raises the windows announced in WELCOME and HELLO to it: a client refuses a WELCOME whose
+    /// window is below its frame size (docs/PROTOCOL.md 4.3), and a message the frame size
+    /// allows must fit a fresh stream's window.
+    func testWindowsAreRaisedToTheFrameSize() throws {
+        var machine = server { $0.maxFrameSize = 16 << 20 }
+        machine.receive(bytes(hello()))
+        _ = machine.nextEvent(now: 0)
+        try machine.accept(Wire.Welcome(serverName: "s"))
+        var decoder = FrameDecoder(maxPayloadSize: 1 << 20)
+        decoder.append(machine.takeOutbound())
+        let welcome = try Wire.Welcome(decoding: try XCTUnwrap(try decoder.next()).payload)
+        XCTAssertEqual(welcome.maxFrameSize, 16 << 20)
+        XCTAssertEqual(welcome.initialStreamWindow, 16 << 20)
+        XCTAssertEqual(welcome.initialConnectionWindow, 16 << 20)
+
+        var client = Machine(configuration: .init(role: .client, maxFrameSize: 2 << 20, initialStreamWindow: 1 << 20, initialConnectionWindow: 8 << 20), now: 0)
+        var serverSide = server()
+        client.start(token: "t", clientName: "c")
+        serverSide.receive(client.takeOutbound())
+        guard case .hello(let helloMessage)? = serverSide.nextEvent(now: 0) else { return XCTFail("no HELLO") }
+        XCTAssertEqual(helloMessage.initialStreamWindow, 2 << 20)
+        XCTAssertEqual(helloMessage.initialConnectionWindow, 8 << 20, "a window above the frame size stays")
+        XCTAssertNoThrow(try serverSide.accept(Wire.Welcome(serverName: "s")), "the server refused the client's HELLO")
+        let events = feed(&client, serverSide.takeOutbound())
+        guard case .welcome? = events.first else { return XCTFail("the client refused the WELCOME: \(events)") }
+    }
+
     func testHelloWithWindowsBelowItsFrameSizeIsRefusedByAccept() {
         var machine = server()
         let helloMessage = Wire.Hello(protocolVersion: 1, maxFrameSize: 256 << 10, initialStreamWindow: 128 << 10)
