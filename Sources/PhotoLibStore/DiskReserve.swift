@@ -163,15 +163,23 @@ extension PhotoLibrary {
         diskReserve.replenish()
     }
 
-    /// Runs `body` (a write that may free space: deletes, purges, small edits); when it fails
-    /// because the disk is full, releases the reserve and runs it once more. After a success
-    /// the reserve is allocated again if the disk now has room.
-    func writeUsingReserveIfFull<T>(_ body: () throws(PhotoLibError) -> T) throws(PhotoLibError) -> T {
+    /// Runs `body`, a write. When it fails because the disk is full and `usingReserve` (a
+    /// write that frees space or leads to it: trashing, purging, removing, reverting), releases
+    /// the reserve and runs it once more; any other write fails with "disk full", the reserve
+    /// kept for those (a favourite or an import that took it would leave nothing to delete
+    /// with). After a success the reserve is allocated again if the disk now has room.
+    func writeUsingReserveIfFull<T>(usingReserve: Bool = true, _ body: () throws(PhotoLibError) -> T) throws(PhotoLibError) -> T {
         let result: T
         do {
             result = try body()
-        } catch where Self.isDiskFull(error) && diskReserve.release() {
+        } catch where Self.isDiskFull(error) && usingReserve && diskReserve.release() {
             result = try body()
+        } catch where Self.isDiskFull(error) && !usingReserve && diskReserve.size > 0 {
+            var full = PhotoLibError(
+                .resourceExhausted,
+                "disk full: the library's disk has no room for this change; the space the library keeps in reserve is for deleting: free space by deleting and purging photos (photolib delete, photolib purge) or on the server's disk")
+            full.cause = error.cause
+            throw full
         }
         if !diskReserve.isHeld { diskReserve.replenish() }
         return result

@@ -21,7 +21,7 @@ extension PhotoLibrary {
     /// single-purpose APIs: errors are the request's own, without the request index, and
     /// the per-request identifier limit does not apply (the caller checked its list).
     func applyUnattributed(_ requests: [ChangeRequest], author: String) throws(PhotoLibError) -> ChangeResult {
-        try runBatch(author: author, now: Microseconds.now) { (batch) throws(PhotoLibError) in
+        try runBatch(author: author, now: Microseconds.now, usingReserve: requests.allSatisfy(\.freesSpace)) { (batch) throws(PhotoLibError) in
             for request in requests { try batch.apply(request, checkingLimits: false) }
         }
     }

@@ -51,7 +51,7 @@ extension PhotoLibrary {
                 .resourceExhausted, "a batch holds at most \(ChangeLimits.maxRequests) requests; this one has \(requests.count); split it")
         }
         let time = try Microseconds.validated(now, "change time")
-        return try runBatch(author: author, now: time) { (batch) throws(PhotoLibError) in
+        return try runBatch(author: author, now: time, usingReserve: requests.allSatisfy(\.freesSpace)) { (batch) throws(PhotoLibError) in
             for (index, request) in requests.enumerated() {
                 do throws(PhotoLibError) {
                     try batch.apply(request)
@@ -68,10 +68,14 @@ extension PhotoLibrary {
     /// Runs `body` in one write transaction with a fresh ``ChangeBatch``, appends the change
     /// log entry, commits, then removes the files the batch released. On failure, files the
     /// batch linked into `originals/` are removed again.
-    /// On a full disk the library's reserve is released and the batch runs once more (see
-    /// ``DiskReserve``): deletes and purges must work when nothing else can.
-    func runBatch(author: String, now: Int64, _ body: (ChangeBatch) throws(PhotoLibError) -> Void) throws(PhotoLibError) -> ChangeResult {
-        try writeUsingReserveIfFull { () throws(PhotoLibError) in try runBatchOnce(author: author, now: now, body) }
+    /// On a full disk, a batch `usingReserve` (one that frees space: see
+    /// ``ChangeRequest/freesSpace``) runs once more with the library's reserve released (see
+    /// ``DiskReserve``): deletes and purges must work when nothing else can. Any other batch
+    /// fails with "disk full" and leaves the reserve to them.
+    func runBatch(
+        author: String, now: Int64, usingReserve: Bool = false, _ body: (ChangeBatch) throws(PhotoLibError) -> Void
+    ) throws(PhotoLibError) -> ChangeResult {
+        try writeUsingReserveIfFull(usingReserve: usingReserve) { () throws(PhotoLibError) in try runBatchOnce(author: author, now: now, body) }
     }
 
     private func runBatchOnce(author: String, now: Int64, _ body: (ChangeBatch) throws(PhotoLibError) -> Void) throws(PhotoLibError) -> ChangeResult {
@@ -794,5 +798,17 @@ final class ChangeBatch {
         }
         let article = expected.hasPrefix("a") ? "an" : "a"
         return PhotoLibError(.invalidArgument, "\(identifier) is \(kind), not \(article) \(expected)")
+    }
+}
+
+extension ChangeRequest {
+    /// Whether the request frees disk space or leads to it (trashing before a purge, purging,
+    /// removing assets from albums, deleting collections, reverting an edit): a batch of only
+    /// these may use the library's disk reserve on a full disk (``DiskReserve``).
+    var freesSpace: Bool {
+        switch self {
+        case .deleteAssets, .purgeAssets, .deleteCollections, .removeAssets, .revertAssetContent: return true
+        default: return false
+        }
     }
 }

@@ -15,7 +15,7 @@ extension PhotoLibrary {
         }
         let time = try Microseconds.validated(now, "purge time")
         let cutoff = time - Int64((retention * 1_000_000).rounded())
-        let result = try runBatch(author: "trash-purge", now: time) { (batch) throws(PhotoLibError) in
+        let result = try runBatch(author: "trash-purge", now: time, usingReserve: true) { (batch) throws(PhotoLibError) in
             let expired = try batch.database.prepare(
                 "SELECT local_identifier FROM asset WHERE trashed = 1 AND trashed_date <= ? ORDER BY trashed_date, id"
             ).rows([.integer(cutoff)]) { $0.text(0) }

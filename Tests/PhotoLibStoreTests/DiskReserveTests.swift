@@ -68,6 +68,32 @@ struct DiskReserveTests {
         #expect(try library.countAssets(AssetQuery(identifiers: assets)) == 0)
     }
 
+    @Test("on a full disk a change that frees nothing (a favourite) is refused 'disk full' and leaves the reserve to deletes and purges",
+          .enabled(if: getuid() == 0, "mounting a small tmpfs needs root"))
+    func reserveIsForFreeingChanges() throws {
+        let disk = try FullDisk(megabytes: 24)
+        defer { disk.cleanUp() }
+        let library = try PhotoLibrary.open(at: disk.library, diskReserveSize: 4 << 20)
+        let assets = try library.createAssetsForTesting(0..<4)
+        disk.fill()
+        // Favourites until one finds no room (the WAL may hold room for the first few).
+        var refused: PhotoLibError?
+        for round in 0..<4000 where refused == nil {
+            do throws(PhotoLibError) {
+                _ = try library.performChanges([.setAssetProperties(.init(asset: assets[round % assets.count], isFavorite: round % 2 == 0))])
+            } catch {
+                refused = error
+            }
+        }
+        let error = try #require(refused, "4000 favourites on a full disk all found room")
+        #expect(error.code == .resourceExhausted && error.message.hasPrefix("disk full") && error.message.contains("photolib purge"), "\(error.message)")
+        #expect(library.diskReserve.isHeld, "a favourite took the reserve")
+
+        _ = try library.performChanges([.deleteAssets(assets)])
+        _ = try library.performChanges([.purgeAssets(assets)])
+        #expect(try library.countAssets(AssetQuery(identifiers: assets)) == 0)
+    }
+
     @Test("without a reserve a purge on a completely full disk fails: the reserve is what makes it work",
           .enabled(if: getuid() == 0, "mounting a small tmpfs needs root"))
     func withoutReserve() throws {
