@@ -22,8 +22,17 @@ public struct ClientConfiguration: Sendable {
     /// (`SocketChannel.holdsWrites`), but one of them may never run soon (a main-actor task
     /// while the main thread waits for this very call). Tests raise it to observe the hold.
     var requestHoldLimit: Double = 0.001
-    /// How long to wait for the TCP connection (seconds).
+    /// How long to wait for the TCP connection, and then again for the server's WELCOME
+    /// (seconds): a server that accepts connections but does not answer (stopped, overloaded)
+    /// fails `connect` with `UNAVAILABLE` instead of leaving it waiting.
     public var connectTimeout: Double = 10
+    /// How long the server has to answer the keepalive PING (seconds) before the connection
+    /// is taken for lost and every call on it fails with `UNAVAILABLE`. The PING goes out when
+    /// nothing was sent for half the server's idle timeout, or when calls wait and nothing
+    /// arrived for a quarter of it: a subscription or a download from a server that stopped,
+    /// or across a network that went quiet without closing the socket, ends instead of
+    /// waiting for ever.
+    public var keepaliveTimeout: Double = 20
     /// Deadline of unary calls (seconds; `nil`: none).
     public var callTimeout: Double? = 60
     /// TLS, and how the server's certificate is trusted (``ClientTLS``); `nil`: plain TCP,

@@ -76,7 +76,8 @@ final class ClientConnection: @unchecked Sendable {
         self.machine = ConnectionStateMachine(
             configuration: .init(
                 role: .client, maxFrameSize: configuration.maxFrameSize,
-                initialStreamWindow: configuration.initialStreamWindow, initialConnectionWindow: configuration.initialConnectionWindow),
+                initialStreamWindow: configuration.initialStreamWindow, initialConnectionWindow: configuration.initialConnectionWindow,
+                handshakeTimeout: configuration.connectTimeout, keepaliveTimeout: configuration.keepaliveTimeout),
             now: DispatchTime.now().uptimeNanoseconds)
     }
 

@@ -50,8 +50,14 @@ public struct ConnectionStateMachine: Sendable {
         public var maxSendConnectionWindow: Int
         /// Server: concurrent calls allowed on one connection (announced in WELCOME).
         public var maxConcurrentStreams: Int
-        /// Server: seconds the client has to send HELLO.
+        /// Server: seconds the client has to send HELLO. Client: seconds the server has to
+        /// answer HELLO with WELCOME (a server that accepted the connection but does not
+        /// answer: stopped, overloaded, or not photolibd).
         public var handshakeTimeout: Double
+        /// Client: seconds the server has to answer the keepalive PING (any frame counts)
+        /// before the connection is taken for lost: a stopped server or a network gone quiet
+        /// that never closes the socket.
+        public var keepaliveTimeout: Double
         /// Server: seconds without a complete frame (and no call in progress) after which the
         /// connection is closed (announced in WELCOME). Client: ignored (WELCOME's value is used).
         public var idleTimeout: Double
@@ -70,6 +76,7 @@ public struct ConnectionStateMachine: Sendable {
             maxSendConnectionWindow: Int = WireLimits.maxWindow,
             maxConcurrentStreams: Int = 100,
             handshakeTimeout: Double = 10,
+            keepaliveTimeout: Double = 20,
             idleTimeout: Double = 300,
             controlFrameInterval: Double = 0.1,
             maxUnansweredControlFrames: Int = 100
@@ -82,6 +89,7 @@ public struct ConnectionStateMachine: Sendable {
             self.maxSendConnectionWindow = maxSendConnectionWindow
             self.maxConcurrentStreams = maxConcurrentStreams
             self.handshakeTimeout = handshakeTimeout
+            self.keepaliveTimeout = keepaliveTimeout
             self.idleTimeout = idleTimeout
             self.controlFrameInterval = controlFrameInterval
             self.maxUnansweredControlFrames = maxUnansweredControlFrames
@@ -238,6 +246,14 @@ public struct ConnectionStateMachine: Sendable {
     }
     private var wroteSinceKeepalive = false
     private var silentKeepaliveTicks = 0
+    /// Client: when the keepalive looked last (a look after which no frame arrived while
+    /// calls wait for the server sends a PING too).
+    private var lastKeepaliveLook: UInt64 = 0
+    /// Client: when the unanswered keepalive PING was sent; the connection is lost when no
+    /// frame arrives within ``Configuration/keepaliveTimeout`` of it.
+    private var keepalivePingSentAt: UInt64? {
+        didSet { updateNextDeadline() }
+    }
     /// Server: when to look at the idle timeout again while a call in progress keeps the
     /// connection alive.
     private var idleRecheckAt: UInt64? {
@@ -311,7 +327,7 @@ public struct ConnectionStateMachine: Sendable {
             nextDeadline = nil
             return
         case .handshaking, .answeringHello:
-            if configuration.role == .server { consider(openedAt &+ Self.nanoseconds(configuration.handshakeTimeout)) }
+            consider(openedAt &+ Self.nanoseconds(configuration.handshakeTimeout))
         case .open, .draining:
             if idleTimeoutNanoseconds > 0 {
                 if configuration.role == .server {
@@ -320,6 +336,7 @@ public struct ConnectionStateMachine: Sendable {
                     consider(keepaliveAt)
                 }
             }
+            if let sent = keepalivePingSentAt { consider(sent &+ Self.nanoseconds(configuration.keepaliveTimeout)) }
         }
         consider(deferredPings.first?.due)
         nextDeadline = next
@@ -1061,8 +1078,16 @@ public struct ConnectionStateMachine: Sendable {
         }
         switch phase {
         case .handshaking, .answeringHello:
-            if configuration.role == .server && now &- openedAt > Self.nanoseconds(configuration.handshakeTimeout) {
-                let error = PhotoLibError(.deadlineExceeded, "no HELLO within \(configuration.handshakeTimeout) s of connecting")
+            let waited = now &- openedAt, limit = Self.nanoseconds(configuration.handshakeTimeout)
+            if configuration.role == .server ? waited > limit : waited >= limit {
+                if configuration.role == .server {
+                    let error = PhotoLibError(.deadlineExceeded, "no HELLO within \(configuration.handshakeTimeout) s of connecting")
+                    fail(error)
+                    return [.closed(error)]
+                }
+                let error = PhotoLibError(
+                    .unavailable,
+                    "the server accepted the connection but sent no WELCOME within \(Self.seconds(configuration.handshakeTimeout)) s: it is stopped or overloaded, or the address is not a photolibd")
                 fail(error)
                 return [.closed(error)]
             }
@@ -1079,12 +1104,30 @@ public struct ConnectionStateMachine: Sendable {
                 // A call in progress kept it alive: look again within a second of it ending.
                 idleRecheckAt = now &+ min(idleTimeoutNanoseconds, 1_000_000_000)
             }
+            if configuration.role == .client, let sent = keepalivePingSentAt {
+                if lastFrameAt >= sent {
+                    keepalivePingSentAt = nil
+                } else if now &- sent >= Self.nanoseconds(configuration.keepaliveTimeout) {
+                    // Not even a PING answered: the server is stopped or the network is gone.
+                    let error = PhotoLibError(
+                        .unavailable,
+                        "the server answered no keepalive PING within \(Self.seconds(configuration.keepaliveTimeout)) s: the connection is lost (the server is stopped or the network is down)")
+                    fail(error)
+                    return [.closed(error)]
+                }
+            }
             if configuration.role == .client, let due = keepaliveAt, due <= now {
                 // Nothing written for two looks in a row (a quarter of the server's idle
-                // timeout apart): a PING keeps the connection.
+                // timeout apart): a PING keeps the connection. Nothing heard for a look while
+                // calls wait for the server: a PING asks whether it is still there.
                 silentKeepaliveTicks = wroteSinceKeepalive ? 0 : silentKeepaliveTicks + 1
                 wroteSinceKeepalive = false
-                if silentKeepaliveTicks >= 2 { write(Frame(.ping, payload: Wire.Ping(opaque: now).encoded())) }
+                let unheard = lastFrameAt <= lastKeepaliveLook && !streams.isEmpty
+                if (silentKeepaliveTicks >= 2 || unheard) && keepalivePingSentAt == nil {
+                    write(Frame(.ping, payload: Wire.Ping(opaque: now).encoded()))
+                    keepalivePingSentAt = now
+                }
+                lastKeepaliveLook = now
                 keepaliveAt = now &+ max(1, idleTimeoutNanoseconds / 4)
             }
         case .closed:
@@ -1103,6 +1146,11 @@ public struct ConnectionStateMachine: Sendable {
 
     private static func nanoseconds(_ seconds: Double) -> UInt64 {
         seconds <= 0 ? 0 : UInt64(min(seconds, 1e9) * 1e9)
+    }
+
+    /// `seconds` for a message: `10`, `2.5`.
+    private static func seconds(_ seconds: Double) -> String {
+        seconds == seconds.rounded() && abs(seconds) < 1e15 ? String(Int(seconds)) : String(seconds)
     }
 
     // MARK: Handshake (client) and closing
@@ -1169,5 +1217,6 @@ public struct ConnectionStateMachine: Sendable {
         blockedOnConnection = []
         deferredPings = []
         keepaliveAt = nil
+        keepalivePingSentAt = nil
     }
 }

@@ -144,7 +144,8 @@ final class ConnectionStateMachineTests: XCTestCase {
         machine.start(token: "tok", clientName: "cli")
         XCTAssertEqual(machine.takeOutbound(), bytes(hello(Wire.Hello(
             protocolVersion: 1, token: "tok", clientName: "cli", maxFrameSize: 128 << 10, initialStreamWindow: 128 << 10, initialConnectionWindow: 192 << 10))))
-        XCTAssertNil(machine.nextDeadline)
+        // The WELCOME is awaited until the handshake timeout (10 s by default).
+        XCTAssertEqual(machine.nextDeadline, 10 * second)
         XCTAssertThrowsError(try machine.openStream(Wire.CallStart(method: "/m"), endStream: true, now: 0))
         let welcome = Wire.Welcome(protocolVersion: 1, serverName: "s", idleTimeoutMs: 4000)
         XCTAssertEqual(feed(&machine, bytes(Frame(.welcome, payload: welcome.encoded())), now: 7), [.welcome(welcome)])
@@ -791,6 +792,50 @@ final class ConnectionStateMachineTests: XCTestCase {
         _ = machine.tick(now: 3000 * millisecond)
         XCTAssertEqual(machine.takeOutbound(), bytes(ping(3000 * millisecond)))
         XCTAssertEqual(machine.nextDeadline, 4000 * millisecond)
+    }
+
+    /// A server that accepts the connection but never answers HELLO (stopped, overloaded, or
+    /// not photolibd): the client gives up at its handshake timeout instead of waiting for ever.
+    func testClientGivesUpWhenNoWelcomeComes() {
+        var machine = Machine(configuration: .init(role: .client, handshakeTimeout: 5), now: 0)
+        machine.start(token: "x", clientName: "c")
+        _ = machine.takeOutbound()
+        XCTAssertEqual(machine.nextDeadline, 5 * second)
+        XCTAssertEqual(machine.tick(now: 5 * second - 1), [])
+        let events = machine.tick(now: 5 * second)
+        guard case .closed(let error?) = events.last else { return XCTFail("not closed: \(events)") }
+        XCTAssertEqual(error.code, .unavailable)
+        XCTAssertTrue(error.message.contains("no WELCOME within 5 s"), error.message)
+        XCTAssertTrue(machine.isClosed)
+    }
+
+    /// A call waits and nothing arrives for a look (a quarter of the server's idle timeout): a
+    /// PING asks whether the server is there. Any frame within the keepalive timeout keeps the
+    /// connection; none (a stopped server, a network gone quiet with the socket open) closes
+    /// it with `UNAVAILABLE`, so a subscription or download cannot wait for ever.
+    func testClientTakesAServerThatAnswersNoPingForLost() throws {
+        var machine = try openClient()  // idle timeout 4 s: a look every second
+        _ = try machine.openStream(Wire.CallStart(method: "/m"), endStream: true, now: 0)
+        _ = machine.takeOutbound()
+        XCTAssertEqual(machine.tick(now: 1 * second), [])
+        XCTAssertEqual(machine.takeOutbound(), bytes(ping(1 * second)), "no PING while a call waited and nothing came")
+        // Answered: the connection stays, and a look after a frame arrived sends nothing.
+        XCTAssertEqual(feed(&machine, bytes(ping(1 * second, ack: true)), now: 1500 * millisecond), [.pingAcknowledged(opaque: 1 * second)])
+        XCTAssertEqual(machine.tick(now: 2 * second), [])
+        XCTAssertFalse(machine.hasOutbound)
+        // Silent again: a PING at the next look, then nothing for the keepalive timeout (20 s).
+        XCTAssertEqual(machine.tick(now: 3 * second), [])
+        XCTAssertEqual(machine.takeOutbound(), bytes(ping(3 * second)))
+        for look in 4...22 {
+            XCTAssertEqual(machine.tick(now: UInt64(look) * second), [], "closed at \(look) s")
+            XCTAssertFalse(machine.hasOutbound, "a second PING at \(look) s")
+        }
+        XCTAssertEqual(machine.nextDeadline, 23 * second)
+        let events = machine.tick(now: 23 * second)
+        guard case .closed(let error?) = events.last else { return XCTFail("not closed: \(events)") }
+        XCTAssertEqual(error.code, .unavailable)
+        XCTAssertTrue(error.message.contains("answered no keepalive PING within 20 s"), error.message)
+        XCTAssertTrue(machine.isClosed)
     }
 
     func testClientGoAwayDuringHandshakeClosesWithItsError() {
