@@ -221,6 +221,43 @@ final class TransportLimitsTests: XCTestCase {
         for connection in silent + [fourth, owner, neighbour] { connection.close() }
     }
 
+    /// A burst of clients that each send HELLO as soon as they connect, many more than may
+    /// wait for their handshake from one address: every one gets in. Before, connections
+    /// accepted faster than their first read turns counted as silent while their HELLO sat
+    /// unread in the socket, and the oldest were closed ("… sent no HELLO in time").
+    func testABurstOfClientsThatSayHelloAtOnceAllGetIn() async throws {
+        let directory = try TestDirectory()
+        addTeardownBlock { directory.cleanUp() }
+        let library = try PhotoLibrary.open(at: directory.library)
+        var configuration = ServerConfiguration()
+        configuration.maxPendingHandshakesPerAddress = 2
+        configuration.maxPendingHandshakes = 4
+        var logger = Logger(label: "photolibd.test")
+        logger.logLevel = .critical
+        let server = try PhotoLibServer(library: library, endpoint: Endpoint(host: "127.0.0.1", port: 0), configuration: configuration, logger: logger)
+        server.start()
+        addTeardownBlock {
+            server.beginGracefulShutdown()
+            await server.serve()
+        }
+        let port = try XCTUnwrap(server.listeningEndpoint?.port)
+        let hello = Frame(.hello, payload: Wire.Hello(protocolVersion: 1, token: try library.ownerToken(), clientName: "burst").encoded())
+        var clients: [RawConnection] = []
+        for _ in 0..<60 {
+            let client = try Self.connect(from: "127.0.0.3", port: port)
+            client.send(hello)
+            clients.append(client)
+        }
+        var refused: [String] = []
+        for (index, client) in clients.enumerated() {
+            let (read, _) = client.readUntil(timeout: 10) { $0.type == .welcome || $0.type == .goAway }
+            guard case .frame(let frame) = read else { return XCTFail("client \(index): no answer: \(read)") }
+            if frame.type == .goAway { refused.append("\(index): \(try Wire.GoAway(decoding: frame.payload).status?.message ?? "")") }
+        }
+        XCTAssertEqual(refused, [], "clients that sent HELLO at once were closed as silent")
+        for client in clients { client.close() }
+    }
+
     /// A TCP connection to 127.0.0.1:`port` from the loopback address `source`.
     private static func connect(from source: String, port: Int) throws -> RawConnection {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
