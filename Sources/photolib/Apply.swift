@@ -33,8 +33,12 @@ extension PhotoLibCommand {
                         requests.append(.createAsset(.init(uploadID: upload.uploadID, placeholder: placeholder, creationDate: date, location: location, isFavorite: favorite, isHidden: hidden)))
                     }
                 }
+                // Where the library stood before, for the check an unknown outcome asks for.
+                let before = try await library.currentChangeToken()
                 do {
-                    return try await library.performChanges(requests)
+                    return try await changeWithUnknownOutcome("the plan", check: "see what changed since (photolib changes --since \(before))") {
+                        try await library.performChanges(requests)
+                    }
                 } catch let error as PhotoLibError {
                     if let index = error.failedRequestIndex { throw CLIError("nothing was applied: entry \(index) failed: \(error.message)", code: error.code) }
                     throw error

@@ -170,7 +170,9 @@ extension ConnectionOptions {
     func create(_ kind: String, title: String, _ build: @escaping (ChangeBatch) -> ObjectPlaceholder) async throws {
         var placeholder: ObjectPlaceholder?
         let result = try await withLibrary { library in
-            try await library.performChanges { placeholder = build($0) }
+            try await changeWithUnknownOutcome("the new \(kind) \"\(title)\"", check: "look for it (photolib albums)") {
+                try await library.performChanges { placeholder = build($0) }
+            }
         }
         let identifier = placeholder.flatMap { result.localIdentifier(for: $0) } ?? ""
         if json {

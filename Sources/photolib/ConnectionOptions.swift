@@ -100,3 +100,18 @@ struct CLIError: Error, CustomStringConvertible {
         return message
     }
 }
+
+/// Runs `body`, a change that is not safe to repeat blindly (an edit stacks on the one
+/// before, an album is created twice). When the connection is lost while it runs
+/// (`UNAVAILABLE`), the request may have been applied before the server went away: the error
+/// says so, and what to `check` before running the command again, instead of reading like a
+/// plain failure.
+func changeWithUnknownOutcome<T>(_ what: String, check: String, _ body: () async throws -> T) async throws -> T {
+    do {
+        return try await body()
+    } catch let error as PhotoLibError where error.code == .unavailable {
+        throw CLIError(
+            "\(error.message) while \(what) was being applied: it may have been applied before the connection was lost; \(check) before running the command again",
+            code: error.code)
+    }
+}

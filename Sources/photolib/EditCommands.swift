@@ -86,7 +86,9 @@ extension PhotoLibCommand {
         func run() async throws {
             try await connection.withLibrary { library in
                 let (output, renderedBy, operations) = try await adjustment == nil ? ownEdit(library) : externalEdit(library)
-                let result = try await library.commitContentEdit(output)
+                let result = try await changeWithUnknownOutcome(
+                    "the edit of \(identifier)", check: "see whether it was (photolib show \(identifier): its adjustment and modification date)"
+                ) { try await library.commitContentEdit(output) }
                 let adjustmentData = output.adjustmentData!
                 if connection.json {
                     try Output.json(EditJSON(

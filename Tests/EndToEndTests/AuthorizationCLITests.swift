@@ -215,6 +215,32 @@ final class AuthorizationCLITests: XCTestCase {
         let log = try owner(["clients", "log"])
         XCTAssertTrue(log.stdout.contains("\(grant.clientIdentifier)  confirmed"), log.stdout)
     }
+
+    /// A change that is not safe to repeat blindly (a new album), whose connection is lost
+    /// while it waits: the error says it may have been applied and what to look at, instead
+    /// of reading like a plain failure (running it again would make a second album).
+    func testALostConnectionDuringAChangeSaysItsOutcomeIsUnknown() throws {
+        let environment = clientEnvironment("albums")
+        let asked = try runCLI(["auth", "request", "--name", "Albums", "--access", "read-write", "--json"], server: server, environment: environment)
+        let grant = try JSONDecoder().decode(Grant.self, from: Data(asked.stdout.utf8))
+        _ = try owner(["clients", "approve", grant.clientIdentifier])
+        _ = try owner(["clients", "policy", grant.clientIdentifier, "--confirm-edits", "on"])
+        let create = try ChildProcess(Paths.photolib, ["album", "create", "Trips"], environment: environment)
+        defer { _ = create.killHard(); create.cleanUp() }
+        struct Pending: Decodable { var kind: String; var clientIdentifier: String }
+        var waiting = false
+        for _ in 0..<200 where !waiting {
+            waiting = try runCLIJSON([Pending].self, ["clients", "pending", "--json"], server: server)
+                .contains { $0.kind == "edit-confirmation" && $0.clientIdentifier == grant.clientIdentifier }
+            if !waiting { Thread.sleep(forTimeInterval: 0.05) }
+        }
+        XCTAssertTrue(waiting, "the change never waited for confirmation")
+        server.kill9()
+        let result = try XCTUnwrap(create.waitForExit(timeout: 20), "photolib album create still runs after the server died")
+        XCTAssertFalse(result.succeeded, "\(result)")
+        XCTAssertTrue(result.stderr.contains("may have been applied"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("photolib albums"), result.stderr)
+    }
 }
 
 /// Any JSON value (to count array elements).
