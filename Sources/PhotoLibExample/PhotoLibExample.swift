@@ -4,8 +4,9 @@
 //
 //   photolib-example HOST:PORT TOKEN OUTPUT.jpg
 //
-// Prints the library's asset count, writes the newest photo as a 512 px JPEG, then marks it
-// as a favourite and prints the change details the subscription receives for it.
+// Prints the library's asset count, writes the newest photo as a JPEG of at most 512 x 512,
+// then toggles its favourite flag (a change to watch: it changes the library) and prints the
+// change details the subscription receives for it.
 import Foundation
 import PhotoLibClient
 
@@ -37,10 +38,11 @@ struct PhotoLibExample {
         guard photos.count > 0 else { return }
         let newest = try await photos.object(at: 0)
 
-        // Request an image: at most 512 x 512, aspect fit, the high-quality image only.
+        // Request an image: at most 512 x 512 (resize mode exact: the default, fast, may give a
+        // larger one, as in PhotoKit), aspect fit, the high-quality image only.
         let image = try await library.imageManager.image(
             forAssetIdentifier: newest.localIdentifier, targetSize: PixelSize(width: 512, height: 512), contentMode: .aspectFit,
-            options: ImageRequestOptions(deliveryMode: .highQualityFormat))
+            options: ImageRequestOptions(deliveryMode: .highQualityFormat, resizeMode: .exact))
         try Data(image.data).write(to: URL(fileURLWithPath: output))
         print("image: \(image.width)x\(image.height) -> \(output)")
 

@@ -21,6 +21,10 @@ final class ExampleProgramTests: XCTestCase {
         XCTAssertTrue(result.succeeded, "photolib-example failed: \(result)")
         XCTAssertEqual(result.stdoutLines.first, "assets: 4")
         XCTAssertTrue(result.stdoutLines.contains { $0.hasPrefix("image: ") && $0.hasSuffix(" -> \(output)") }, result.stdout)
+        // As its comment promises: at most 512 x 512.
+        let size = result.stdoutLines.first { $0.hasPrefix("image: ") }?.dropFirst(7).split(separator: " ").first?.split(separator: "x").compactMap { Int($0) }
+        XCTAssertEqual(size?.count, 2, result.stdout)
+        XCTAssertTrue(size?.allSatisfy { $0 <= 512 } ?? false, "the image is larger than 512 x 512: \(result.stdout)")
         XCTAssertTrue(result.stdoutLines.contains { $0.hasPrefix("changed indexes: [0], favourite now: true") }, result.stdout)
         let jpeg = try XCTUnwrap(FileManager.default.contents(atPath: output))
         XCTAssertEqual(Array(jpeg.prefix(2)), [0xFF, 0xD8], "the written image is a JPEG")
