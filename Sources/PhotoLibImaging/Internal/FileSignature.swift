@@ -50,7 +50,14 @@ enum FileSignature: Hashable {
         }
         if starts(bytes, with: [0x1A, 0x45, 0xDF, 0xA3]) { return .other("Matroska/WebM video") }
         if starts(bytes, with: ascii("PK")) && bytes.count >= 4 && bytes[2] == 3 && bytes[3] == 4 { return .other("ZIP archive") }
-        if starts(bytes, with: ascii("<?xml")) || starts(bytes, with: ascii("<svg")) { return .other("XML/SVG") }
+        if starts(bytes, with: ascii("<?xml")) || starts(bytes, with: ascii("<svg")) {
+            // An iPhone's `.AAE` beside a photo is a property list holding an edit's adjustments.
+            let head = String(decoding: bytes.prefix(4096), as: UTF8.self)
+            if head.contains("<plist") && head.contains("adjustmentFormatIdentifier") {
+                return .other("an edit sidecar (.AAE: the adjustments of an edit made in Photos on an iPhone, not a photo; PhotoLib imports the photo beside it)")
+            }
+            return .other("XML/SVG")
+        }
         return .other("unknown")
     }
 

@@ -109,6 +109,9 @@ struct StillImageHostileTests {
         ("\u{00}\u{00}\u{00}\u{14}ftypqt  \u{00}\u{00}\u{02}\u{00}qt  ", "MP4/MOV video"),
         ("\u{00}\u{00}\u{00}\u{1C}ftypavif\u{00}\u{00}\u{00}\u{00}avifmif1miaf", "AVIF"),
         ("hello, this is text", "unknown"), ("", "empty data"),
+        ("<?xml version=\"1.0\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\"/>", "XML/SVG"),
+        // An iPhone's edit sidecar beside IMG_0001.HEIC, as Photos exports it.
+        ("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!DOCTYPE plist PUBLIC \"-//Apple//DTD PLIST 1.0//EN\" \"http://www.apple.com/DTDs/PropertyList-1.0.dtd\">\n<plist version=\"1.0\">\n<dict>\n\t<key>adjustmentBaseVersion</key>\n\t<integer>0</integer>\n\t<key>adjustmentData</key>\n\t<data>AAAA</data>\n\t<key>adjustmentFormatIdentifier</key>\n\t<string>com.apple.photo</string>\n</dict>\n</plist>\n", "an edit sidecar (.AAE"),
     ])
     func unsupported(text: String, name: String) {
         let bytes = Array(text.utf8)
