@@ -70,7 +70,11 @@ extension PhotoLibCommand {
                             "\(error.message) while uploading \(group.joined(separator: " and ")): run the upload again; \(reports.count) file\(reports.count == 1 ? "" : "s") before it were done and will be reported as already present",
                             reason: error.reason)
                     } catch {
-                        let message = (error as? PhotoLibError)?.message ?? "\(error)"
+                        var message = (error as? PhotoLibError)?.message ?? "\(error)"
+                        if let album, let error = error as? PhotoLibError, error.code == .permissionDenied, error.message.contains("add-only") {
+                            // The batch's album request is what an add-only client may not make.
+                            message = "an add-only client may add photos but not put them in albums: upload without --album \(album) (nothing was added)"
+                        }
                         for file in group {
                             if !connection.json { FileHandle.standardError.write(Data("refused \(file): \(message)\n".utf8)) }
                             reports.append(FileReport(path: file, status: "refused", localIdentifier: nil, error: message))
@@ -82,7 +86,13 @@ extension PhotoLibCommand {
                 if !connection.json { FileHandle.standardError.write(Data("refused \(path): \(message)\n".utf8)) }
                 return FileReport(path: path, status: "refused", localIdentifier: nil, error: message)
             }
-            if connection.json { try Output.json(reports) }
+            if connection.json {
+                try Output.json(reports)
+            } else {
+                // One line for the whole run, as `photolibd import` prints.
+                func count(_ status: String) -> Int { reports.filter { $0.status == status }.count }
+                print("uploaded \(count("new")), paired \(count("paired")), already present \(count("alreadyPresent")), refused \(count("refused"))")
+            }
             if reports.contains(where: { $0.status == "refused" }) { throw ExitCode(1) }
         }
     }

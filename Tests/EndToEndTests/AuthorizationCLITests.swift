@@ -171,6 +171,14 @@ final class AuthorizationCLITests: XCTestCase {
         let photo = try directory.write("new/photo.jpg", DistinctPhotos.photo(7))
         let upload = try runCLI(["upload", photo], server: server, environment: environment)
         XCTAssertTrue(upload.succeeded, "\(upload)")
+        XCTAssertEqual(upload.stdoutLines.last, "uploaded 1, paired 0, already present 0, refused 0", "\(upload)")
+        // Into an album: refused, saying what an add-only client may not do and what to run.
+        struct Collection: Decodable { var localIdentifier: String }
+        let album = try runCLIJSON(Collection.self, ["album", "create", "Inbox", "--json"], server: server).localIdentifier
+        let second = try directory.write("new/second.jpg", DistinctPhotos.photo(8))
+        let filed = try runCLI(["upload", second, "--album", album], server: server, environment: environment)
+        XCTAssertFalse(filed.succeeded, "\(filed)")
+        XCTAssertTrue(filed.stderr.contains("upload without --album \(album)"), "\(filed)")
         let read = try runCLI(["ls"], server: server, environment: environment)
         XCTAssertFalse(read.succeeded)
         XCTAssertTrue(read.stderr.contains("read-write access"), "\(read)")
