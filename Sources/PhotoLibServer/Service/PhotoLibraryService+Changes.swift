@@ -40,7 +40,11 @@ extension PhotoLibraryService {
             throw PhotoLibError(.invalidArgument, "UploadHeader.file_modification_date \(header.fileModificationDate?.unixMs ?? 0) ms is outside the years 1…9999")
         }
         let library = self.library
-        let size = Int(clamping: header.size)
+        guard header.size <= UInt64(Int.max) else {
+            // Named as sent (clamping it would report another number than the client's).
+            throw PhotoLibError(.resourceExhausted, "an upload of \(header.size) bytes is larger than any this server takes (\(library.importLimits.videoBytes >> 20) MiB for a video)")
+        }
+        let size = Int(header.size)
         let spool = try await libraryIO.run { () throws(PhotoLibError) in try library.beginUpload(size: size) }
         defer { spool.discard() }
         while let chunk = try await call.nextRequest() {

@@ -119,6 +119,22 @@ final class UploadSpoolingTests: XCTestCase {
         XCTAssertTrue(result.status.message.contains("empty file"), result.status.message)
     }
 
+    /// A size beyond what any upload may have is refused naming the size the client sent
+    /// (2^64−1 read as 9223372036854775807 once, clamped to the largest Int).
+    func testAnImpossibleSizeIsRefusedAsSent() throws {
+        let server = try InProcessServer()
+        addTeardownBlock { await server.tearDown() }
+        let connection = try server.rawConnection()
+        _ = try connection.handshake(token: server.token)
+        for (index, size) in [UInt64.max, UInt64(Int.max) + 1, UInt64(Int.max)].enumerated() {
+            let header = Wire.UploadChunk(part: .header(Wire.UploadHeader(originalFilename: "huge.mov", size: size, uniformTypeIdentifier: "")))
+            let result = try connection.call(stream: UInt32(2 * index + 1), method: PhotoLibraryMethods.uploadAsset.path, request: header.encoded())
+            XCTAssertEqual(result.status.code, .resourceExhausted)
+            XCTAssertTrue(result.status.message.contains("an upload of \(size) bytes is larger than"), result.status.message)
+        }
+        XCTAssertTrue(spoolFiles(server).isEmpty)
+    }
+
     /// A file modification date no date can be is refused by name, from the header alone
     /// (later it read as the photo's creation date, which the client never sent).
     func testAFileModificationDateOutsideTheYearsIsRefusedAtTheHeader() throws {
