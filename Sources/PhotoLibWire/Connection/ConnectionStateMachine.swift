@@ -562,6 +562,7 @@ public struct ConnectionStateMachine: Sendable {
 
     private mutating func openCall(_ frame: Frame, now: UInt64) throws(PhotoLibError) {
         let id = frame.streamID
+        guard id != 0 else { throw violation("CALL on stream 0: stream 0 is for HELLO, WELCOME, PING and GOAWAY; a call opens on a new stream id from 1 up") }
         guard id > highestStreamID else {
             throw violation("CALL on stream \(id) does not exceed the highest stream id used so far (\(highestStreamID))")
         }

@@ -436,7 +436,7 @@ final class ConnectionStateMachineTests: XCTestCase {
         try assertViolation(
             bytes(message(1, [UInt8](repeating: 0, count: (1 << 20) + 1))),
             goAway(last: 0, .resourceExhausted, "MESSAGE frame of 1048577 bytes exceeds the maximum frame size of 1048576 bytes", violation: true))
-        try assertViolation(bytes(call(0)), invalid("CALL on stream 0 does not exceed the highest stream id used so far (0)"))
+        try assertViolation(bytes(call(0)), invalid("CALL on stream 0: stream 0 is for HELLO, WELCOME, PING and GOAWAY; a call opens on a new stream id from 1 up"))
         try assertViolation(bytes(call(3)), invalid("CALL on stream 3 does not exceed the highest stream id used so far (5)", last: 5), before: bytes(call(5)))
         try assertViolation(bytes(message(0, [1])), invalid("MESSAGE on stream 0"))
         try assertViolation(bytes(message(7, [1])), invalid("MESSAGE on stream 7, which no CALL opened", last: 1), before: bytes(call(1)))
