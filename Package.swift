@@ -123,7 +123,7 @@ let package = Package(
         // MARK: Tests mirror the modules.
         .testTarget(name: "PhotoLibCoreTests", dependencies: ["PhotoLibCore", "PhotoLibTestSupport"]),
         .testTarget(name: "PhotoLibWireTests", dependencies: ["PhotoLibWire", "PhotoLibCore", "PhotoLibTestSupport"]),
-        .testTarget(name: "PhotoLibNetTests", dependencies: ["PhotoLibNet", "PhotoLibCore"]),
+        .testTarget(name: "PhotoLibNetTests", dependencies: ["PhotoLibNet", "PhotoLibCore", "PhotoLibTestSupport"]),
         // PhotoLibMedia's tests (Media/) share PhotoLibImaging's fixtures and reference decoder.
         .testTarget(name: "PhotoLibImagingTests", dependencies: ["PhotoLibImaging", "PhotoLibMedia", "PhotoLibCore", "PhotoLibTestSupport"]),
         .testTarget(

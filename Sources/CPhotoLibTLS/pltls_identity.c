@@ -4,7 +4,8 @@
  * Related OpenSSL documentation: EVP_PKEY_Q_keygen(3) (EVP_EC_gen), X509_new(3),
  * X509_set_version(3), BN_to_ASN1_INTEGER(3), X509_gmtime_adj(3), X509_NAME_add_entry_by_txt(3),
  * X509V3_set_ctx(3), X509V3_EXT_nconf_nid (x509v3_config(5) for the value syntax),
- * X509_sign(3), PEM_write_bio_X509(3), PEM_write_bio_PrivateKey(3), X509_digest(3).
+ * X509_sign(3), PEM_write_bio_X509(3), PEM_write_bio_PrivateKey(3), X509_digest(3),
+ * X509_get0_notBefore(3), ASN1_TIME_diff(3).
  */
 #include "pltls_internal.h"
 
@@ -185,5 +186,29 @@ int CPhotoLibTLS_certificate_fingerprint(const uint8_t *certificate_pem, size_t 
         CPhotoLibTLS_format_openssl(message, capacity, "certificate fingerprint", "SHA-256 failed");
         return CPhotoLibTLS_INTERNAL;
     }
+    return CPhotoLibTLS_OK;
+}
+
+int CPhotoLibTLS_certificate_validity(const uint8_t *certificate_pem, size_t certificate_size,
+                                      int64_t *not_before, int64_t *not_after, char *message, size_t capacity) {
+    if (certificate_pem == NULL || not_before == NULL || not_after == NULL || certificate_size > INT_MAX) {
+        CPhotoLibTLS_format(message, capacity, "certificate validity: invalid arguments");
+        return CPhotoLibTLS_INVALID_ARGUMENT;
+    }
+    ERR_clear_error();
+    BIO *bio = BIO_new_mem_buf(certificate_pem, (int)certificate_size);
+    if (bio == NULL) {
+        CPhotoLibTLS_format_openssl(message, capacity, "certificate validity", "out of memory");
+        return CPhotoLibTLS_INTERNAL;
+    }
+    X509 *certificate = PEM_read_bio_X509(bio, NULL, NULL, NULL);
+    BIO_free(bio);
+    if (certificate == NULL) {
+        CPhotoLibTLS_format_openssl(message, capacity, "not a PEM X.509 certificate", "unreadable");
+        return CPhotoLibTLS_BAD_IDENTITY;
+    }
+    *not_before = CPhotoLibTLS_epoch_seconds(X509_get0_notBefore(certificate));
+    *not_after = CPhotoLibTLS_epoch_seconds(X509_get0_notAfter(certificate));
+    X509_free(certificate);
     return CPhotoLibTLS_OK;
 }

@@ -27,4 +27,7 @@ void CPhotoLibTLS_format_openssl(char *message, size_t capacity, const char *con
  */
 int CPhotoLibTLS_verify_server(X509_STORE_CTX *store, void *argument);
 
+/* Seconds since 1970-01-01 UTC of `time` (0 when it cannot be read). */
+int64_t CPhotoLibTLS_epoch_seconds(const ASN1_TIME *time);
+
 #endif /* PLTLS_INTERNAL_H */

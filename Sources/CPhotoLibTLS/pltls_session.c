@@ -6,7 +6,8 @@
  * (BIO_set_mem_eof_return), SSL_do_handshake(3), SSL_read_ex(3), SSL_write_ex(3),
  * SSL_get_error(3), SSL_shutdown(3), SSL_set1_host(3), SSL_set_tlsext_host_name(3),
  * X509_VERIFY_PARAM_set1_ip_asc(3), X509_digest(3), CRYPTO_memcmp(3),
- * SSL_get_verify_result(3), SSL_alert_desc_string_long(3).
+ * SSL_get_verify_result(3), SSL_alert_desc_string_long(3), X509_STORE_CTX_get_error(3),
+ * X509_get0_notAfter(3), ASN1_TIME_diff(3), GENERAL_NAME (X509_get_ext_d2i(3)).
  */
 #include "pltls_internal.h"
 
@@ -19,6 +20,7 @@
 #include <openssl/err.h>
 #include <openssl/x509.h>
 #include <openssl/x509_vfy.h>
+#include <openssl/x509v3.h>
 
 struct CPhotoLibTLS_Session {
     SSL *ssl;
@@ -32,6 +34,9 @@ struct CPhotoLibTLS_Session {
     uint8_t peer_fingerprint[CPhotoLibTLS_FINGERPRINT_SIZE];
     /* Set by the verify callback when the certificate's fingerprint is not the pin. */
     int pin_mismatch;
+    /* Set by the verify callback when the trust store or the host name check refused. */
+    int has_verify_failure;
+    CPhotoLibTLS_VerifyFailure verify_failure;
     /* After a fatal error the session answers every call with it. */
     int failure;
     char failure_message[CPhotoLibTLS_MESSAGE_CAPACITY];
@@ -40,6 +45,109 @@ struct CPhotoLibTLS_Session {
 static int CPhotoLibTLS_is_ip_address(const char *host) {
     unsigned char address[16];
     return inet_pton(AF_INET, host, address) == 1 || inet_pton(AF_INET6, host, address) == 1;
+}
+
+/* The kind of failure OpenSSL's verify result `code` is. */
+static int CPhotoLibTLS_distrust_reason(long code) {
+    switch (code) {
+    case X509_V_ERR_DEPTH_ZERO_SELF_SIGNED_CERT:
+        return CPhotoLibTLS_DISTRUST_SELF_SIGNED;
+    case X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT:
+    case X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY:
+    case X509_V_ERR_UNABLE_TO_VERIFY_LEAF_SIGNATURE:
+    case X509_V_ERR_SELF_SIGNED_CERT_IN_CHAIN:
+    case X509_V_ERR_CERT_UNTRUSTED:
+        return CPhotoLibTLS_DISTRUST_UNKNOWN_ISSUER;
+    case X509_V_ERR_CERT_HAS_EXPIRED:
+        return CPhotoLibTLS_DISTRUST_EXPIRED;
+    case X509_V_ERR_CERT_NOT_YET_VALID:
+        return CPhotoLibTLS_DISTRUST_NOT_YET_VALID;
+    case X509_V_ERR_HOSTNAME_MISMATCH:
+    case X509_V_ERR_IP_ADDRESS_MISMATCH:
+        return CPhotoLibTLS_DISTRUST_NAME_MISMATCH;
+    default:
+        return CPhotoLibTLS_DISTRUST_OTHER;
+    }
+}
+
+/* Appends `name` (of `size` bytes) to `names`, after ", " unless it is the first; stops
+ * quietly when the buffer is full. */
+static void CPhotoLibTLS_append_name(char *names, const char *name, size_t size) {
+    size_t used = strlen(names);
+    size_t separator = used == 0 ? 0 : 2;
+    if (size == 0 || used + separator + size + 1 > CPhotoLibTLS_NAMES_CAPACITY) {
+        return;
+    }
+    if (separator != 0) {
+        memcpy(names + used, ", ", 2);
+        used += 2;
+    }
+    memcpy(names + used, name, size);
+    names[used + size] = '\0';
+}
+
+/* The DNS names and IP addresses `certificate` is for (subjectAltName, else its CN). */
+static void CPhotoLibTLS_certificate_names(X509 *certificate, char *names) {
+    names[0] = '\0';
+    GENERAL_NAMES *alternatives = X509_get_ext_d2i(certificate, NID_subject_alt_name, NULL, NULL);
+    if (alternatives != NULL) {
+        for (int index = 0; index < sk_GENERAL_NAME_num(alternatives); index++) {
+            const GENERAL_NAME *name = sk_GENERAL_NAME_value(alternatives, index);
+            if (name->type == GEN_DNS) {
+                const unsigned char *text = ASN1_STRING_get0_data(name->d.dNSName);
+                int length = ASN1_STRING_length(name->d.dNSName);
+                if (text != NULL && length > 0 && memchr(text, '\0', (size_t)length) == NULL) {
+                    CPhotoLibTLS_append_name(names, (const char *)text, (size_t)length);
+                }
+            } else if (name->type == GEN_IPADD) {
+                const unsigned char *bytes = ASN1_STRING_get0_data(name->d.iPAddress);
+                int length = ASN1_STRING_length(name->d.iPAddress);
+                char text[INET6_ADDRSTRLEN];
+                int family = length == 4 ? AF_INET : length == 16 ? AF_INET6 : 0;
+                if (family != 0 && inet_ntop(family, bytes, text, sizeof text) != NULL) {
+                    CPhotoLibTLS_append_name(names, text, strlen(text));
+                }
+            }
+        }
+        GENERAL_NAMES_free(alternatives);
+    }
+    if (names[0] == '\0') {
+        char common[128];
+        int length = X509_NAME_get_text_by_NID(X509_get_subject_name(certificate), NID_commonName, common, sizeof common);
+        if (length > 0) {
+            CPhotoLibTLS_append_name(names, common, strlen(common));
+        }
+    }
+}
+
+int64_t CPhotoLibTLS_epoch_seconds(const ASN1_TIME *time) {
+    if (time == NULL) {
+        return 0;
+    }
+    ASN1_TIME *epoch = ASN1_TIME_set(NULL, 0);
+    int days = 0;
+    int seconds = 0;
+    int read = epoch != NULL && ASN1_TIME_diff(&days, &seconds, epoch, time) == 1;
+    ASN1_TIME_free(epoch);
+    return read ? (int64_t)days * 86400 + seconds : 0;
+}
+
+/* Records why X509_verify_cert refused the server's chain, while the store still says. */
+static void CPhotoLibTLS_record_verify_failure(CPhotoLibTLS_Session *session, X509_STORE_CTX *store, X509 *leaf) {
+    CPhotoLibTLS_VerifyFailure *failure = &session->verify_failure;
+    memset(failure, 0, sizeof *failure);
+    failure->verify_code = X509_STORE_CTX_get_error(store);
+    failure->reason = CPhotoLibTLS_distrust_reason(failure->verify_code);
+    failure->depth = X509_STORE_CTX_get_error_depth(store);
+    X509 *failed = X509_STORE_CTX_get_current_cert(store);
+    if (failed == NULL) {
+        failed = leaf;
+        failure->depth = 0;
+    }
+    failure->not_before = CPhotoLibTLS_epoch_seconds(X509_get0_notBefore(failed));
+    failure->not_after = CPhotoLibTLS_epoch_seconds(X509_get0_notAfter(failed));
+    CPhotoLibTLS_certificate_names(leaf, failure->names);
+    session->has_verify_failure = 1;
 }
 
 int CPhotoLibTLS_verify_server(X509_STORE_CTX *store, void *argument) {
@@ -69,7 +177,11 @@ int CPhotoLibTLS_verify_server(X509_STORE_CTX *store, void *argument) {
         return 1;
     }
     /* Not pinned: the chain must lead to a trusted CA and name the host (set on the session). */
-    return X509_verify_cert(store) == 1 ? 1 : 0;
+    if (X509_verify_cert(store) == 1) {
+        return 1;
+    }
+    CPhotoLibTLS_record_verify_failure(session, store, leaf);
+    return 0;
 }
 
 int CPhotoLibTLS_session_new(CPhotoLibTLS_Context *context, const char *host, const uint8_t *pin,
@@ -362,4 +474,16 @@ const char *CPhotoLibTLS_session_version(const CPhotoLibTLS_Session *session) {
         return "";
     }
     return SSL_get_version(session->ssl);
+}
+
+int CPhotoLibTLS_session_verify_failure(const CPhotoLibTLS_Session *session, CPhotoLibTLS_VerifyFailure *failure) {
+    if (failure == NULL) {
+        return 0;
+    }
+    if (session == NULL || !session->has_verify_failure) {
+        memset(failure, 0, sizeof *failure);
+        return 0;
+    }
+    *failure = session->verify_failure;
+    return 1;
 }

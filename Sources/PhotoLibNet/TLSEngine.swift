@@ -244,9 +244,15 @@ public final class TLSEngine {
             error.message =
                 "the TLS certificate of \(server) has fingerprint \(presented?.description ?? "?"), but \(pin?.description ?? "?") is pinned for it: the connection was refused. If the server's certificate was replaced on purpose (a new library, or its tls/ directory removed), compare the fingerprint `photolibd serve` prints on the server and pin it again (photolib tls pin --server HOST:PORT SHA256:…, or PHOTOLIB_FINGERPRINT); otherwise someone may be intercepting the connection"
         case .untrustedCertificate:
-            error.presentedFingerprint = peerFingerprint
-            error.message =
-                "\(message) (connecting to \(server)): a self-signed server certificate is trusted by pinning its fingerprint (photolib tls pin, or PHOTOLIB_FINGERPRINT=\(peerFingerprint?.description ?? "SHA256:…") after checking it against what `photolibd serve` printed)"
+            // The advice fits OpenSSL's verify result: pin a self-signed certificate, trust an
+            // unknown authority, renew an expired certificate, use a name the certificate holds.
+            let presented = peerFingerprint
+            error.presentedFingerprint = presented
+            if let failure = TLSVerifyFailure(session: session) {
+                error.message = failure.message(detail: message, server: server, fingerprint: presented)
+            } else {
+                error.message = TLSVerifyFailure.selfSignedMessage(detail: message, server: server, fingerprint: presented)
+            }
         case .handshakeRefused where role == .server:
             error.message =
                 "\(message): a client that refuses the certificate usually pins another fingerprint for this server; give it \(context.fingerprint?.description ?? "the fingerprint photolibd printed")"

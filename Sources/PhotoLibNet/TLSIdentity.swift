@@ -19,6 +19,10 @@ public struct TLSIdentity: Sendable {
     let keyPEM: [UInt8]
     /// The SHA-256 fingerprint of the (first) certificate.
     public let fingerprint: TLSFingerprint
+    /// When the (first) certificate becomes valid (its notBefore).
+    public let notBefore: Date
+    /// When the (first) certificate expires (its notAfter).
+    public let notAfter: Date
 
     /// An identity from PEM texts. Throws ``TLSError/Code/badIdentity`` when the
     /// certificate does not parse; the key is checked against it by ``TLSContext/server(identity:)``.
@@ -26,6 +30,53 @@ public struct TLSIdentity: Sendable {
         self.certificatePEM = certificatePEM
         self.keyPEM = keyPEM
         self.fingerprint = try TLSFingerprint(certificatePEM: certificatePEM)
+        var notBefore: Int64 = 0
+        var notAfter: Int64 = 0
+        try TLSCall.run { message, capacity in
+            certificatePEM.withUnsafeBufferPointer { certificate in
+                CPhotoLibTLS_certificate_validity(certificate.baseAddress, certificate.count, &notBefore, &notAfter, message, capacity)
+            }
+        }
+        self.notBefore = Date(timeIntervalSince1970: TimeInterval(notBefore))
+        self.notAfter = Date(timeIntervalSince1970: TimeInterval(notAfter))
+    }
+
+    /// What is wrong with the certificate's dates at `date`, for a server to say when it
+    /// starts: it has expired or is not valid yet (clients refuse it unless they pinned it),
+    /// or it expires within `soon` seconds (14 days by default). `nil` when it is fine.
+    public func validityProblem(at date: Date = Date(), soon: TimeInterval = 14 * 86_400) -> ValidityProblem? {
+        if date > notAfter { return .expired(notAfter) }
+        if date < notBefore { return .notYetValid(notBefore) }
+        if notAfter.timeIntervalSince(date) < soon { return .expiresSoon(notAfter) }
+        return nil
+    }
+
+    /// A certificate's dates that need the server operator's attention (see ``validityProblem(at:soon:)``).
+    public enum ValidityProblem: Sendable, Hashable, CustomStringConvertible {
+        /// Expired at this date: clients verifying against authorities refuse it.
+        case expired(Date)
+        /// Not valid before this date: clients verifying against authorities refuse it.
+        case notYetValid(Date)
+        /// Still valid, but expires at this date, soon.
+        case expiresSoon(Date)
+
+        /// Whether clients refuse the certificate now (expired or not yet valid).
+        public var refusedNow: Bool {
+            if case .expiresSoon = self { return false }
+            return true
+        }
+
+        /// One line for a person, naming the date.
+        public var description: String {
+            switch self {
+            case .expired(let date):
+                "the TLS certificate expired on \(TLSVerifyFailure.utcText(Int64(date.timeIntervalSince1970))): clients that verify it against certificate authorities refuse to connect; renew it and restart with the new --tls-cert/--tls-key"
+            case .notYetValid(let date):
+                "the TLS certificate is not valid before \(TLSVerifyFailure.utcText(Int64(date.timeIntervalSince1970))): clients that verify it against certificate authorities refuse to connect until then; check this machine's clock, or use a certificate valid now"
+            case .expiresSoon(let date):
+                "the TLS certificate expires soon, on \(TLSVerifyFailure.utcText(Int64(date.timeIntervalSince1970))): renew it before then and restart with the new --tls-cert/--tls-key"
+            }
+        }
     }
 
     /// Days a generated certificate is valid: about ten years (pinned certificates are

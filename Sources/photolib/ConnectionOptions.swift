@@ -16,7 +16,7 @@ struct ConnectionOptions: ParsableArguments {
     @Option(name: .long, help: "Connect with TLS and pin the server's certificate: SHA256:… as 'photolibd serve --tls' prints it (default: $PHOTOLIB_FINGERPRINT, else the pin stored by 'photolib tls pin').")
     var fingerprint: String?
 
-    @Flag(name: .long, help: "Connect with TLS to a server whose certificate a system-trusted authority signed for its name (no pin).")
+    @Flag(name: .long, help: "Connect with TLS to a server whose certificate a system-trusted authority signed for its name (no pin). A private authority is trusted by adding its certificate to the system trust store, or with SSL_CERT_FILE=CA.pem.")
     var tls = false
 
     @Flag(name: .long, help: "Print one JSON document on stdout.")

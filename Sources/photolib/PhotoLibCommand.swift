@@ -11,6 +11,13 @@ struct PhotoLibCommand: AsyncParsableCommand {
             --token TOKEN (or PHOTOLIB_TOKEN, or --token-file FILE). Every command takes --json \
             and then prints one JSON document on stdout with PhotoKit's names. \
             photolib --version prints the program's version.
+
+            TLS (needed beyond loopback): --fingerprint SHA256:… (or PHOTOLIB_FINGERPRINT, or a pin stored by 'photolib tls \
+            pin') for the self-signed certificate 'photolibd serve --tls' prints; --tls for a \
+            certificate an authority signed. An authority this machine does not trust (a private \
+            CA) is trusted by adding its certificate to the system trust store \
+            (/usr/local/share/ca-certificates, then update-ca-certificates) or with \
+            SSL_CERT_FILE=CA.pem (OpenSSL's variable: a PEM file of trusted authorities, read in place of the system's bundle).
             """,
         subcommands: [
             Info.self, Albums.self, List.self, UploadCommand.self, Favorite.self, Hide.self, Delete.self, Restore.self,

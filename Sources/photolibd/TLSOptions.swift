@@ -45,9 +45,26 @@ struct TLSOptions: ParsableArguments {
                     ])
                 }
             }
+            Self.warnAboutDates(identity, logger: logger)
             return try TLSContext.server(identity: identity)
         } catch {
             throw Failure.exit("photolibd: cannot set up TLS: \(error.message)")
+        }
+    }
+
+    /// Warns (stderr and the log) when the certificate has expired or is not valid yet, and
+    /// notes when it expires within 14 days. Serving goes on: the operator decides (clients
+    /// that pinned the certificate ignore its dates).
+    static func warnAboutDates(_ identity: TLSIdentity, logger: Logger) {
+        guard let problem = identity.validityProblem() else { return }
+        let metadata: Logger.Metadata = [
+            "tls.not.before": "\(identity.notBefore)", "tls.not.after": "\(identity.notAfter)",
+        ]
+        if problem.refusedNow {
+            FileHandle.standardError.write(Data("WARNING: photolibd: \(problem)\n".utf8))
+            logger.warning("\(problem)", metadata: metadata)
+        } else {
+            logger.notice("\(problem)", metadata: metadata)
         }
     }
 

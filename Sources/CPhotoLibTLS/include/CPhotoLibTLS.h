@@ -152,6 +152,49 @@ size_t CPhotoLibTLS_session_take_output(CPhotoLibTLS_Session *session, uint8_t *
  */
 int CPhotoLibTLS_session_peer_fingerprint(const CPhotoLibTLS_Session *session, uint8_t *fingerprint);
 
+/* MARK: Why a server's certificate was not trusted (after CPhotoLibTLS_UNTRUSTED) */
+
+/* Another verification failure (a bad signature, a revoked or unusable certificate, ...). */
+#define CPhotoLibTLS_DISTRUST_OTHER 0
+/* The server's own certificate is self-signed (X509_V_ERR_DEPTH_ZERO_SELF_SIGNED_CERT). */
+#define CPhotoLibTLS_DISTRUST_SELF_SIGNED 1
+/* The authority that signed it is not in the trust store (X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT*,
+ * X509_V_ERR_SELF_SIGNED_CERT_IN_CHAIN, X509_V_ERR_UNABLE_TO_VERIFY_LEAF_SIGNATURE,
+ * X509_V_ERR_CERT_UNTRUSTED). */
+#define CPhotoLibTLS_DISTRUST_UNKNOWN_ISSUER 2
+/* A certificate of the chain has expired (X509_V_ERR_CERT_HAS_EXPIRED). */
+#define CPhotoLibTLS_DISTRUST_EXPIRED 3
+/* A certificate of the chain is not valid yet (X509_V_ERR_CERT_NOT_YET_VALID). */
+#define CPhotoLibTLS_DISTRUST_NOT_YET_VALID 4
+/* The certificate names neither the host name nor the address asked for
+ * (X509_V_ERR_HOSTNAME_MISMATCH, X509_V_ERR_IP_ADDRESS_MISMATCH). */
+#define CPhotoLibTLS_DISTRUST_NAME_MISMATCH 5
+
+/* Size of CPhotoLibTLS_VerifyFailure.names (longer lists are cut at a name's end). */
+#define CPhotoLibTLS_NAMES_CAPACITY 256
+
+/* What OpenSSL's verification of a server's certificate found wrong. */
+typedef struct CPhotoLibTLS_VerifyFailure {
+    /* CPhotoLibTLS_DISTRUST_*: the kind of failure. */
+    int reason;
+    /* OpenSSL's verify result (X509_V_ERR_*). */
+    long verify_code;
+    /* Which certificate failed: 0 the server's own, 1 the authority that signed it, ... */
+    int depth;
+    /* That certificate's validity, in seconds since 1970-01-01 UTC. */
+    int64_t not_before;
+    int64_t not_after;
+    /* The server's own certificate's DNS names and IP addresses (subjectAltName; its CN when
+     * it has none), separated by ", "; NUL-terminated. */
+    char names[CPhotoLibTLS_NAMES_CAPACITY];
+} CPhotoLibTLS_VerifyFailure;
+
+/*
+ * After a handshake failed with CPhotoLibTLS_UNTRUSTED: why, into `failure`. Returns 1 when
+ * the verification recorded a failure, 0 otherwise (`failure` is then zeroed).
+ */
+int CPhotoLibTLS_session_verify_failure(const CPhotoLibTLS_Session *session, CPhotoLibTLS_VerifyFailure *failure);
+
 /* The negotiated protocol version, e.g. "TLSv1.3" (static storage; "" before the handshake). */
 const char *CPhotoLibTLS_session_version(const CPhotoLibTLS_Session *session);
 
@@ -177,6 +220,14 @@ int CPhotoLibTLS_generate_identity(const char *common_name, const char *subject_
  */
 int CPhotoLibTLS_certificate_fingerprint(const uint8_t *certificate_pem, size_t certificate_size,
                                          uint8_t *fingerprint, char *message, size_t message_capacity);
+
+/*
+ * The validity of the first certificate in `certificate_pem`: notBefore and notAfter in
+ * seconds since 1970-01-01 UTC.
+ */
+int CPhotoLibTLS_certificate_validity(const uint8_t *certificate_pem, size_t certificate_size,
+                                      int64_t *not_before, int64_t *not_after,
+                                      char *message, size_t message_capacity);
 
 /* Frees a buffer returned by this library. NULL is ignored. */
 void CPhotoLibTLS_free(void *buffer);
