@@ -5,10 +5,26 @@ import PhotoLibCore
 /// `known_hosts` beside its keys: `known_servers` in the credentials' directory, a JSON
 /// object from `HOST:PORT` to `SHA256:…`, mode 0600.
 ///
-/// A pin is stored only on an explicit request (`photolib tls pin`), never silently on
-/// first contact; once stored, a server presenting another certificate is refused until
+/// A pin is stored only on an explicit request (`photolib tls pin`), or with a credential
+/// obtained over a connection that pin verified (``save(_:for:verifiedBy:)``), never silently
+/// on first contact; once stored, a server presenting another certificate is refused until
 /// the pin is replaced.
 extension CredentialStore {
+    /// Stores `grant` for `server` and, when it was obtained over TLS verified by a pinned
+    /// fingerprint (`tls`), pins that fingerprint for `server` too, so that later
+    /// connections with the stored token use TLS with it rather than plain TCP. Returns the
+    /// fingerprint pinned, if any.
+    @discardableResult
+    public func save(_ grant: ClientGrant, for server: String, verifiedBy tls: ClientTLS?) throws -> TLSFingerprint? {
+        // The pin first: a stored token never waits in the store without the pin it needs.
+        let pinned = tls?.pinnedFingerprint
+        if let pinned, try pinnedFingerprint(for: server) != pinned {
+            try pin(pinned, for: server)
+        }
+        try save(grant, for: server)
+        return pinned
+    }
+
     /// The file of pinned fingerprints: `known_servers` beside ``path``.
     public var knownServersPath: String {
         (path as NSString).deletingLastPathComponent + "/known_servers"

@@ -56,7 +56,7 @@ extension PhotoLibCommand {
         struct Request: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
                 abstract: "Register as a client of the server and wait for the owner's decision; the token is printed once and stored.",
-                discussion: "The token is stored in ~/.config/photolib/credentials (mode 0600) for $PHOTOLIB_SERVER, so later commands use it without PHOTOLIB_TOKEN.")
+                discussion: "The token is stored in ~/.config/photolib/credentials (mode 0600) for $PHOTOLIB_SERVER, so later commands use it without PHOTOLIB_TOKEN. Over TLS with a pin (--fingerprint, PHOTOLIB_FINGERPRINT), the pin is stored for the server too (as 'photolib tls pin' does), so later commands use TLS with it.")
 
             @OptionGroup var connection: ConnectionOptions
             @Option(name: .long, help: "The name the owner sees, e.g. 'Kitchen frame'.") var name: String
@@ -67,10 +67,14 @@ extension PhotoLibCommand {
             func run() async throws {
                 let server = connection.resolvedServer
                 let grant: ClientGrant
+                let pinned: TLSFingerprint?
                 do {
+                    let configuration = try connection.clientConfiguration()
                     grant = try await PhotoLibrary.requestAuthorization(
-                        for: access, name: name, server: server, configuration: try connection.clientConfiguration())
-                    try CredentialStore().save(grant, for: server)
+                        for: access, name: name, server: server, configuration: configuration)
+                    // A pin given for this command (PHOTOLIB_FINGERPRINT, --fingerprint) is kept
+                    // with the token: later commands then use TLS before sending it.
+                    pinned = try CredentialStore().save(grant, for: server, verifiedBy: configuration.tls)
                 } catch let error as PhotoLibError {
                     throw CLIError(error.message, code: error.code)
                 }
@@ -95,12 +99,16 @@ extension PhotoLibCommand {
                         var status: String
                         var accessLevel: String
                         var token: String
+                        var pinnedFingerprint: String?
                     }
-                    try Output.json(GrantJSON(clientIdentifier: grant.clientIdentifier, status: status.name, accessLevel: access.name, token: grant.token))
+                    try Output.json(GrantJSON(
+                        clientIdentifier: grant.clientIdentifier, status: status.name, accessLevel: access.name, token: grant.token,
+                        pinnedFingerprint: pinned?.description))
                 } else {
                     print("client  \(grant.clientIdentifier)")
                     print("access  \(access.name): \(status.name)")
                     print("token   \(grant.token)   (shown once; stored in \(CredentialStore.defaultPath))")
+                    if let pinned { print("tls     \(pinned) pinned for \(server) (in \(CredentialStore().knownServersPath))") }
                 }
                 // Access that cannot be had exits non-zero (PhotoKit's .restricted: the server's
                 // policy refuses that level; .denied: the owner said no).

@@ -115,6 +115,31 @@ final class TLSEndToEndTests: XCTestCase {
         XCTAssertFalse(try cli(["ls", "--json"]).succeeded, "no pin, no TLS: plaintext is refused")
     }
 
+    func testAuthRequestOverAPinnedConnectionKeepsThePinWithTheToken() throws {
+        let fingerprint = try printedFingerprint()
+        let asked = try cli(
+            ["auth", "request", "--name", "Kitchen frame", "--access", "read-write", "--json"], ["PHOTOLIB_FINGERPRINT": fingerprint, "PHOTOLIB_TOKEN": ""])
+        XCTAssertTrue(asked.succeeded, "\(asked)")
+        struct Grant: Decodable {
+            var token: String
+            var pinnedFingerprint: String?
+        }
+        let grant = try JSONDecoder().decode(Grant.self, from: Data(asked.stdout.utf8))
+        XCTAssertEqual(grant.pinnedFingerprint, fingerprint)
+        // Stored as `photolib tls pin` stores it: known_servers, HOST:PORT → SHA256:…, 0600.
+        XCTAssertEqual(mode(config.file("photolib/known_servers")), 0o600)
+        let known = try JSONDecoder().decode([String: String].self, from: Data(contentsOf: URL(fileURLWithPath: config.file("photolib/known_servers"))))
+        XCTAssertEqual(known, [server.address: fingerprint])
+        let show = try cli(["tls", "show", "--json"])
+        XCTAssertTrue(show.stdout.contains("\"matches\" : true"), "\(show)")
+        // The next command, with neither the variable nor a token given, finds the stored
+        // token and the stored pin: TLS before the token (in plain text the server refused it).
+        let status = try cli(["auth", "status", "--json"], ["PHOTOLIB_TOKEN": ""])
+        XCTAssertTrue(status.succeeded, "\(status)")
+        XCTAssertTrue(status.stdout.contains("not determined"), status.stdout)
+        XCTAssertFalse(status.stderr.contains("accepts TLS connections only"), status.stderr)
+    }
+
     func testPhotoLibClientPinsTheFingerprint() async throws {
         let fingerprint = try TLSFingerprint(parsing: try printedFingerprint())
         var configuration = ClientConfiguration()

@@ -53,6 +53,22 @@ final class TLSSettingsTests: XCTestCase {
         }
     }
 
+    func testACredentialObtainedOverAPinnedConnectionIsStoredWithItsPin() throws {
+        let directory = NSTemporaryDirectory() + "tls-grant-pin-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = CredentialStore(path: directory + "/photolib/credentials")
+        let pin = try XCTUnwrap(TLSFingerprint(bytes: Array(repeating: 7, count: 32)))
+        let grant = ClientGrant(clientIdentifier: "client-1", token: "secret", status: .notDetermined, accessLevel: .readWrite)
+        XCTAssertEqual(try store.save(grant, for: "nas:7800", verifiedBy: .pinned(pin)), pin)
+        XCTAssertEqual(try store.grant(for: "nas:7800")?.token, "secret")
+        XCTAssertEqual(try store.pinnedFingerprint(for: "nas:7800"), pin)
+        // Without a pin (plain TCP, or CA verification) nothing is pinned.
+        XCTAssertNil(try store.save(grant, for: "other:7800", verifiedBy: nil))
+        XCTAssertNil(try store.save(grant, for: "ca:7800", verifiedBy: .certificateAuthority))
+        XCTAssertNil(try store.pinnedFingerprint(for: "other:7800"))
+        XCTAssertNil(try store.pinnedFingerprint(for: "ca:7800"))
+    }
+
     func testPinsAreKeptBesideTheCredentialsPrivately() throws {
         let directory = NSTemporaryDirectory() + "tls-known-servers-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: directory) }
