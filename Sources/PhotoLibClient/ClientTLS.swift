@@ -67,6 +67,15 @@ public struct ClientTLS: Sendable, Hashable {
 }
 
 extension PhotoLibrary {
+    /// Whether `server` (`HOST:PORT`) is on this machine's loopback (`localhost`,
+    /// `127.0.0.0/8`, `::1`), where a connection without TLS stays on this machine. Anything
+    /// else, or text that is not `HOST:PORT`, is `false`: without TLS the token and
+    /// everything else would cross the network in plain text, which a program may want to
+    /// warn about (this library prints nothing).
+    public static func isLoopback(server: String) -> Bool {
+        (try? Endpoint(parsing: server))?.isLoopback ?? false
+    }
+
     /// The fingerprint of the certificate `server` (`HOST:PORT`) presents over TLS, without
     /// trusting it or authenticating: for pinning on first use, after comparing it with what
     /// `photolibd serve --tls` printed on the server.

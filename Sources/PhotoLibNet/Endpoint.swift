@@ -37,6 +37,19 @@ public struct Endpoint: Sendable, Hashable, CustomStringConvertible {
         self.init(host: String(host), port: port)
     }
 
+    /// Whether ``host`` is a loopback name or address (`localhost` and `*.localhost`,
+    /// `127.0.0.0/8`, `::1`): traffic to it stays on this machine, so plain TCP is fine there
+    /// and nowhere else.
+    public var isLoopback: Bool { Self.isLoopback(host) }
+
+    /// Whether `host` is a loopback name or address (see ``isLoopback``).
+    public static func isLoopback(_ host: String) -> Bool {
+        let lowered = host.lowercased()
+        if lowered == "localhost" || lowered.hasSuffix(".localhost") || lowered == "::1" || lowered == "0:0:0:0:0:0:0:1" { return true }
+        let parts = lowered.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
+    }
+
     /// `HOST:PORT`, with brackets around IPv6 literals.
     public var description: String {
         host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"

@@ -65,10 +65,26 @@ struct ConnectionOptions: ParsableArguments {
 
     /// The client configuration these options ask for (TLS settings; default limits, or the
     /// larger windows of ``ClientConfiguration/bulkTransfer`` for `bulk` transfers).
+    ///
+    /// Without TLS to a server beyond loopback, warns once on stderr first: the token
+    /// would cross the network in plain text.
     func clientConfiguration(bulk: Bool = false) throws -> ClientConfiguration {
         var configuration = bulk ? ClientConfiguration.bulkTransfer : ClientConfiguration()
         configuration.tls = try resolvedTLS()
+        if configuration.tls == nil { Self.warnPlaintext(to: resolvedServer) }
         return configuration
+    }
+
+    /// Whether the plain-text warning was printed (once per process).
+    nonisolated(unsafe) private static var warnedPlaintext = false
+
+    /// One line on stderr (never stdout: `--json` stays clean) when `server` is not
+    /// loopback: the credential would travel in plain text.
+    private static func warnPlaintext(to server: String) {
+        guard !warnedPlaintext, !PhotoLibrary.isLoopback(server: server) else { return }
+        warnedPlaintext = true
+        let line = "photolib: warning: connecting to \(server) without TLS: the access token and everything else cross the network in plain text; serve with 'photolibd serve --tls' and pin the fingerprint it prints (photolib tls pin SHA256:…, or PHOTOLIB_FINGERPRINT), or use --tls for a CA-signed certificate\n"
+        FileHandle.standardError.write(Data(line.utf8))
     }
 
     /// Connects, runs `body`, closes; turns errors into one clear line and exit status 1.

@@ -12,7 +12,8 @@ struct PhotoLibCommand: AsyncParsableCommand {
             and then prints one JSON document on stdout with PhotoKit's names. \
             photolib --version prints the program's version.
 
-            TLS (needed beyond loopback): --fingerprint SHA256:… (or PHOTOLIB_FINGERPRINT, or a pin stored by 'photolib tls \
+            TLS (needed beyond loopback, where photolib warns that the token would travel in plain \
+            text): --fingerprint SHA256:… (or PHOTOLIB_FINGERPRINT, or a pin stored by 'photolib tls \
             pin') for the self-signed certificate 'photolibd serve --tls' prints; --tls for a \
             certificate an authority signed. An authority this machine does not trust (a private \
             CA) is trusted by adding its certificate to the system trust store \

@@ -51,6 +51,13 @@ final class TLSSettingsTests: XCTestCase {
         for host in ["0.0.0.0", "::", "192.168.1.2", "10.0.0.1", "nas.local", "127.0.0", "127.0.0.1.example.com", "1270.0.0.1"] {
             XCTAssertFalse(ServerTLS.isLoopback(host), host)
         }
+        // What a client checks before connecting without TLS (HOST:PORT as the user gives it).
+        for server in ["127.0.0.1:7800", "127.8.9.10:1", "localhost:7800", "[::1]:7800"] {
+            XCTAssertTrue(PhotoLibrary.isLoopback(server: server), server)
+        }
+        for server in ["0.0.0.0:7800", "[::]:7800", "192.168.1.2:7800", "nas.local:7800", "127.0.0.1", "not an endpoint"] {
+            XCTAssertFalse(PhotoLibrary.isLoopback(server: server), server)
+        }
     }
 
     func testACredentialObtainedOverAPinnedConnectionIsStoredWithItsPin() throws {

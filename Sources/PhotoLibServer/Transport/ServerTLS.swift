@@ -21,9 +21,6 @@ public enum ServerTLS {
     /// Whether `host` is a loopback name or address (`localhost`, `127.0.0.0/8`, `::1`):
     /// the only places plain TCP is served without a warning.
     public static func isLoopback(_ host: String) -> Bool {
-        let lowered = host.lowercased()
-        if lowered == "localhost" || lowered.hasSuffix(".localhost") || lowered == "::1" || lowered == "0:0:0:0:0:0:0:1" { return true }
-        let parts = lowered.split(separator: ".", omittingEmptySubsequences: false)
-        return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
+        Endpoint.isLoopback(host)
     }
 }
