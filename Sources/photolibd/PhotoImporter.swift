@@ -5,7 +5,8 @@ import PhotoLibStore
 
 /// Walks files and folders and adds each photo and video to a library, reporting one line
 /// per file. In a folder, a movie and a still with the same base name (`IMG_0001.HEIC`,
-/// `IMG_0001.MOV`) become one Live Photo; stills are imported first so their movies find them.
+/// `IMG_0001.MOV`) become one Live Photo; a still is imported right before its movie, which
+/// finds it.
 struct PhotoImporter {
     /// Counts of what happened.
     struct Summary {
@@ -50,10 +51,15 @@ struct PhotoImporter {
             guard !name.hasPrefix("."), OriginalFileType(path: name) != nil else { continue }
             files.append(full)
         }
-        // Folder by folder, stills before movies, then by name.
+        // Folder by folder, by base name, a still right before the movie of the same name:
+        // each Live Photo's halves are imported one after the other, so an import stopped
+        // half-way leaves at most the last pair with one half (stills first and movies after
+        // left every pair of the folder so); a new run completes it.
         let ordered = files.sorted { a, b in
             let (folderA, folderB) = ((a as NSString).deletingLastPathComponent, (b as NSString).deletingLastPathComponent)
             if folderA != folderB { return folderA < folderB }
+            let (keyA, keyB) = (OriginalFileType.livePhotoKey(a), OriginalFileType.livePhotoKey(b))
+            if keyA != keyB { return keyA < keyB }
             let (movieA, movieB) = (Self.isMovie(a), Self.isMovie(b))
             if movieA != movieB { return !movieA }
             return a < b

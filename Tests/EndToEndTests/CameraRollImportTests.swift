@@ -160,6 +160,32 @@ final class CameraRollImportTests: XCTestCase {
         XCTAssertEqual(Set(ImportOutput(again).alreadyPresent.values), [liveID], "\(again)")
     }
 
+    /// A folder's Live Photos are imported pair by pair, each still right before its movie:
+    /// an import stopped half-way leaves at most one pair with one half (before, every still
+    /// of the folder came first and every movie after, so a stop left all the pairs halved).
+    /// A Finder copy (`IMG_0101 (1).HEIC`) comes after the file it copies, which keeps its
+    /// own name.
+    func testAFoldersPairsAreImportedOneAfterTheOtherAndCopiesAfterTheirOriginal() throws {
+        let folder = try directory.folder("roll")
+        let copies: [(String, String)] = [
+            ("jpeg_live_still.jpg", "IMG_0002.JPG"), ("live-IMG_0002.mov", "IMG_0002.MOV"),
+            ("heic_thumbnail.heic", "IMG_0003.HEIC"), ("live-IMG_0003.mov", "IMG_0003.MOV"),
+            ("heic_rotated_gps.heic", "IMG_0101 (1).HEIC"), ("heic_rotated_gps.heic", "IMG_0101.HEIC"),
+        ]
+        for (source, name) in copies {
+            try FileManager.default.copyItem(atPath: media(source), toPath: folder + "/" + name)
+        }
+        let result = try ServerProcess.importPhotos(library: directory.file("library"), [folder])
+        XCTAssertTrue(result.succeeded, "\(result)")
+        let names = result.stdoutLines.dropLast().map { ($0 as NSString).lastPathComponent }
+        XCTAssertEqual(result.stdoutLines.last, "imported 5, already present 1, refused 0")
+        XCTAssertEqual(names, ["IMG_0002.JPG", "IMG_0002.MOV", "IMG_0003.HEIC", "IMG_0003.MOV", "IMG_0101.HEIC", "IMG_0101 (1).HEIC"], "\(result)")
+        let output = ImportOutput(result)
+        XCTAssertEqual(Set(output.paired.keys), [folder + "/IMG_0002.MOV", folder + "/IMG_0003.MOV"], "\(result)")
+        XCTAssertNotNil(output.added[folder + "/IMG_0101.HEIC"], "the original keeps its name: \(result)")
+        XCTAssertNotNil(output.alreadyPresent[folder + "/IMG_0101 (1).HEIC"], "\(result)")
+    }
+
     func testTheMovieFirstThenTheStillInAnotherImportMakeOneLivePhoto() throws {
         let library = directory.file("library")
         // The movie alone is a video; its still, imported later from elsewhere, takes it over.
