@@ -214,10 +214,12 @@ extension PhotoLibCommand {
             if let chart { try FileOutput.check(chart) }
             let target = try Get.targetSize(size)
             let token = try connection.resolvedToken()
+            // TLS and pins as every command takes them (--tls, --fingerprint, known servers).
+            let configuration = try connection.clientConfiguration()
             var libraries: [PhotoLibrary] = []
             do {
                 for _ in 0..<connections {
-                    libraries.append(try await PhotoLibrary.connect(to: connection.resolvedServer, token: token, clientName: "photolib-bench/0.1.0"))
+                    libraries.append(try await PhotoLibrary.connect(to: connection.resolvedServer, token: token, clientName: "photolib-bench/0.1.0", configuration: configuration))
                 }
             } catch let error as PhotoLibError {
                 throw CLIError(error.message, code: error.code)

@@ -135,10 +135,11 @@ extension PhotoLibCommand {
             let options = FetchOptions(sortDescriptors: descriptors)
             var libraries: [PhotoLibrary] = []
             let writer: PhotoLibrary
+            let configuration = try connection.clientConfiguration()
             do {
-                writer = try await PhotoLibrary.connect(to: server, token: token, clientName: "photolib-bench-changes/writer")
+                writer = try await PhotoLibrary.connect(to: server, token: token, clientName: "photolib-bench-changes/writer", configuration: configuration)
                 for _ in 0..<connectionCount {
-                    libraries.append(try await PhotoLibrary.connect(to: server, token: token, clientName: "photolib-bench-changes/0.1.0"))
+                    libraries.append(try await PhotoLibrary.connect(to: server, token: token, clientName: "photolib-bench-changes/0.1.0", configuration: configuration))
                 }
             } catch let error as PhotoLibError {
                 throw CLIError(error.message, code: error.code)

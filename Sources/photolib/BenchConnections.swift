@@ -61,6 +61,7 @@ extension PhotoLibCommand {
         func run() async throws {
             let server = connection.resolvedServer
             let token = try connection.resolvedToken()
+            let configuration = try connection.clientConfiguration()
             let fileLimit = Self.raiseOpenFileLimit()
             if count + 64 > fileLimit {
                 throw CLIError("this process may open \(fileLimit) files, fewer than --count \(count) connections need: raise the hard limit (ulimit -Hn) or lower --count")
@@ -77,7 +78,7 @@ extension PhotoLibCommand {
                 func add() {
                     group.addTask {
                         do {
-                            return .success(try await PhotoLibrary.connect(to: server, token: token, clientName: "bench-connections"))
+                            return .success(try await PhotoLibrary.connect(to: server, token: token, clientName: "bench-connections", configuration: configuration))
                         } catch {
                             return .failure(error)
                         }

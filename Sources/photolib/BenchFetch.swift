@@ -61,7 +61,7 @@ extension PhotoLibCommand {
             let endpoint = connection.resolvedServer
             let token = try connection.resolvedToken()
             // Large windows so that no call waits for credit.
-            var configuration = ClientConfiguration()
+            var configuration = try connection.clientConfiguration()
             configuration.initialStreamWindow = 64 << 20
             configuration.initialConnectionWindow = 256 << 20
             let library = try await PhotoLibrary.connect(

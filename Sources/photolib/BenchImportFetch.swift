@@ -68,9 +68,10 @@ extension PhotoLibCommand {
             guard jpeg.count > 4, jpeg[0] == 0xFF, jpeg[1] == 0xD8 else { throw CLIError("\(photo) is not a JPEG") }
             let endpoint = connection.resolvedServer
             let token = try connection.resolvedToken()
-            let reader = try await PhotoLibrary.connect(to: endpoint, token: token, clientName: "photolib-bench-import-fetch/reader")
+            let configuration = try connection.clientConfiguration()
+            let reader = try await PhotoLibrary.connect(to: endpoint, token: token, clientName: "photolib-bench-import-fetch/reader", configuration: configuration)
             defer { reader.close() }
-            let importer = try await PhotoLibrary.connect(to: endpoint, token: token, clientName: "photolib-bench-import-fetch/importer")
+            let importer = try await PhotoLibrary.connect(to: endpoint, token: token, clientName: "photolib-bench-import-fetch/importer", configuration: configuration)
             defer { importer.close() }
 
             let request = Wire.FetchAssetsRequest(

@@ -96,6 +96,17 @@ final class TLSEndToEndTests: XCTestCase {
         XCTAssertTrue(server.log.contains("instead of a TLS handshake"), server.log)
     }
 
+    /// The benchmarks connect as every command does: with the pin (or --tls), to a TLS port.
+    /// Before, they took the options and connected in plain text, refused by the TLS port.
+    func testBenchmarksConnectOverTLSWithThePin() throws {
+        let fingerprint = try printedFingerprint()
+        for arguments in [["bench", "images", "--requests", "20", "--json"], ["bench", "fetch", "--json"]] {
+            let result = try cli(arguments, ["PHOTOLIB_FINGERPRINT": fingerprint])
+            XCTAssertTrue(result.succeeded, "photolib \(arguments.joined(separator: " ")): \(result)")
+            XCTAssertFalse(result.stderr.contains("accepts TLS connections only"), result.stderr)
+        }
+    }
+
     func testPinStoredWithTrustOnFirstUseIsUsedAndEnforced() throws {
         let fingerprint = try printedFingerprint()
         XCTAssertFalse(try cli(["tls", "pin"]).succeeded, "a pin needs a fingerprint or --trust-on-first-use")

@@ -425,7 +425,7 @@ final class LibraryCLITests: XCTestCase {
         // The text report.
         let text = try runCLI(["upload", a], server: server)
         XCTAssertTrue(text.succeeded, "\(text)")
-        XCTAssertEqual(text.stdoutLines, ["already present \(aID) \(a)"])
+        XCTAssertEqual(text.stdoutLines, ["already present \(aID) \(a)", "uploaded 0, paired 0, already present 1, refused 0"])
 
         // A refused file does not stop the others; the exit status says one was refused.
         let bad = try dir.write("up/broken.jpg", Array("this is not a JPEG at all".utf8))
