@@ -56,7 +56,8 @@ struct ConnectionOptions: ParsableArguments {
         }
         let store = CredentialStore()
         do {
-            if let pinned = try store.pinnedFingerprint(for: resolvedServer) { return .pinned(pinned) }
+            // A pin, or a server whose credential was obtained over CA-verified TLS.
+            if let known = try store.knownServer(resolvedServer) { return known }
         } catch let error as PhotoLibError {
             throw CLIError(error.message, code: error.code)
         }

@@ -56,6 +56,24 @@ final class TLSCertificateEndToEndTests: XCTestCase {
         XCTAssertTrue(byName.succeeded, "\(byName)")
     }
 
+    /// A credential asked for over CA-verified TLS (`auth request --tls`) is stored with that
+    /// TLS is needed: later commands without `--tls` use it before they send the token.
+    /// Before, they connected in plain text, sent the token, and the TLS port refused them.
+    func testACredentialObtainedWithTLSKeepsUsingIt() throws {
+        let server = try server("remembered")
+        defer { server.stopGracefully() }
+        let trust = ["SSL_CERT_FILE": authority.certificateFile, "PHOTOLIB_TOKEN": ""]
+        let asked = try cli(["auth", "request", "--name", "Frame", "--access", "read-write", "--tls", "--json"], server, trust)
+        XCTAssertTrue(asked.succeeded, "\(asked)")
+        struct Grant: Decodable { var clientIdentifier: String }
+        let client = try JSONDecoder().decode(Grant.self, from: Data(asked.stdout.utf8)).clientIdentifier
+        let approve = try runCLI(["clients", "approve", client, "--tls"], server: server, environment: ["SSL_CERT_FILE": authority.certificateFile, "XDG_CONFIG_HOME": directory.file("owner-config"), "PHOTOLIB_FINGERPRINT": ""])
+        XCTAssertTrue(approve.succeeded, "\(approve)")
+        let later = try cli(["info", "--json"], server, trust)
+        XCTAssertTrue(later.succeeded, "\(later)")
+        XCTAssertFalse(server.log.contains("instead of a TLS handshake"), "a later command spoke plain text to the TLS port: \(server.log)")
+    }
+
     func testTheHelpSaysHowToTrustAPrivateAuthority() throws {
         let top = try ChildProcess.run(Paths.photolib, ["--help"])
         XCTAssertTrue(top.stdout.contains("SSL_CERT_FILE"), top.stdout)

@@ -69,11 +69,22 @@ final class TLSSettingsTests: XCTestCase {
         XCTAssertEqual(try store.save(grant, for: "nas:7800", verifiedBy: .pinned(pin)), pin)
         XCTAssertEqual(try store.grant(for: "nas:7800")?.token, "secret")
         XCTAssertEqual(try store.pinnedFingerprint(for: "nas:7800"), pin)
-        // Without a pin (plain TCP, or CA verification) nothing is pinned.
+        XCTAssertEqual(try store.knownServer("nas:7800"), .pinned(pin))
+        // Without a pin nothing is pinned; a credential obtained over CA-verified TLS keeps
+        // that TLS is needed (later commands use it before sending the token), plain TCP nothing.
         XCTAssertNil(try store.save(grant, for: "other:7800", verifiedBy: nil))
         XCTAssertNil(try store.save(grant, for: "ca:7800", verifiedBy: .certificateAuthority))
         XCTAssertNil(try store.pinnedFingerprint(for: "other:7800"))
         XCTAssertNil(try store.pinnedFingerprint(for: "ca:7800"))
+        XCTAssertNil(try store.knownServer("other:7800"))
+        XCTAssertEqual(try store.knownServer("ca:7800"), .certificateAuthority)
+        // The file stays readable as before: fingerprints, and the one word for the authorities.
+        let data = try Data(contentsOf: URL(fileURLWithPath: store.knownServersPath))
+        let entries = try JSONDecoder().decode([String: String].self, from: data)
+        XCTAssertEqual(entries, ["nas:7800": pin.description, "ca:7800": "certificate-authority"])
+        // A later pin replaces the trust in the authorities.
+        try store.pin(pin, for: "ca:7800")
+        XCTAssertEqual(try store.knownServer("ca:7800"), .pinned(pin))
     }
 
     func testPinsAreKeptBesideTheCredentialsPrivately() throws {
