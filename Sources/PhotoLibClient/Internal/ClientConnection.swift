@@ -37,6 +37,11 @@ final class ClientConnection: @unchecked Sendable {
     /// turn of ``queue`` that hands them over is queued (``consumed(_:stream:)``). Its own
     /// lock because consumers report from any task; a leaf lock.
     private let unreturnedCredit = Mutex((bytes: [UInt32: Int](), scheduled: false))
+    /// Calls waiting for one of the ``maxOpenCalls`` places (``WaitingCalls``). On ``queue``.
+    @exclusivity(unchecked) private var waitingCalls = WaitingCalls()
+    /// How many calls the server lets this connection have open at once (its WELCOME's
+    /// `max_concurrent_streams`); more wait in ``waitingCalls``. On ``queue``.
+    @exclusivity(unchecked) private var maxOpenCalls = Int.max
     /// The server's maximum frame size (its WELCOME), the largest request it takes.
     @exclusivity(unchecked) private var serverMaxFrameSize = WireLimits.defaultMaxFrameSize
     /// Whether the connection is closed (``phase`` is `.closed`; kept apart because testing a
@@ -280,6 +285,20 @@ final class ClientConnection: @unchecked Sendable {
         _ stream: ClientStream, _ responses: ClientStream.Responses, requests: some Collection<[UInt8]>, endStream: Bool,
         timeout: Double?, opened: CheckedContinuation<Void, any Error>?
     ) {
+        if case .open = phase, streams.count >= maxOpenCalls || !waitingCalls.isEmpty {
+            // As many calls open as the server allows (or others waiting before it): it waits
+            // for a place, in order, instead of a CALL the server would refuse.
+            stream.attach(responses)
+            if stream.isEnded {
+                opened?.resume(throwing: stream.outcome ?? PhotoLibError(.cancelled, "\(stream.method.name) was cancelled"))
+                return
+            }
+            waitingCalls.append(WaitingCalls.Call(
+                stream: stream, responses: responses, requests: Array(requests), endStream: endStream, timeout: timeout,
+                opened: opened, since: DispatchTime.now().uptimeNanoseconds))
+            scheduleTimer()
+            return
+        }
         do throws(PhotoLibError) {
             try openStream(stream, responses, requests: requests, endStream: endStream, timeout: timeout)
             opened?.resume()
@@ -393,6 +412,8 @@ final class ClientConnection: @unchecked Sendable {
     func cancel(_ stream: ClientStream) {
         queue.async {
             self.end(stream, PhotoLibError(.cancelled, "\(stream.method.name) was cancelled"), reason: "cancelled by the client")
+            // A call cancelled while it waited for a place leaves the line at once.
+            if stream.id == 0 && !self.waitingCalls.isEmpty { self.failWaitingCalls(now: DispatchTime.now().uptimeNanoseconds) }
             self.flush()
         }
     }
@@ -485,6 +506,8 @@ final class ClientConnection: @unchecked Sendable {
         case .welcome(let welcome):
             guard case .awaitingWelcome(let continuation) = phase else { return }
             serverMaxFrameSize = machine.peerMaxFrameSize
+            // 0: not announced (PROTOCOL.md 12: always set; 100 by default).
+            maxOpenCalls = welcome.maxConcurrentStreams > 0 ? Int(welcome.maxConcurrentStreams) : 100
             phase = .open
             continuation.resume(returning: welcome)
         case .message(let id, let payload, _):
@@ -557,6 +580,51 @@ final class ClientConnection: @unchecked Sendable {
         let open = streams.values
         streams.removeAll()
         for stream in open { stream.end(error) }
+        for call in waitingCalls.removeAll() {
+            call.stream.end(error)
+            call.opened?.resume(throwing: error)
+        }
+    }
+
+    // MARK: Calls waiting for a place
+
+    /// On the queue: opens waiting calls, in order, while the server allows more open calls
+    /// (once the connection is going away or closed, each fails as a new call would).
+    private func openWaitingCalls() {
+        guard !waitingCalls.isEmpty else { return }
+        let now = DispatchTime.now().uptimeNanoseconds
+        var isOpen: Bool { if case .open = phase { return true } else { return false } }
+        while streams.count < maxOpenCalls || !isOpen, let call = waitingCalls.next() {
+            if call.stream.isEnded {
+                call.opened?.resume(throwing: call.stream.outcome ?? PhotoLibError(.cancelled, "\(call.stream.method.name) was cancelled"))
+                continue
+            }
+            // The deadline counts from the request: what is left of it when it opens.
+            let timeout = call.timeout.map { max(0.001, $0 - Double(now &- call.since) / 1e9) }
+            do throws(PhotoLibError) {
+                try openStream(call.stream, call.responses, requests: call.requests, endStream: call.endStream, timeout: timeout)
+                call.opened?.resume()
+            } catch {
+                call.stream.end(error)
+                call.opened?.resume(throwing: error)
+            }
+        }
+    }
+
+    /// On the queue: fails the waiting calls whose deadline passed by `now`, and lets go of
+    /// those cancelled while they waited.
+    private func failWaitingCalls(now: UInt64) {
+        let (expired, ended) = waitingCalls.removeExpiredOrEnded(now: now)
+        for call in ended {
+            call.opened?.resume(throwing: call.stream.outcome ?? PhotoLibError(.cancelled, "\(call.stream.method.name) was cancelled"))
+        }
+        for call in expired {
+            let error = PhotoLibError(
+                .deadlineExceeded,
+                "\(call.stream.method.name) did not finish within \(call.timeout ?? 0) s: it waited all that time for one of the \(maxOpenCalls) calls the server lets a connection have open at once")
+            call.stream.end(error)
+            call.opened?.resume(throwing: error)
+        }
     }
 
     // MARK: Writing
@@ -571,6 +639,7 @@ final class ClientConnection: @unchecked Sendable {
     /// After every turn: writes what the machine wrote; closes the socket once the machine
     /// has closed (the server's GOAWAY and the last call's STATUS), else sets the timer.
     private func flush() {
+        openWaitingCalls()
         writeOut()
         if machine.isClosed {
             if !isClosingChannel && !isClosed {
@@ -587,6 +656,7 @@ final class ClientConnection: @unchecked Sendable {
     private func timerFired() {
         timerDeadline = nil
         guard !isClosed else { return }
+        if !waitingCalls.isEmpty { failWaitingCalls(now: DispatchTime.now().uptimeNanoseconds) }
         for event in machine.tick(now: DispatchTime.now().uptimeNanoseconds) {
             handle(event)
             writeOut()
@@ -598,7 +668,8 @@ final class ClientConnection: @unchecked Sendable {
     /// is sooner than the one set.
     private func scheduleTimer() {
         // The usual case, no earlier deadline, returns before `timer` (an existential) is copied.
-        guard let next = machine.nextDeadline else { return }
+        let waiting = waitingCalls.isEmpty ? nil : waitingCalls.earliestDeadline
+        guard let next = [machine.nextDeadline, waiting].compactMap({ $0 }).min() else { return }
         if let set = timerDeadline, set <= next { return }
         guard let timer else { return }
         timerDeadline = next
