@@ -668,8 +668,9 @@ final class ClientConnection: @unchecked Sendable {
     /// is sooner than the one set.
     private func scheduleTimer() {
         // The usual case, no earlier deadline, returns before `timer` (an existential) is copied.
-        let waiting = waitingCalls.isEmpty ? nil : waitingCalls.earliestDeadline
-        guard let next = [machine.nextDeadline, waiting].compactMap({ $0 }).min() else { return }
+        var next = machine.nextDeadline
+        if !waitingCalls.isEmpty, let waiting = waitingCalls.earliestDeadline { next = min(next ?? waiting, waiting) }
+        guard let next else { return }
         if let set = timerDeadline, set <= next { return }
         guard let timer else { return }
         timerDeadline = next
