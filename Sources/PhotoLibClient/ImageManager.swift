@@ -74,9 +74,16 @@ public struct ImageManager: Sendable {
     }
 
     /// `cancelImageRequest(_:)`: the server stops decoding and sending the request with `id`
-    /// (its image stream then ends with a `cancelled` error). Throws `notFound` when no
-    /// request with that id is running on this connection (it may have just finished).
+    /// (its image stream, or result handler, then ends with a `cancelled` error). A request
+    /// this image manager's connection started is cancelled in the connection itself, at once,
+    /// even right after it was started (the server reads the cancel after the request); any
+    /// other id is asked of the server, which throws `notFound` when no request with that id
+    /// runs on this connection (it may have just finished).
     public func cancelImageRequest(_ id: ImageRequestID) async throws {
+        if let call = connection.imageRequests.take(id) {
+            connection.cancel(call)
+            return
+        }
         _ = try await connection.unary(PhotoLibraryMethods.cancelImageRequest, Wire.CancelImageRequestRequest(requestID: id))
     }
 
@@ -114,9 +121,12 @@ public struct ImageManager: Sendable {
             connection.queue.async { resultHandler(.failure(error)) }
             return id
         }
+        let call = ClientStream(method: PhotoLibraryMethods.requestImage.info)
+        let requests = connection.imageRequests
+        requests.add(id, call)
         connection.start(
             PhotoLibraryMethods.requestImage.info, request: request.encodedDirectly(), timeout: nil,
-            consumer: ImageAssembler(delivery: .handler(resultHandler), progress: progress))
+            consumer: ImageAssembler(delivery: .handler(resultHandler), progress: progress, ended: { requests.remove(id) }), stream: call)
         return id
     }
 
@@ -147,9 +157,17 @@ public struct ImageManager: Sendable {
     ) async throws -> AsyncThrowingStream<DeliveredImage, any Error> {
         let request = try imageRequest(identifier, targetSize, contentMode, options, wantsProgress: progress != nil, requestID: requestID)
         let (images, continuation) = AsyncThrowingStream<DeliveredImage, any Error>.makeStream()
-        let call = try await connection.open(
-            PhotoLibraryMethods.requestImage.info, request: request.encodedDirectly(), timeout: nil,
-            consumer: ImageAssembler(delivery: .every(continuation), progress: progress))
+        let call = ClientStream(method: PhotoLibraryMethods.requestImage.info)
+        let requests = connection.imageRequests
+        requests.add(requestID, call)
+        do {
+            _ = try await connection.open(
+                PhotoLibraryMethods.requestImage.info, request: request.encodedDirectly(), timeout: nil,
+                consumer: ImageAssembler(delivery: .every(continuation), progress: progress, ended: { requests.remove(requestID) }), stream: call)
+        } catch {
+            requests.remove(requestID)
+            throw error
+        }
         continuation.onTermination = { [connection] termination in
             if case .cancelled = termination { connection.cancel(call) }
         }

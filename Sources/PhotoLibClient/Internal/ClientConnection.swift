@@ -66,6 +66,8 @@ final class ClientConnection: @unchecked Sendable {
     /// Runs the jobs of tasks that prefer it on ``queue``, at the end of the read turn that
     /// resumed them (``PhotoLibrary/taskExecutor``).
     let executor: ConnectionExecutor
+    /// The image requests with an id the application holds, for cancelling them here.
+    let imageRequests = ImageRequestRegistry()
 
     private init(fd: Int32, endpoint: Endpoint?, configuration: ClientConfiguration, continuation: CheckedContinuation<Wire.Welcome, any Error>) {
         self.configuration = configuration
@@ -215,8 +217,10 @@ final class ClientConnection: @unchecked Sendable {
     /// Opens a call with one request whose responses `consumer` takes on the queue, and
     /// waits only until it is open: the responses flow on to the consumer, which reports the
     /// end. Returns the call, for ``cancel(_:)-(ClientStream)``.
-    func open(_ method: MethodInfo, request: [UInt8], timeout: Double?, consumer: any ResponseConsumer) async throws -> ClientStream {
-        let stream = ClientStream(method: method)
+    func open(
+        _ method: MethodInfo, request: [UInt8], timeout: Double?, consumer: any ResponseConsumer, stream: ClientStream? = nil
+    ) async throws -> ClientStream {
+        let stream = stream ?? ClientStream(method: method)
         try await withCheckedThrowingContinuation { (opened: CheckedContinuation<Void, any Error>) in
             start(stream, request: request, timeout: timeout, consumer: consumer, opened: opened, fromTask: true)
         }
@@ -238,8 +242,10 @@ final class ClientConnection: @unchecked Sendable {
     /// waiting for anything: a failure to open is the consumer's to report. Returns the call,
     /// for ``cancel(_:)-(ClientStream)``.
     @discardableResult
-    func start(_ method: MethodInfo, request: [UInt8], timeout: Double?, consumer: any ResponseConsumer) -> ClientStream {
-        let stream = ClientStream(method: method)
+    func start(
+        _ method: MethodInfo, request: [UInt8], timeout: Double?, consumer: any ResponseConsumer, stream: ClientStream? = nil
+    ) -> ClientStream {
+        let stream = stream ?? ClientStream(method: method)
         start(stream, request: request, timeout: timeout, consumer: consumer)
         return stream
     }

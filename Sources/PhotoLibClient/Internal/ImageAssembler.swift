@@ -27,9 +27,14 @@ final class ImageAssembler: ResponseConsumer, @unchecked Sendable {
     @exclusivity(unchecked) private var last: DeliveredImage?
     @exclusivity(unchecked) private var delivered = false
 
-    init(delivery: Delivery, progress: (@Sendable (ImageRequestProgress) -> Void)?) {
+    /// Runs when the request ends, before the outcome is delivered (the image manager stops
+    /// tracking the request's id for ``ImageManager/cancelImageRequest(_:)``).
+    private let ended: (@Sendable () -> Void)?
+
+    init(delivery: Delivery, progress: (@Sendable (ImageRequestProgress) -> Void)?, ended: (@Sendable () -> Void)? = nil) {
         self.delivery = delivery
         self.progress = progress
+        self.ended = ended
     }
 
     func receive(_ payload: [UInt8]) throws(PhotoLibError) {
@@ -55,6 +60,7 @@ final class ImageAssembler: ResponseConsumer, @unchecked Sendable {
     }
 
     func finish(_ error: PhotoLibError?) {
+        ended?()
         var outcome = error
         if outcome == nil {
             do throws(PhotoLibError) {
