@@ -37,6 +37,10 @@ final class ClientConnection: @unchecked Sendable {
     /// turn of ``queue`` that hands them over is queued (``consumed(_:stream:)``). Its own
     /// lock because consumers report from any task; a leaf lock.
     private let unreturnedCredit = Mutex((bytes: [UInt32: Int](), scheduled: false))
+    /// Why the server said goodbye (its GOAWAY's status), once it did: what calls made after
+    /// it, and after the socket closed, fail with (a revoked client learns it was revoked,
+    /// not only that the connection closed). On ``queue``.
+    @exclusivity(unchecked) private var goAwayError: PhotoLibError?
     /// Calls waiting for one of the ``maxOpenCalls`` places (``WaitingCalls``). On ``queue``.
     @exclusivity(unchecked) private var waitingCalls = WaitingCalls()
     /// How many calls the server lets this connection have open at once (its WELCOME's
@@ -327,6 +331,7 @@ final class ClientConnection: @unchecked Sendable {
         case .closed(let error):
             throw error
         case .goingAway, .awaitingWelcome:
+            if let goAwayError { throw Self.goneAway(goAwayError) }
             throw PhotoLibError(.unavailable, "the server is going away; reconnect")
         case .open:
             break
@@ -530,6 +535,7 @@ final class ClientConnection: @unchecked Sendable {
             abandon(id, PhotoLibError(.deadlineExceeded, "\(stream.method.name) did not finish within \(stream.timeout ?? 0) s"))
         case .goAway(let goAway, let abandoned):
             let error = goAway.status?.error ?? PhotoLibError(.unavailable, "the server is going away")
+            goAwayError = error
             phase = .goingAway
             for id in abandoned {
                 guard let stream = streams.removeValue(forKey: id) else { continue }
@@ -573,6 +579,8 @@ final class ClientConnection: @unchecked Sendable {
 
     private func closed(_ error: PhotoLibError) {
         if isClosed { return }
+        // After a GOAWAY the server's reason says more than "closed".
+        let error = goAwayError.map(Self.goneAway) ?? error
         let previous = phase
         phase = .closed(error)
         isClosed = true
@@ -590,6 +598,14 @@ final class ClientConnection: @unchecked Sendable {
             call.stream.end(error)
             call.opened?.resume(throwing: error)
         }
+    }
+
+    /// The error of a call made after the server's GOAWAY carrying `reason`: its code (a
+    /// revoked client's `permissionDenied`, a shutdown's `unavailable`) and its words.
+    private static func goneAway(_ reason: PhotoLibError) -> PhotoLibError {
+        var error = PhotoLibError(reason.code, "the server closed the connection: \(reason.message)", reason: reason.reason)
+        error.cause = reason.cause
+        return error
     }
 
     // MARK: Calls waiting for a place
