@@ -16,7 +16,7 @@ enum SocketAddress {
         let status = getaddrinfo(endpoint.host, String(endpoint.port), &hints, &list)
         guard status == 0, let first = list else {
             let text = status == 0 ? "no address" : String(cString: gai_strerror(status))
-            throw SocketError(call: "getaddrinfo", errno: EINVAL, context: "\(endpoint) (\(text))")
+            throw SocketError(call: "getaddrinfo", errno: EINVAL, context: "\(endpoint)", text: text)
         }
         defer { freeaddrinfo(list) }
         var result: [(Int32, [UInt8])] = []

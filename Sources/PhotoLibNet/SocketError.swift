@@ -13,17 +13,24 @@ public struct SocketError: Error, Sendable, CustomStringConvertible {
     public var errno: Int32
     /// What was being done, e.g. `127.0.0.1:7800`.
     public var context: String
+    /// The failure's own words when `errno`'s would be wrong (`getaddrinfo`'s: "Name or
+    /// service not known"); `nil`: `errno`'s text.
+    public var text: String?
 
     /// Creates an error.
-    public init(call: String, errno: Int32, context: String = "") {
+    public init(call: String, errno: Int32, context: String = "", text: String? = nil) {
         self.call = call
         self.errno = errno
         self.context = context
+        self.text = text
     }
+
+    /// Whether the host name could not be resolved (`getaddrinfo` failed).
+    public var isNameResolution: Bool { call == "getaddrinfo" }
 
     /// `connect 127.0.0.1:7800: Connection refused`.
     public var description: String {
-        let text = SystemError.text(errno)
+        let text = self.text ?? SystemError.text(errno)
         return context.isEmpty ? "\(call): \(text)" : "\(call) \(context): \(text)"
     }
 }

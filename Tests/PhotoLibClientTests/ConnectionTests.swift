@@ -9,6 +9,19 @@ import XCTest
 /// against a scripted peer where the server would have to misbehave: deadlines, task
 /// cancellation, GOAWAY, flow control and protocol errors.
 final class ConnectionTests: XCTestCase {
+    /// A host name that does not resolve says so, in getaddrinfo's words, not errno's
+    /// ("Invalid argument — is photolibd running there?").
+    func testAHostNameThatDoesNotResolveSaysSo() async throws {
+        do {
+            _ = try await PhotoLibrary.connect(to: "no-such-host.invalid:7800", token: "t")
+            XCTFail("connected to a name that does not exist")
+        } catch let error as PhotoLibError {
+            XCTAssertEqual(error.code, .unavailable)
+            XCTAssertTrue(error.message.contains("the host name no-such-host.invalid does not resolve"), error.message)
+            XCTAssertFalse(error.message.contains("Invalid argument"), error.message)
+        }
+    }
+
     func testFetchAndImagesThroughTightWindows() async throws {
         let server = try InProcessServer(photos: [Fixtures.landscape, Fixtures.portrait])
         addTeardownBlock { await server.tearDown() }

@@ -115,6 +115,8 @@ final class ClientConnection: @unchecked Sendable {
                     }
                 }
             }
+        } catch let error as SocketError where error.isNameResolution {
+            throw PhotoLibError(.unavailable, "cannot connect to \(endpoint): the host name \(endpoint.host) does not resolve (\(error.text ?? "\(error)")); check its spelling, or give an address")
         } catch {
             throw PhotoLibError(.unavailable, "cannot connect to \(endpoint): \(error) — is photolibd running there?")
         }
