@@ -161,24 +161,36 @@ done:
     return status;
 }
 
+/*
+ * The first certificate of `certificate_pem` into `*certificate` (the caller frees it), or a
+ * status with `message` filled ("`what`: …").
+ */
+static int read_certificate(const uint8_t *certificate_pem, size_t certificate_size, const char *what,
+                            X509 **certificate, char *message, size_t capacity) {
+    ERR_clear_error();
+    BIO *bio = BIO_new_mem_buf(certificate_pem, (int)certificate_size);
+    if (bio == NULL) {
+        CPhotoLibTLS_format_openssl(message, capacity, what, "out of memory");
+        return CPhotoLibTLS_INTERNAL;
+    }
+    *certificate = PEM_read_bio_X509(bio, NULL, NULL, NULL);
+    BIO_free(bio);
+    if (*certificate == NULL) {
+        CPhotoLibTLS_format_openssl(message, capacity, "not a PEM X.509 certificate", "unreadable");
+        return CPhotoLibTLS_BAD_IDENTITY;
+    }
+    return CPhotoLibTLS_OK;
+}
+
 int CPhotoLibTLS_certificate_fingerprint(const uint8_t *certificate_pem, size_t certificate_size,
                                          uint8_t *fingerprint, char *message, size_t capacity) {
     if (certificate_pem == NULL || fingerprint == NULL || certificate_size > INT_MAX) {
         CPhotoLibTLS_format(message, capacity, "certificate fingerprint: invalid arguments");
         return CPhotoLibTLS_INVALID_ARGUMENT;
     }
-    ERR_clear_error();
-    BIO *bio = BIO_new_mem_buf(certificate_pem, (int)certificate_size);
-    if (bio == NULL) {
-        CPhotoLibTLS_format_openssl(message, capacity, "certificate fingerprint", "out of memory");
-        return CPhotoLibTLS_INTERNAL;
-    }
-    X509 *certificate = PEM_read_bio_X509(bio, NULL, NULL, NULL);
-    BIO_free(bio);
-    if (certificate == NULL) {
-        CPhotoLibTLS_format_openssl(message, capacity, "not a PEM X.509 certificate", "unreadable");
-        return CPhotoLibTLS_BAD_IDENTITY;
-    }
+    X509 *certificate = NULL;
+    int status = read_certificate(certificate_pem, certificate_size, "certificate fingerprint", &certificate, message, capacity);
+    if (status != CPhotoLibTLS_OK) return status;
     unsigned int size = 0;
     int digested = X509_digest(certificate, EVP_sha256(), fingerprint, &size);
     X509_free(certificate);
@@ -195,18 +207,9 @@ int CPhotoLibTLS_certificate_validity(const uint8_t *certificate_pem, size_t cer
         CPhotoLibTLS_format(message, capacity, "certificate validity: invalid arguments");
         return CPhotoLibTLS_INVALID_ARGUMENT;
     }
-    ERR_clear_error();
-    BIO *bio = BIO_new_mem_buf(certificate_pem, (int)certificate_size);
-    if (bio == NULL) {
-        CPhotoLibTLS_format_openssl(message, capacity, "certificate validity", "out of memory");
-        return CPhotoLibTLS_INTERNAL;
-    }
-    X509 *certificate = PEM_read_bio_X509(bio, NULL, NULL, NULL);
-    BIO_free(bio);
-    if (certificate == NULL) {
-        CPhotoLibTLS_format_openssl(message, capacity, "not a PEM X.509 certificate", "unreadable");
-        return CPhotoLibTLS_BAD_IDENTITY;
-    }
+    X509 *certificate = NULL;
+    int status = read_certificate(certificate_pem, certificate_size, "certificate validity", &certificate, message, capacity);
+    if (status != CPhotoLibTLS_OK) return status;
     *not_before = CPhotoLibTLS_epoch_seconds(X509_get0_notBefore(certificate));
     *not_after = CPhotoLibTLS_epoch_seconds(X509_get0_notAfter(certificate));
     X509_free(certificate);

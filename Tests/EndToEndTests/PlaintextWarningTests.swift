@@ -7,15 +7,21 @@ import Glibc
 
 /// `photolibd serve` on a non-loopback address without `--tls` warns loudly on stderr.
 final class PlaintextWarningTests: XCTestCase {
-    func testPlainTCPBeyondLoopbackWarnsLoudly() throws {
-        let directory = try TemporaryDirectory("photolib-e2e-plain")
-        defer { directory.remove() }
+    /// `photolibd serve` on 0.0.0.0 without TLS in a new directory, stopped when the test ends.
+    private func serveOnAnyAddress(_ name: String) throws -> (TemporaryDirectory, ChildProcess) {
+        let directory = try TemporaryDirectory(name)
         let child = try ChildProcess(Paths.photolibd, ["serve", "--library", directory.file("library"), "--listen", "0.0.0.0:0"])
-        defer {
+        addTeardownBlock {
             child.send(SIGTERM)
             _ = child.waitForExit(timeout: 15) ?? child.killHard()
             child.cleanUp()
+            directory.remove()
         }
+        return (directory, child)
+    }
+
+    func testPlainTCPBeyondLoopbackWarnsLoudly() throws {
+        let (_, child) = try serveOnAnyAddress("photolib-e2e-plain")
         XCTAssertTrue(waitUntil(timeout: 20) { child.stderr.contains("PLAIN TCP") || !child.isRunning }, child.stderr)
         XCTAssertTrue(child.stderr.contains("WARNING: photolibd serves PLAIN TCP on 0.0.0.0:"), child.stderr)
         XCTAssertTrue(child.stderr.contains("--tls"), child.stderr)
@@ -25,14 +31,7 @@ final class PlaintextWarningTests: XCTestCase {
     /// `photolib` warns (one line, stderr) before sending its token in plain text to an
     /// address that is not loopback; loopback stays silent, and `--json` stdout stays clean.
     func testTheCLIWarnsBeforeSendingItsTokenInPlainTextBeyondLoopback() throws {
-        let directory = try TemporaryDirectory("photolib-e2e-plain-cli")
-        defer { directory.remove() }
-        let child = try ChildProcess(Paths.photolibd, ["serve", "--library", directory.file("library"), "--listen", "0.0.0.0:0"])
-        defer {
-            child.send(SIGTERM)
-            _ = child.waitForExit(timeout: 15) ?? child.killHard()
-            child.cleanUp()
-        }
+        let (directory, child) = try serveOnAnyAddress("photolib-e2e-plain-cli")
         XCTAssertTrue(waitUntil(timeout: 20) { child.stdout.contains("\n") || !child.isRunning }, child.stderr)
         let firstLine = child.stdout.split(separator: "\n").first.map(String.init) ?? ""
         let port = try XCTUnwrap(firstLine.split(separator: ":").last.flatMap { Int($0) }, firstLine)

@@ -170,22 +170,11 @@ final class TransportLimitsTests: XCTestCase {
     /// handshake: a newer one takes the place of the oldest, which gets GOAWAY; so a client
     /// that says HELLO at once gets in, from another address or from the flooding one.
     func testSilentConnectionsBeyondTheLimitMakeRoomAndCredentialedClientsGetIn() async throws {
-        let directory = try TestDirectory()
-        addTeardownBlock { directory.cleanUp() }
-        let library = try PhotoLibrary.open(at: directory.library)
         var configuration = ServerConfiguration()
         configuration.maxPendingHandshakesPerAddress = 3
         configuration.maxPendingHandshakes = 8
         configuration.maxConnections = 16
-        var logger = Logger(label: "photolibd.test")
-        logger.logLevel = .critical
-        let server = try PhotoLibServer(library: library, endpoint: Endpoint(host: "127.0.0.1", port: 0), configuration: configuration, logger: logger)
-        server.start()
-        addTeardownBlock {
-            server.beginGracefulShutdown()
-            await server.serve()
-        }
-        let port = try XCTUnwrap(server.listeningEndpoint?.port)
+        let (library, port) = try serveOnLoopback(configuration)
         // Three silent connections from 127.0.0.2 are held (nothing comes back on them)…
         var silent: [RawConnection] = []
         for _ in 0..<3 {
@@ -226,21 +215,10 @@ final class TransportLimitsTests: XCTestCase {
     /// accepted faster than their first read turns counted as silent while their HELLO sat
     /// unread in the socket, and the oldest were closed ("… sent no HELLO in time").
     func testABurstOfClientsThatSayHelloAtOnceAllGetIn() async throws {
-        let directory = try TestDirectory()
-        addTeardownBlock { directory.cleanUp() }
-        let library = try PhotoLibrary.open(at: directory.library)
         var configuration = ServerConfiguration()
         configuration.maxPendingHandshakesPerAddress = 2
         configuration.maxPendingHandshakes = 4
-        var logger = Logger(label: "photolibd.test")
-        logger.logLevel = .critical
-        let server = try PhotoLibServer(library: library, endpoint: Endpoint(host: "127.0.0.1", port: 0), configuration: configuration, logger: logger)
-        server.start()
-        addTeardownBlock {
-            server.beginGracefulShutdown()
-            await server.serve()
-        }
-        let port = try XCTUnwrap(server.listeningEndpoint?.port)
+        let (library, port) = try serveOnLoopback(configuration)
         let hello = Frame(.hello, payload: Wire.Hello(protocolVersion: 1, token: try library.ownerToken(), clientName: "burst").encoded())
         var clients: [RawConnection] = []
         for _ in 0..<60 {
@@ -256,6 +234,23 @@ final class TransportLimitsTests: XCTestCase {
         }
         XCTAssertEqual(refused, [], "clients that sent HELLO at once were closed as silent")
         for client in clients { client.close() }
+    }
+
+    /// A server with `configuration` on a new library, on 127.0.0.1 (a real listener: the
+    /// limits depend on peer addresses), shut down when the test ends; its library and port.
+    private func serveOnLoopback(_ configuration: ServerConfiguration) throws -> (PhotoLibrary, Int) {
+        let directory = try TestDirectory()
+        addTeardownBlock { directory.cleanUp() }
+        let library = try PhotoLibrary.open(at: directory.library)
+        var logger = Logger(label: "photolibd.test")
+        logger.logLevel = .critical
+        let server = try PhotoLibServer(library: library, endpoint: Endpoint(host: "127.0.0.1", port: 0), configuration: configuration, logger: logger)
+        server.start()
+        addTeardownBlock {
+            server.beginGracefulShutdown()
+            await server.serve()
+        }
+        return (library, try XCTUnwrap(server.listeningEndpoint?.port))
     }
 
     /// A TCP connection to 127.0.0.1:`port` from the loopback address `source`.
