@@ -62,7 +62,7 @@ public struct CachingImageManager: Sendable {
         var start = 0
         repeat {
             let batch = Array(identifiers[start..<min(identifiers.count, start + Wire.CachingRequest.maxAssets)])
-            let request = Wire.CachingRequest(
+            let request = try Wire.CachingRequest(
                 assetIdentifiers: batch, targetSize: targetSize, contentMode: contentMode, resizeMode: options.resizeMode,
                 version: options.version)
             _ = try await imageManager.connection.unary(method, request)

@@ -183,7 +183,7 @@ public final class ChangeSubscription: Sendable {
     /// Fetches with `options` (in a collection, if given) and registers the result at once.
     public func registerFetch(with options: FetchOptions = FetchOptions(), in collection: String? = nil) async throws -> FetchResult<Asset> {
         let event = try await request(.registerFetch(Wire.FetchAssetsRequest(
-            options: Wire.FetchOptions(options, collectionIdentifier: collection), prefetchCount: UInt32(FetchResult<Asset>.pageSize))))
+            options: try Wire.FetchOptions(options, collectionIdentifier: collection), prefetchCount: UInt32(FetchResult<Asset>.pageSize))))
         guard case .registeredFetchResult(let registered) = event, let snapshot = registered.snapshot else {
             throw PhotoLibError(.internalError, "the server acknowledged registerFetch without a snapshot", reason: .protocolViolation)
         }

@@ -112,14 +112,14 @@ extension PhotoLibCommand {
                 return
             }
             try await measure("fetchAssets count-only: All Photos", count: total) { _ = try await countOnly(all) }
-            let favorites = Wire.FetchOptions(FetchOptions(), collectionIdentifier: LocalIdentifier.smartAlbum(.smartAlbumFavorites))
+            let favorites = try Wire.FetchOptions(FetchOptions(), collectionIdentifier: LocalIdentifier.smartAlbum(.smartAlbumFavorites))
             try await measure("fetchAssets count-only: Favorites", count: try await countOnly(favorites)) { _ = try await countOnly(favorites) }
-            let predicate = Wire.FetchOptions(FetchOptions(predicate: "pixelWidth > 3000 AND isFavorite == true"))
+            let predicate = try Wire.FetchOptions(FetchOptions(predicate: "pixelWidth > 3000 AND isFavorite == true"))
             try await measure("fetchAssets count-only: pixelWidth > 3000 AND isFavorite", count: try await countOnly(predicate)) { _ = try await countOnly(predicate) }
-            let sorted = Wire.FetchOptions(FetchOptions(sortDescriptors: [AssetSortDescriptor(key: .creationDate, ascending: false)]))
+            let sorted = try Wire.FetchOptions(FetchOptions(sortDescriptors: [AssetSortDescriptor(key: .creationDate, ascending: false)]))
             try await measure("fetchAssets count-only: sorted creationDate:desc", count: try await countOnly(sorted)) { _ = try await countOnly(sorted) }
             let limited = Wire.FetchAssetsRequest(
-                options: Wire.FetchOptions(FetchOptions(sortDescriptors: [AssetSortDescriptor(key: .creationDate, ascending: false)], fetchLimit: 100)),
+                options: try Wire.FetchOptions(FetchOptions(sortDescriptors: [AssetSortDescriptor(key: .creationDate, ascending: false)], fetchLimit: 100)),
                 prefetchCount: 100)
             try await measure("fetchAssets limit 100 + 100 prefetched, sorted desc") {
                 let snapshot = try await library.call(PhotoLibraryMethods.fetchAssets, limited)

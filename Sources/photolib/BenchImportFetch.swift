@@ -75,7 +75,7 @@ extension PhotoLibCommand {
             defer { importer.close() }
 
             let request = Wire.FetchAssetsRequest(
-                options: Wire.FetchOptions(FetchOptions(sortDescriptors: [AssetSortDescriptor(key: .creationDate, ascending: false)], fetchLimit: 100)),
+                options: try Wire.FetchOptions(FetchOptions(sortDescriptors: [AssetSortDescriptor(key: .creationDate, ascending: false)], fetchLimit: 100)),
                 prefetchCount: 100)
             @Sendable func fetchOnce() async throws -> UInt64 {
                 let begin = DispatchTime.now().uptimeNanoseconds

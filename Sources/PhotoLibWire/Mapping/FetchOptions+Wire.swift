@@ -3,8 +3,14 @@ import PhotoLibCore
 // PHFetchOptions and its scope ⇄ `FetchOptions` (library.proto).
 
 extension Wire.FetchOptions {
-    /// The message for `options` with the fetch's scope.
-    public init(_ options: FetchOptions, collectionIdentifier: String? = nil, localIdentifiers: [String] = [], mediaTypes: [MediaType] = []) {
+    /// The message for `options` with the fetch's scope. A negative `fetchLimit` is
+    /// `invalidArgument` (naming it), refused before anything is sent: the wire's
+    /// `fetch_limit` is unsigned, where 0 means no limit. A limit beyond the wire's range
+    /// (2^32 − 1) is sent as 2^32 − 1, which limits nothing a library holds.
+    public init(_ options: FetchOptions, collectionIdentifier: String? = nil, localIdentifiers: [String] = [], mediaTypes: [MediaType] = []) throws(PhotoLibError) {
+        guard options.fetchLimit >= 0 else {
+            throw PhotoLibError(.invalidArgument, "fetchLimit \(options.fetchLimit) is negative: give 0 for no limit, or the most assets to fetch")
+        }
         self.init(
             predicate: options.predicate ?? "", sortDescriptors: options.sortDescriptors.map(Wire.SortDescriptor.init),
             fetchLimit: UInt32(clamping: options.fetchLimit), includeHiddenAssets: options.includeHiddenAssets,

@@ -4,7 +4,9 @@ import PhotoLibCore
 
 extension Wire.ImageRequest {
     /// The message for `requestImage(for:targetSize:contentMode:options:)`; `acceptsWholeImages`
-    /// says the client takes an image that fits in one chunk as one `ImageWhole`.
+    /// says the client takes an image that fits in one chunk as one `ImageWhole`. The sides
+    /// are clamped to the wire's range: check `targetSize` with `PixelSize.wireSides()`
+    /// first, so that a negative side is refused rather than read as 0 (the full image).
     public init(
         assetIdentifier: String, targetSize: PixelSize, contentMode: ContentMode = .aspectFit, options: ImageRequestOptions = ImageRequestOptions(),
         wantsProgress: Bool = false, requestID: UInt64 = 0, bypassCache: Bool = false, acceptsWholeImages: Bool = false
@@ -39,14 +41,33 @@ extension Wire.NormalizedRect {
     }
 }
 
+extension PixelSize {
+    /// The size as the wire's two `uint32` sides (`target_width`, `target_height`), checked
+    /// before anything is sent: a negative side, or one beyond the wire's range (2^32 − 1), is
+    /// `invalidArgument` naming the size given (clamped, −5 × −5 would read as 0 × 0, the
+    /// full image, and 2^32 as 2^32 − 1). `PixelSize.maximum` (0 × 0) is 0 × 0, the full
+    /// image. Sides within the wire's range are the server's
+    /// to check (each 1 … its maximum image dimension, or 0 × 0: docs/PROTOCOL.md 14.1).
+    public func wireSides() throws(PhotoLibError) -> (width: UInt32, height: UInt32) {
+        guard let width = UInt32(exactly: width), let height = UInt32(exactly: height) else {
+            throw PhotoLibError(
+                .invalidArgument,
+                "target size \(width)x\(height) is invalid: each side must be 0…\(UInt32.max) on the wire (the server allows 1…its maximum image dimension, photolibd 16384), or 0x0 (PixelSize.maximum) for the full size")
+        }
+        return (width, height)
+    }
+}
+
 extension Wire.CachingRequest {
     /// At most this many assets per request.
     public static let maxAssets = 1000
 
-    /// The message for `startCachingImages` / `stopCachingImages`.
-    public init(assetIdentifiers: [String], targetSize: PixelSize, contentMode: ContentMode, resizeMode: ResizeMode, version: ImageVersion) {
+    /// The message for `startCachingImages` / `stopCachingImages`; a target size the wire
+    /// cannot carry is `invalidArgument` (`PixelSize.wireSides()`).
+    public init(assetIdentifiers: [String], targetSize: PixelSize, contentMode: ContentMode, resizeMode: ResizeMode, version: ImageVersion) throws(PhotoLibError) {
+        let (width, height) = try targetSize.wireSides()
         self.init(
-            assetIdentifiers: assetIdentifiers, targetWidth: UInt32(clamping: targetSize.width), targetHeight: UInt32(clamping: targetSize.height),
+            assetIdentifiers: assetIdentifiers, targetWidth: width, targetHeight: height,
             contentMode: .init(contentMode), resizeMode: .init(resizeMode), version: .init(version))
     }
 

@@ -46,7 +46,7 @@ final class FanOutTests: XCTestCase {
             self.stream = stream
             let connection = inbox.connection
             connection.send(Frame(.call, stream: stream, payload: Wire.CallStart(method: PhotoLibraryMethods.subscribe.path).encoded()))
-            let fetch = Wire.FetchAssetsRequest(options: Wire.FetchOptions(FetchOptions(sortDescriptors: [AssetSortDescriptor(key: .creationDate, ascending: true)])))
+            let fetch = Wire.FetchAssetsRequest(options: Wire.FetchOptions(sortDescriptors: [Wire.SortDescriptor(AssetSortDescriptor(key: .creationDate, ascending: true))]))
             connection.send(Frame(.message, stream: stream, payload: Wire.SubscriptionRequest(request: .registerFetch(fetch)).encoded()))
         }
 
@@ -120,7 +120,7 @@ final class FanOutTests: XCTestCase {
         }
         XCTAssertEqual(Set(registered).count, 1, "one id for the version, on both connections: \(registered)")
         // The first subscription registers the same fetch again: an id of its own.
-        let fetch = Wire.FetchAssetsRequest(options: Wire.FetchOptions(FetchOptions(sortDescriptors: [AssetSortDescriptor(key: .creationDate, ascending: true)])))
+        let fetch = Wire.FetchAssetsRequest(options: try Wire.FetchOptions(FetchOptions(sortDescriptors: [AssetSortDescriptor(key: .creationDate, ascending: true)])))
         subscriptions[0].inbox.connection.send(Frame(.message, stream: 1, payload: Wire.SubscriptionRequest(request: .registerFetch(fetch)).encoded()))
         guard case .registeredFetchResult(let again)? = try Wire.SubscriptionEvent(decoding: try subscriptions[0].nextPayload()).event else {
             return XCTFail("not registered again")
@@ -156,7 +156,7 @@ final class FanOutTests: XCTestCase {
         _ = try connection.handshake(token: server.token, maxFrameSize: 128 << 10, streamWindow: 128 << 10, connectionWindow: 64 << 20)
         let streams: [UInt32] = [1, 3, 5]
         let stalled: UInt32 = 5
-        let fetch = Wire.FetchAssetsRequest(options: Wire.FetchOptions(FetchOptions(sortDescriptors: [AssetSortDescriptor(key: .creationDate, ascending: true)])))
+        let fetch = Wire.FetchAssetsRequest(options: try Wire.FetchOptions(FetchOptions(sortDescriptors: [AssetSortDescriptor(key: .creationDate, ascending: true)])))
         for stream in streams {
             connection.send(Frame(.call, stream: stream, payload: Wire.CallStart(method: PhotoLibraryMethods.subscribe.path).encoded()))
             connection.send(Frame(.message, stream: stream, payload: Wire.SubscriptionRequest(request: .registerFetch(fetch)).encoded()))

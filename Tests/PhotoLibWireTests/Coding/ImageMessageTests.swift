@@ -21,13 +21,13 @@ final class ImageMessageTests: XCTestCase {
     }
 
     func testCachingRequestRoundTripAndLimit() throws {
-        let request = Wire.CachingRequest(
+        let request = try Wire.CachingRequest(
             assetIdentifiers: ["a/L0/001", "b/L0/001"], targetSize: PixelSize(width: 64, height: 64), contentMode: .aspectFill, resizeMode: .exact,
             version: .unadjusted)
         let decoded = try Wire.CachingRequest(decoding: request.encoded())
         XCTAssertEqual(decoded, request)
         XCTAssertEqual(try decoded.domain().resizeMode, .exact)
-        let tooMany = Wire.CachingRequest(
+        let tooMany = try Wire.CachingRequest(
             assetIdentifiers: Array(repeating: "x/L0/001", count: Wire.CachingRequest.maxAssets + 1), targetSize: PixelSize(width: 1, height: 1),
             contentMode: .aspectFit, resizeMode: .fast, version: .current)
         XCTAssertThrowsError(try Wire.CachingRequest(decoding: tooMany.encoded()).domain()) { error in

@@ -65,7 +65,7 @@ final class MessageRoundTripTests: XCTestCase {
             sortDescriptors: AssetSortKey.allCases.map { AssetSortDescriptor(key: $0, ascending: $0.rawValue.count % 2 == 0) },
             fetchLimit: 10, includeHiddenAssets: true)
         let request = Wire.FetchAssetsRequest(
-            options: Wire.FetchOptions(options, collectionIdentifier: "smart-209/L0/040", localIdentifiers: ["a", "b"], mediaTypes: [.image, .video]),
+            options: try Wire.FetchOptions(options, collectionIdentifier: "smart-209/L0/040", localIdentifiers: ["a", "b"], mediaTypes: [.image, .video]),
             prefetchCount: 50)
         try roundTrip(request)
         let decoded = try Wire.FetchAssetsRequest(decoding: request.encoded())

@@ -1,0 +1,97 @@
+import Foundation
+import PhotoLibClient
+import PhotoLibServerTestSupport
+import PhotoLibTestSupport
+import XCTest
+
+/// What the Swift API's documentation promises, against the real server code over the
+/// in-process transport: arguments the wire cannot carry refused on the client, naming the
+/// value given; cancellation surfacing as `PhotoLibError(.cancelled)`; a fetch result of
+/// another connection refused before it is sent; a folder's albums; the type's example.
+final class APIContractTests: XCTestCase {
+    private var server: InProcessServer!
+    private var library: PhotoLibrary!
+
+    override func setUp() async throws {
+        server = try InProcessServer(photos: [Fixtures.landscape])
+        library = try await PhotoLibrary.connect(connectedSocket: try server.connectedSocket(), token: server.token)
+    }
+
+    override func tearDown() async throws {
+        library?.close()
+        await server?.tearDown()
+    }
+
+    /// Awaits `body` and checks it throws `code` with a message containing `text`.
+    private func assertThrows(
+        _ code: StatusCode, containing text: String, _ what: String, file: StaticString = #filePath, line: UInt = #line,
+        _ body: () async throws -> Void
+    ) async {
+        do {
+            try await body()
+            XCTFail("\(what) succeeded", file: file, line: line)
+        } catch let error as PhotoLibError {
+            XCTAssertEqual(error.code, code, "\(what): \(error)", file: file, line: line)
+            XCTAssertTrue(error.message.contains(text), "\(what): '\(error.message)' does not name \(text)", file: file, line: line)
+        } catch {
+            XCTFail("\(what) threw \(error), not a PhotoLibError", file: file, line: line)
+        }
+    }
+
+    /// Before: a negative fetch limit was sent as 0 (no limit), and caching sizes were clamped
+    /// (-5 x -5 sent as 0 x 0, the maximum size; 2^32 named as 4294967295 by the server).
+    func testArgumentsTheWireCannotCarryAreRefusedOnTheClientNamingTheValueGiven() async throws {
+        await assertThrows(.invalidArgument, containing: "fetchLimit -1", "fetchLimit -1") {
+            _ = try await library.fetchAssets(with: FetchOptions(fetchLimit: -1))
+        }
+        await assertThrows(.invalidArgument, containing: "fetchLimit -3", "fetchLimit -3 in a media-type fetch") {
+            _ = try await library.fetchAssets(with: .image, options: FetchOptions(fetchLimit: -3))
+        }
+        let subscription = try await library.subscribe()
+        defer { subscription.cancel() }
+        await assertThrows(.invalidArgument, containing: "fetchLimit -1", "registerFetch with fetchLimit -1") {
+            _ = try await subscription.registerFetch(with: FetchOptions(fetchLimit: -1))
+        }
+        // 0 is no limit; a limit beyond the wire's range limits nothing.
+        let unlimited = try await library.fetchAssets(with: FetchOptions(fetchLimit: 0)).count
+        XCTAssertEqual(unlimited, 1)
+        let huge = try await library.fetchAssets(with: FetchOptions(fetchLimit: 1 << 40)).count
+        XCTAssertEqual(huge, 1)
+        let registered = try await subscription.registerFetch(with: FetchOptions(fetchLimit: 1))
+        XCTAssertEqual(registered.count, 1, "the subscription still works")
+
+        let caching = CachingImageManager(library: library)
+        for size in [PixelSize(width: -5, height: -5), PixelSize(width: 256, height: -1), PixelSize(width: 1 << 32, height: 1 << 32)] {
+            await assertThrows(.invalidArgument, containing: "\(size.width)x\(size.height)", "caching at \(size)") {
+                try await caching.startCachingImages(for: server.assets, targetSize: size)
+            }
+            await assertThrows(.invalidArgument, containing: "\(size.width)x\(size.height)", "stop caching at \(size)") {
+                try await caching.stopCachingImages(for: server.assets, targetSize: size)
+            }
+        }
+        // The documented sentinel and ordinary sizes still work.
+        try await caching.startCachingImages(for: server.assets, targetSize: .maximum)
+        try await caching.startCachingImages(for: server.assets, targetSize: PixelSize(width: 256, height: 256))
+        try await caching.stopCachingImagesForAllAssets()
+    }
+
+    /// A raw client can send any uint32: the server refuses target sides beyond its maximum
+    /// image dimension and a target with one side 0 (docs/PROTOCOL.md 14, 14.1), naming them.
+    func testTheServerRefusesOutOfRangeTargetSizesFromARawClient() async throws {
+        let connection = try server.rawConnection()
+        defer { connection.close() }
+        _ = try connection.handshake(token: server.token)
+        var stream: UInt32 = 1
+        for (width, height) in [(UInt32.max, UInt32.max), (16_385, 16_385), (200, 0)] as [(UInt32, UInt32)] {
+            let image = Wire.ImageRequest(assetIdentifier: server.assets[0], targetWidth: width, targetHeight: height)
+            let imageCall = try connection.call(stream: stream, method: PhotoLibraryMethods.requestImage.path, request: image.encoded())
+            XCTAssertEqual(imageCall.status.code, .invalidArgument, "RequestImage \(width)x\(height): \(imageCall.status.message)")
+            XCTAssertTrue(imageCall.status.message.contains("\(width)x\(height)"), imageCall.status.message)
+            let caching = Wire.CachingRequest(assetIdentifiers: server.assets, targetWidth: width, targetHeight: height)
+            let cachingCall = try connection.call(stream: stream + 2, method: PhotoLibraryMethods.startCachingImages.path, request: caching.encoded())
+            XCTAssertEqual(cachingCall.status.code, .invalidArgument, "StartCachingImages \(width)x\(height): \(cachingCall.status.message)")
+            XCTAssertTrue(cachingCall.status.message.contains("\(width)x\(height)"), cachingCall.status.message)
+            stream += 4
+        }
+    }
+}
