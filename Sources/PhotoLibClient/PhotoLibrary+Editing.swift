@@ -70,7 +70,8 @@ extension PhotoLibrary {
     /// original and `input.adjustmentData` the recipe to apply first; otherwise it is the
     /// current render. With `displaySize` (64…4096 pixels on the longer side) the server also
     /// sends the image scaled to fit it. `progress` gets the fraction of the full-size image
-    /// received; cancelling the task cancels the transfer.
+    /// received; cancelling the task cancels the transfer, and the call throws
+    /// `PhotoLibError` with code `cancelled` (as a cancelled image request does).
     public func requestContentEditingInput(
         for assetIdentifier: String, canHandle formats: [AdjustmentFormat] = [], displaySize: Int? = nil,
         progress: (@Sendable (Double) -> Void)? = nil
@@ -84,6 +85,9 @@ extension PhotoLibrary {
         var image: [UInt8] = []
         var display: [UInt8] = []
         for try await part in parts {
+            // A cancelled task's iteration ends early (or hands over parts already received):
+            // stop at once, with the error every cancelled call throws.
+            try Self.checkCancellation()
             switch part.part {
             case .input(let message)?:
                 guard input == nil else { throw PhotoLibError(.internalError, "the server sent a second ContentEditingInput") }
@@ -112,11 +116,18 @@ extension PhotoLibrary {
                 continue
             }
         }
+        try Self.checkCancellation()
         guard let input else { throw PhotoLibError(.internalError, "RequestContentEditingInput ended without an input") }
         guard image.count == input.byteCount, display.count == input.displaySizeImageByteCount else {
             throw PhotoLibError(.unavailable, "the input ended early: \(image.count) of \(input.byteCount) full-size bytes, \(display.count) of \(input.displaySizeImageByteCount) display-size bytes")
         }
         return ContentEditingInputData(input: input, fullSizeImage: image, displaySizeImage: input.displaySizeImageByteCount > 0 ? display : nil)
+    }
+
+    /// Throws `cancelled` when the current task is cancelled: the end of a stream whose
+    /// iteration the cancellation ended is not the server's end.
+    private static func checkCancellation() throws(PhotoLibError) {
+        if Task.isCancelled { throw PhotoLibError(.cancelled, "RequestContentEditingInput was cancelled") }
     }
 
     /// Commits `output` in a batch of its own: uploads the render (when there is one), then

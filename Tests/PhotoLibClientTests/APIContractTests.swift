@@ -94,4 +94,28 @@ final class APIContractTests: XCTestCase {
             stream += 4
         }
     }
+
+    /// Before: the cancelled task's response stream ended early and the call threw
+    /// UNAVAILABLE "the input ended early: … of … full-size bytes".
+    func testCancellingTheTaskAwaitingAContentEditingInputThrowsCancelled() async throws {
+        let library = self.library!, asset = server.assets[0]
+        let task = Task { () async throws -> ContentEditingInputData in
+            try await library.requestContentEditingInput(for: asset) { fraction in
+                // Runs on the task itself, between two parts of the full-size image.
+                if fraction > 0, fraction < 1 { withUnsafeCurrentTask { $0?.cancel() } }
+            }
+        }
+        do {
+            let input = try await task.value
+            XCTFail("the cancelled request delivered \(input.fullSizeImage.count) bytes")
+        } catch let error as PhotoLibError {
+            XCTAssertEqual(error.code, .cancelled, "\(error)")
+        } catch {
+            XCTFail("threw \(error), not PhotoLibError(.cancelled)")
+        }
+        // The connection goes on: the same input, uncancelled, arrives whole.
+        let input = try await library.requestContentEditingInput(for: asset)
+        XCTAssertEqual(input.fullSizeImage.count, input.input.byteCount)
+        XCTAssertGreaterThan(input.fullSizeImage.count, 4 * 65_536, "the image comes in several parts")
+    }
 }
