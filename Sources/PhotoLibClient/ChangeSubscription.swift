@@ -175,7 +175,17 @@ public final class ChangeSubscription: Sendable {
     }
 
     /// Registers a fetch result obtained on this library connection.
+    ///
+    /// A result fetched through another `PhotoLibrary` (another connection, whose snapshots
+    /// this server connection does not know) is refused before anything is sent, with
+    /// `invalidArgument`: fetch it again on this subscription's library, or use
+    /// ``registerFetch(with:in:)``.
     public func register(_ fetchResult: FetchResult<Asset>) async throws {
+        guard fetchResult.connection === connection else {
+            throw PhotoLibError(
+                .invalidArgument,
+                "fetch result \(fetchResult.fetchResultID) belongs to another connection (another PhotoLibrary): a snapshot lives on the connection that fetched it; fetch again through this subscription's library, or use registerFetch")
+        }
         events.follow(fetchResult)
         _ = try await request(.registerFetchResult(Wire.RegisterFetchResult(fetchResultID: fetchResult.fetchResultID)))
     }

@@ -24,7 +24,8 @@ public final class FetchResult<Object: FetchableObject>: Sendable {
     public let count: Int
     /// The server's id of the snapshot.
     public let fetchResultID: String
-    private let connection: ClientConnection
+    /// The connection whose server holds the snapshot (its id means nothing on another).
+    let connection: ClientConnection
     /// What ``loaded`` guards: the objects fetched so far, by index.
     ///
     /// The objects a change notification updated live in ``overlay`` above ``cache``: the

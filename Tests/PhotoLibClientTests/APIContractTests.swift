@@ -118,4 +118,21 @@ final class APIContractTests: XCTestCase {
         XCTAssertEqual(input.fullSizeImage.count, input.input.byteCount)
         XCTAssertGreaterThan(input.fullSizeImage.count, 4 * 65_536, "the image comes in several parts")
     }
+
+    /// Before: the result's id was sent, and the server answered "snapshot expired — fetch
+    /// again … has expired or was released".
+    func testRegisteringAFetchResultOfAnotherConnectionIsRefusedBeforeItIsSent() async throws {
+        let other = try await PhotoLibrary.connect(connectedSocket: try server.connectedSocket(), token: server.token)
+        defer { other.close() }
+        let foreign = try await other.fetchAssets()
+        let subscription = try await library.subscribe()
+        defer { subscription.cancel() }
+        await assertThrows(.invalidArgument, containing: "belongs to another connection", "registering another connection's result") {
+            try await subscription.register(foreign)
+        }
+        // The subscription is untouched: a result of its own connection registers.
+        let own = try await library.fetchAssets()
+        try await subscription.register(own)
+        try await subscription.unregister(own)
+    }
 }
