@@ -71,6 +71,21 @@ public struct PhotoLibraryChange: Sendable {
     }
 
     /// `changeDetails(for:)`: the details of a registered fetch result, `nil` if unchanged.
+    ///
+    /// The details are keyed by the *latest* result of each registration: the one registered,
+    /// until a change, then that change's ``FetchResultChanges/fetchResultAfterChanges``.
+    /// Passing an older result (the one first registered, after a change to it) answers `nil`
+    /// too, as in PhotoKit, where you replace your stored result with the result after the
+    /// changes each time:
+    ///
+    /// ```swift
+    /// var assets = try await subscription.registerFetch()
+    /// for try await change in subscription.changes {
+    ///     guard let details = change.changeDetails(for: assets) else { continue }
+    ///     assets = details.fetchResultAfterChanges
+    ///     // update the UI from details.removedIndexes, insertedIndexes, changedIndexes, moves
+    /// }
+    /// ```
     public func changeDetails(for fetchResult: FetchResult<Asset>) -> FetchResultChanges? {
         fetchResults[fetchResult.fetchResultID]
     }

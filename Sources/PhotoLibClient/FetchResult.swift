@@ -16,6 +16,19 @@ extension CollectionList: FetchableObject {}
 ///
 /// Only ``count`` and the first page arrive with the fetch; other objects are fetched by
 /// index range on demand (and cached), so counting a million assets ships no list.
+///
+/// Unlike a `PHFetchResult`, it can **expire**: the snapshot lives on the server, on the
+/// connection that fetched it, and the server releases it after 600 seconds without use
+/// (each use extends it), when the connection holds more than 256 snapshots (the least
+/// recently used first), when all snapshots together exceed its memory budget, or when
+/// ``release()`` is called or the connection closes (docs/PROTOCOL.md, section 15). Objects
+/// already cached still answer; anything that asks the server — ``object(at:)`` or
+/// ``objects(in:)`` beyond the cached pages, ``allObjects()``, ``index(of:)`` — then throws
+/// `PhotoLibError` with code `failedPrecondition` and reason `fetchResultExpired`. Fetch
+/// again (the new result reflects the library as it is now), or keep a result current by
+/// registering it with a ``ChangeSubscription``: its ``FetchResultChanges/fetchResultAfterChanges``
+/// are fresh snapshots. A result belongs to its connection (its `PhotoLibrary`); another
+/// connection does not know it.
 public final class FetchResult<Object: FetchableObject>: Sendable {
     /// Objects fetched per request.
     public static var pageSize: Int { 200 }
@@ -135,7 +148,9 @@ public final class FetchResult<Object: FetchableObject>: Sendable {
     /// Whether the snapshot is empty.
     public var isEmpty: Bool { count == 0 }
 
-    /// `object(at:)`; throws `outOfRange` for a bad index, `notFound` if the object was deleted since.
+    /// `object(at:)`; throws `outOfRange` for a bad index, `notFound` if the object was
+    /// deleted since, and `failedPrecondition` (reason `fetchResultExpired`) when the object
+    /// is not cached and the snapshot has expired or was released: fetch again.
     public func object(at index: Int) async throws -> Object {
         guard index >= 0, index < count else {
             throw PhotoLibError(.outOfRange, "index \(index) is outside a fetch result of \(count) objects")
@@ -148,7 +163,10 @@ public final class FetchResult<Object: FetchableObject>: Sendable {
         return object
     }
 
-    /// `objects(at:)` for a range; objects deleted since the fetch are left out.
+    /// `objects(at:)` for a range; objects deleted since the fetch are left out. Throws
+    /// `outOfRange` for a range outside the result, and `failedPrecondition` (reason
+    /// `fetchResultExpired`) when a page is not cached and the snapshot has expired or was
+    /// released: fetch again.
     public func objects(in range: Range<Int>) async throws -> [Object] {
         guard range.lowerBound >= 0, range.upperBound <= count else {
             throw PhotoLibError(.outOfRange, "range \(range) is outside a fetch result of \(count) objects")
@@ -163,22 +181,24 @@ public final class FetchResult<Object: FetchableObject>: Sendable {
         return loaded.withLock { loaded in range.compactMap { loaded[$0] } }
     }
 
-    /// Every object, fetched page by page.
+    /// Every object, fetched page by page (the errors of ``objects(in:)``).
     public func allObjects() async throws -> [Object] {
         try await objects(in: 0..<count)
     }
 
-    /// The first object, or `nil` when empty.
+    /// The first object, or `nil` when empty (the errors of ``object(at:)``).
     public var firstObject: Object? {
         get async throws { count == 0 ? nil : try await object(at: 0) }
     }
 
-    /// The last object, or `nil` when empty.
+    /// The last object, or `nil` when empty (the errors of ``object(at:)``).
     public var lastObject: Object? {
         get async throws { count == 0 ? nil : try await object(at: count - 1) }
     }
 
-    /// `index(of:)`: the object's index, or `nil` when not in the snapshot.
+    /// `index(of:)`: the object's index, or `nil` when not in the snapshot. Throws
+    /// `failedPrecondition` (reason `fetchResultExpired`) when the object is not cached and
+    /// the snapshot has expired or was released: fetch again.
     public func index(of localIdentifier: String) async throws -> Int? {
         if let hit = loaded.withLock({ $0.all.first { $0.value.object.localIdentifier == localIdentifier }?.key }) { return hit }
         let response = try await connection.unary(
@@ -191,7 +211,8 @@ public final class FetchResult<Object: FetchableObject>: Sendable {
         try await index(of: localIdentifier) != nil
     }
 
-    /// Frees the snapshot on the server (it also expires by itself).
+    /// Frees the snapshot on the server (it also expires by itself, after 600 seconds
+    /// unused); releasing one already released or expired succeeds.
     public func release() async throws {
         _ = try await connection.unary(PhotoLibraryMethods.releaseFetchResult, Wire.ReleaseFetchResultRequest(fetchResultID: fetchResultID))
     }

@@ -9,9 +9,29 @@ import PhotoLibWire
 /// ```swift
 /// let library = try await PhotoLibrary.connect(to: "127.0.0.1:7800", token: token)
 /// let assets = try await library.fetchAssets(with: FetchOptions(sortDescriptors: [.init(key: .creationDate, ascending: false)]))
-/// let first = try await assets.firstObject
-/// let image = try await library.imageManager.requestImage(for: first!, targetSize: PixelSize(width: 256, height: 256), contentMode: .aspectFill)
+/// if let newest = try await assets.firstObject {
+///     let image = try await library.imageManager.image(
+///         forAssetIdentifier: newest.localIdentifier, targetSize: PixelSize(width: 256, height: 256), contentMode: .aspectFill)
+///     print("\(image.width)x\(image.height), \(image.data.count) bytes of \(image.uniformTypeIdentifier)")
+/// }
 /// ```
+///
+/// ``ImageManager/image(forAssetIdentifier:targetSize:contentMode:options:progress:)``
+/// returns the final image; ``ImageManager/requestImage(for:targetSize:contentMode:options:progress:)``
+/// returns a stream of images (in opportunistic delivery, a degraded one first).
+///
+/// ### Errors and cancellation
+///
+/// Every call throws `PhotoLibError`, with the server's status code (`notFound`,
+/// `invalidArgument`, `failedPrecondition`, …) or one the client sets itself. Arguments the
+/// wire cannot carry (a negative `fetchLimit`, a negative target size) are refused with
+/// `invalidArgument` before anything is sent. Cancelling the task that awaits a call (or
+/// iterates its stream) cancels the call on the server, and the call throws
+/// `PhotoLibError` with code `cancelled` — not Swift's `CancellationError`: check
+/// `(error as? PhotoLibError)?.code == .cancelled`. So does a call still running when
+/// ``close()`` is called.
+///
+/// Fetch results are server-side snapshots that expire when unused (see ``FetchResult``).
 public final class PhotoLibrary: Sendable {
     /// The library's identifier.
     public let libraryIdentifier: String
@@ -61,6 +81,14 @@ public final class PhotoLibrary: Sendable {
     /// Connects to `server` (`HOST:PORT`) and authenticates with `token`.
     ///
     /// Throws `unavailable` when nothing answers, `unauthenticated` for a wrong token.
+    ///
+    /// An empty `token` is not a wrong token: it opens a connection without a credential
+    /// (``isOwner`` false), and `connect` succeeds. Its only call is `RequestAuthorization`
+    /// (what ``requestAuthorization(for:name:server:configuration:)`` makes on a connection of
+    /// its own, or ``call(_:_:timeout:)`` with `PhotoLibraryMethods.requestAuthorization`);
+    /// every other call on it fails with `unauthenticated`, so a missing token shows at the
+    /// first library call, not here. A server holds only a few such connections at once
+    /// (photolibd: 32); beyond them it refuses the connection (GOAWAY `RESOURCE_EXHAUSTED`).
     public static func connect(to server: String, token: String, clientName: String = "PhotoLibClient/0.1", configuration: ClientConfiguration = ClientConfiguration()) async throws -> PhotoLibrary {
         let endpoint: Endpoint
         do {
@@ -153,7 +181,26 @@ public final class PhotoLibrary: Sendable {
         return try FetchResult(snapshot: snapshot, connection: connection)
     }
 
+    /// `PHAssetCollection.fetchCollections(in:options:)` for albums: the albums directly in
+    /// `folder` (a `CollectionList`'s identifier), as a snapshot. A folder holds albums and
+    /// folders; its folders are ``fetchCollectionLists(in:)``. Throws `notFound` for an
+    /// unknown folder.
+    ///
+    /// ```swift
+    /// let albums = try await library.fetchAssetCollections(in: folder.localIdentifier).allObjects()
+    /// let subfolders = try await library.fetchCollectionLists(in: folder.localIdentifier).allObjects()
+    /// ```
+    public func fetchAssetCollections(in folder: String) async throws -> FetchResult<AssetCollection> {
+        let snapshot = try await connection.unary(
+            PhotoLibraryMethods.fetchAssetCollections,
+            Wire.FetchAssetCollectionsRequest(parentFolderIdentifier: folder, prefetchCount: UInt32(FetchResult<AssetCollection>.pageSize)))
+        return try FetchResult(snapshot: snapshot, connection: connection)
+    }
+
     /// `PHCollectionList.fetchCollectionLists`: folders, optionally only the children of `parent`.
+    ///
+    /// With `parent`, only the folders in it: the albums in it are
+    /// ``fetchAssetCollections(in:)``. Throws `notFound` for an unknown `parent`.
     public func fetchCollectionLists(in parent: String? = nil) async throws -> FetchResult<CollectionList> {
         let snapshot = try await connection.unary(
             PhotoLibraryMethods.fetchCollectionLists,

@@ -135,4 +135,45 @@ final class APIContractTests: XCTestCase {
         try await subscription.register(own)
         try await subscription.unregister(own)
     }
+
+    /// `fetchAssetCollections(in:)` lists a folder's albums; `fetchCollectionLists(in:)` its folders.
+    func testTheAlbumsAndFoldersOfAFolder() async throws {
+        var travel, europe, italy, spain, loose: ObjectPlaceholder?
+        let created = try await library.performChanges { batch in
+            travel = batch.createFolder(title: "Travel")
+            italy = batch.createAlbum(title: "Italy", in: travel!.localIdentifier)
+            europe = batch.createFolder(title: "Europe", in: travel!.localIdentifier)
+            spain = batch.createAlbum(title: "Spain", in: europe!.localIdentifier)
+            loose = batch.createAlbum(title: "Loose")
+        }
+        func id(_ placeholder: ObjectPlaceholder?) throws -> String { try XCTUnwrap(placeholder.flatMap(created.localIdentifier(for:))) }
+        let albums = try await library.fetchAssetCollections(in: try id(travel)).allObjects().map(\.localIdentifier)
+        XCTAssertEqual(albums, [try id(italy)], "only the albums directly in the folder")
+        let folders = try await library.fetchCollectionLists(in: try id(travel)).allObjects().map(\.localIdentifier)
+        XCTAssertEqual(folders, [try id(europe)])
+        let inner = try await library.fetchAssetCollections(in: try id(europe)).allObjects().map(\.localIdentifier)
+        XCTAssertEqual(inner, [try id(spain)])
+        let all = try await library.fetchAssetCollections(with: .album).allObjects().map(\.localIdentifier)
+        XCTAssertTrue(all.contains(try id(loose)))
+        await assertThrows(.notFound, containing: "no folder", "an unknown folder") {
+            _ = try await library.fetchAssetCollections(in: "00000000-0000-4000-8000-000000000000/L0/020")
+        }
+    }
+
+    /// The `PhotoLibrary` type's example, as written there (but for how it connects).
+    func testThePhotoLibraryTypeExampleRunsAsWritten() async throws {
+        let library = self.library!
+        var printed: [String] = []
+        func print(_ line: String) { printed.append(line) }
+        // --- from the doc comment ---
+        let assets = try await library.fetchAssets(with: FetchOptions(sortDescriptors: [.init(key: .creationDate, ascending: false)]))
+        if let newest = try await assets.firstObject {
+            let image = try await library.imageManager.image(
+                forAssetIdentifier: newest.localIdentifier, targetSize: PixelSize(width: 256, height: 256), contentMode: .aspectFill)
+            print("\(image.width)x\(image.height), \(image.data.count) bytes of \(image.uniformTypeIdentifier)")
+        }
+        // ---
+        XCTAssertEqual(printed.count, 1)
+        XCTAssertTrue(printed.first?.hasSuffix(" bytes of public.jpeg") == true, "\(printed)")
+    }
 }
