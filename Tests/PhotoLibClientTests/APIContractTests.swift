@@ -69,6 +69,16 @@ final class APIContractTests: XCTestCase {
                 try await caching.stopCachingImages(for: server.assets, targetSize: size)
             }
         }
+        for size in [PixelSize(width: -5, height: -5), PixelSize(width: 1 << 32, height: 1 << 32)] {
+            await assertThrows(.invalidArgument, containing: "\(size.width)x\(size.height)", "an image at \(size)") {
+                _ = try await library.imageManager.image(forAssetIdentifier: server.assets[0], targetSize: size)
+            }
+            await assertThrows(.invalidArgument, containing: "\(size.width)x\(size.height)", "an image stream at \(size)") {
+                _ = try await library.imageManager.requestImage(forAssetIdentifier: server.assets[0], targetSize: size)
+            }
+        }
+        let whole = try await library.imageManager.image(forAssetIdentifier: server.assets[0], targetSize: .maximum)
+        XCTAssertEqual(whole.width, 4352, "PixelSize.maximum is still the full size")
         // The documented sentinel and ordinary sizes still work.
         try await caching.startCachingImages(for: server.assets, targetSize: .maximum)
         try await caching.startCachingImages(for: server.assets, targetSize: PixelSize(width: 256, height: 256))
