@@ -202,9 +202,7 @@ public struct ImageManager: Sendable {
                 throw PhotoLibError(.invalidArgument, "normalizedCropRect (\(crop.x), \(crop.y), \(crop.width), \(crop.height)) must lie inside the unit square with a positive size")
             }
         }
-        // A negative side or one beyond uint32 would be clamped (-5 x -5 read as 0 x 0, the full image).
-        _ = try targetSize.wireSides()
-        return Wire.ImageRequest(
+        return try Wire.ImageRequest(
             assetIdentifier: identifier, targetSize: targetSize, contentMode: contentMode, options: options,
             wantsProgress: wantsProgress, requestID: requestID, bypassCache: bypassCache, acceptsWholeImages: true)
     }

@@ -66,7 +66,7 @@ final class ShutdownTests: XCTestCase {
         // Small windows (128 KiB): the server can send only part of the image until we grant credit.
         let raw = try RawConnection(port: server.port)
         _ = try raw.handshake(token: server.token, maxFrameSize: 131_072, streamWindow: 131_072, connectionWindow: 131_072)
-        let request = Wire.ImageRequest(
+        let request = try Wire.ImageRequest(
             assetIdentifier: assetID, targetSize: PixelSize(width: 2000, height: 2000), contentMode: .aspectFit,
             options: ImageRequestOptions(deliveryMode: .highQualityFormat, resizeMode: .exact))
         raw.send(Frame(.call, stream: 1, payload: Wire.CallStart(method: PhotoLibraryMethods.requestImage.path).encoded()))

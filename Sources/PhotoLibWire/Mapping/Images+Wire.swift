@@ -4,15 +4,15 @@ import PhotoLibCore
 
 extension Wire.ImageRequest {
     /// The message for `requestImage(for:targetSize:contentMode:options:)`; `acceptsWholeImages`
-    /// says the client takes an image that fits in one chunk as one `ImageWhole`. The sides
-    /// are clamped to the wire's range: check `targetSize` with `PixelSize.wireSides()`
-    /// first, so that a negative side is refused rather than read as 0 (the full image).
+    /// says the client takes an image that fits in one chunk as one `ImageWhole`. A target
+    /// size the wire cannot carry is `invalidArgument` (`PixelSize.wireSides()`).
     public init(
         assetIdentifier: String, targetSize: PixelSize, contentMode: ContentMode = .aspectFit, options: ImageRequestOptions = ImageRequestOptions(),
         wantsProgress: Bool = false, requestID: UInt64 = 0, bypassCache: Bool = false, acceptsWholeImages: Bool = false
-    ) {
+    ) throws(PhotoLibError) {
+        let (width, height) = try targetSize.wireSides()
         self.init(
-            assetIdentifier: assetIdentifier, targetWidth: UInt32(clamping: targetSize.width), targetHeight: UInt32(clamping: targetSize.height),
+            assetIdentifier: assetIdentifier, targetWidth: width, targetHeight: height,
             contentMode: .init(contentMode), deliveryMode: .init(options.deliveryMode), resizeMode: .init(options.resizeMode),
             version: .init(options.version), normalizedCropRect: options.normalizedCropRect.map(Wire.NormalizedRect.init),
             wantsProgress: wantsProgress, requestID: requestID, bypassCache: bypassCache, acceptsWholeImages: acceptsWholeImages)

@@ -39,7 +39,7 @@ final class CachedImageFastPathTests: XCTestCase {
         let connection = try RawConnection(port: server.port)
         defer { connection.close() }
         _ = try connection.handshake(token: server.token, maxFrameSize: window, streamWindow: window, connectionWindow: window)
-        let request = Wire.ImageRequest(assetIdentifier: asset, targetSize: PixelSize(width: 2048, height: 2048), options: ImageRequestOptions(deliveryMode: .highQualityFormat, resizeMode: .exact)).encoded()
+        let request = try Wire.ImageRequest(assetIdentifier: asset, targetSize: PixelSize(width: 2048, height: 2048), options: ImageRequestOptions(deliveryMode: .highQualityFormat, resizeMode: .exact)).encoded()
         // The first call renders (and caches) an image bigger than the whole window.
         let first = try connection.call(stream: 1, method: Self.requestImage, request: request, timeout: 60)
         XCTAssertEqual(first.status.code, .ok, first.status.message)
@@ -97,7 +97,7 @@ final class CachedImageFastPathTests: XCTestCase {
     }
 
     func testCachedRequestWithAnIdInUseIsRefused() throws {
-        let thumbnail = Wire.ImageRequest(assetIdentifier: try identifier(Paths.landscape), targetSize: PixelSize(width: 64, height: 64), requestID: 7).encoded()
+        let thumbnail = try Wire.ImageRequest(assetIdentifier: try identifier(Paths.landscape), targetSize: PixelSize(width: 64, height: 64), requestID: 7).encoded()
         let connection = try RawConnection(port: server.port)
         defer { connection.close() }
         _ = try connection.handshake(token: server.token)
@@ -105,7 +105,7 @@ final class CachedImageFastPathTests: XCTestCase {
         XCTAssertEqual(cached.status.code, .ok, cached.status.message)
         // A slow render holds id 7 (full size, never cached); the cached thumbnail with the
         // same id must be refused while it runs.
-        let slow = Wire.ImageRequest(
+        let slow = try Wire.ImageRequest(
             assetIdentifier: try identifier(Paths.sampleBaseline), targetSize: .maximum,
             options: ImageRequestOptions(resizeMode: .exact), requestID: 7, bypassCache: true
         ).encoded()
@@ -121,10 +121,10 @@ final class CachedImageFastPathTests: XCTestCase {
         let connection = try RawConnection(port: server.port)
         defer { connection.close() }
         _ = try connection.handshake(token: server.token)
-        let missing = Wire.ImageRequest(assetIdentifier: "00000000-0000-4000-8000-000000000000/L0/001", targetSize: PixelSize(width: 64, height: 64)).encoded()
+        let missing = try Wire.ImageRequest(assetIdentifier: "00000000-0000-4000-8000-000000000000/L0/001", targetSize: PixelSize(width: 64, height: 64)).encoded()
         let result = try connection.call(stream: 1, method: Self.requestImage, request: missing)
         XCTAssertEqual(result.status.code, .notFound, result.status.message)
-        let good = Wire.ImageRequest(assetIdentifier: try identifier(Paths.landscape), targetSize: PixelSize(width: 64, height: 64)).encoded()
+        let good = try Wire.ImageRequest(assetIdentifier: try identifier(Paths.landscape), targetSize: PixelSize(width: 64, height: 64)).encoded()
         XCTAssertEqual(try connection.call(stream: 3, method: Self.requestImage, request: good, timeout: 60).status.code, .ok)
         XCTAssertEqual(try connection.call(stream: 5, method: Self.requestImage, request: good).status.code, .ok, "and again from the cache")
     }

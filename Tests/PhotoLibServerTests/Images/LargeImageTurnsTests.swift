@@ -21,9 +21,9 @@ final class LargeImageTurnsTests: XCTestCase {
         try checkTurns(
             server: server, connection: connection,
             openLarge: { stream in
-                Self.openImage(connection, stream: stream, asset: server.assets[0], side: stream == 1 ? 2000 : 1900)
+                try Self.openImage(connection, stream: stream, asset: server.assets[0], side: stream == 1 ? 2000 : 1900)
             },
-            openSmall: { stream in Self.openImage(connection, stream: stream, asset: server.assets[0], side: 200) })
+            openSmall: { stream in try Self.openImage(connection, stream: stream, asset: server.assets[0], side: 200) })
     }
 
     /// The editing input of a PNG holds its editing base (a full-size JPEG) in memory until it
@@ -42,11 +42,11 @@ final class LargeImageTurnsTests: XCTestCase {
                 connection.send(Frame(.call, stream: stream, payload: Wire.CallStart(method: PhotoLibraryMethods.requestContentEditingInput.path).encoded()))
                 connection.send(Frame(.message, stream: stream, flags: .endStream, payload: Wire.ContentEditingInputRequest(assetIdentifier: server.assets[0]).encoded()))
             },
-            openSmall: { stream in Self.openImage(connection, stream: stream, asset: server.assets[0], side: 200) })
+            openSmall: { stream in try Self.openImage(connection, stream: stream, asset: server.assets[0], side: 200) })
     }
 
-    private static func openImage(_ connection: RawConnection, stream: UInt32, asset: String, side: Int) {
-        let request = Wire.ImageRequest(
+    private static func openImage(_ connection: RawConnection, stream: UInt32, asset: String, side: Int) throws {
+        let request = try Wire.ImageRequest(
             assetIdentifier: asset, targetSize: PixelSize(width: side, height: side),
             options: ImageRequestOptions(deliveryMode: .highQualityFormat, resizeMode: .exact))
         connection.send(Frame(.call, stream: stream, payload: Wire.CallStart(method: PhotoLibraryMethods.requestImage.path).encoded()))
@@ -57,14 +57,14 @@ final class LargeImageTurnsTests: XCTestCase {
     /// large-image turn, and checks that the small one passes, that only one large call sends
     /// until it is given credit, and that the other then takes the turn.
     private func checkTurns(
-        server: InProcessServer, connection: RawConnection, openLarge: (UInt32) -> Void, openSmall: (UInt32) -> Void
+        server: InProcessServer, connection: RawConnection, openLarge: (UInt32) throws -> Void, openSmall: (UInt32) throws -> Void
     ) throws {
         // Stream windows of 128 KiB (the smallest the frame size allows), a connection window
         // that never runs out; each large response is several stream windows long.
         _ = try connection.handshake(token: server.token, maxFrameSize: 131_072, streamWindow: 131_072, connectionWindow: UInt32(Int32.max))
-        openLarge(1)
-        openLarge(3)
-        openSmall(5)
+        try openLarge(1)
+        try openLarge(3)
+        try openSmall(5)
         var bytes: [UInt32: Int] = [:]
         var ended: Set<UInt32> = []
         func read(for seconds: Double) {

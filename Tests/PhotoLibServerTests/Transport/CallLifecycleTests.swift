@@ -28,8 +28,8 @@ final class CallLifecycleTests: XCTestCase {
     }
 
     /// Opens RequestImage for the landscape's original file, byte for byte (a few MB), on `stream`.
-    private func requestOriginal(_ connection: RawConnection, stream: UInt32, timeoutMilliseconds: UInt64 = 0) {
-        let request = Wire.ImageRequest(
+    private func requestOriginal(_ connection: RawConnection, stream: UInt32, timeoutMilliseconds: UInt64 = 0) throws {
+        let request = try Wire.ImageRequest(
             assetIdentifier: server.assets[0], targetSize: .maximum,
             options: ImageRequestOptions(deliveryMode: .highQualityFormat, resizeMode: .none, version: .original))
         connection.send(Frame(.call, stream: stream, payload: Wire.CallStart(method: PhotoLibraryMethods.requestImage.path, timeoutMs: timeoutMilliseconds).encoded()))
@@ -56,7 +56,7 @@ final class CallLifecycleTests: XCTestCase {
     func testTheServerSendsNoMoreThanTheWindowAndResumesOnCredit() throws {
         let connection = try connection()
         let original = try Fixtures.bytes(at: Fixtures.landscape)
-        requestOriginal(connection, stream: 1)
+        try requestOriginal(connection, stream: 1)
         let first = bytesUntilQuiet(connection, stream: 1)
         XCTAssertGreaterThan(first.bytes, 0, "the first window's worth arrives")
         XCTAssertLessThanOrEqual(first.bytes, Int(Self.window), "never more than the stream window before credit")
@@ -87,7 +87,7 @@ final class CallLifecycleTests: XCTestCase {
 
     func testCancelStopsTheCallAndSendsNothingMoreOnItsStream() throws {
         let connection = try connection()
-        requestOriginal(connection, stream: 1)
+        try requestOriginal(connection, stream: 1)
         XCTAssertGreaterThan(bytesUntilQuiet(connection, stream: 1).bytes, 0)
         connection.send(Frame(.cancel, stream: 1, payload: Wire.Cancel(reason: "test scrolled away").encoded()))
         // Plenty of credit: a call still running would use it at once.
@@ -101,7 +101,7 @@ final class CallLifecycleTests: XCTestCase {
 
     func testADeadlineEndsAStalledCallWithDeadlineExceeded() throws {
         let connection = try connection()
-        requestOriginal(connection, stream: 1, timeoutMilliseconds: 200)
+        try requestOriginal(connection, stream: 1, timeoutMilliseconds: 200)
         // No credit is ever returned, so only the deadline can end the call.
         let (read, _) = connection.readUntil(timeout: 10) { $0.type == .status && $0.streamID == 1 }
         guard case .frame(let frame) = read else { return XCTFail("no STATUS: \(read)") }
@@ -113,7 +113,7 @@ final class CallLifecycleTests: XCTestCase {
 
     func testGracefulShutdownSendsGoAwayRefusesNewCallsAndLetsRunningOnesFinish() throws {
         let connection = try connection()
-        requestOriginal(connection, stream: 1)
+        try requestOriginal(connection, stream: 1)
         var received = bytesUntilQuiet(connection, stream: 1).bytes
         server.server.beginGracefulShutdown()
         let (read, skipped) = connection.readUntil(timeout: 10) { $0.type == .goAway }
@@ -161,7 +161,7 @@ final class CallLifecycleTests: XCTestCase {
 
     func testClientGoAwayEndsARunningCallAndTheServerCloses() throws {
         let connection = try connection()
-        requestOriginal(connection, stream: 1)
+        try requestOriginal(connection, stream: 1)
         // The call is stalled on flow control (no credit comes back): only the GOAWAY ends it.
         _ = bytesUntilQuiet(connection, stream: 1)
         connection.send(Frame(.goAway, payload: Wire.GoAway(status: Wire.Status(code: .ok, message: "client closing")).encoded()))

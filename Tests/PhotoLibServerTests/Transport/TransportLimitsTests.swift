@@ -142,7 +142,7 @@ final class TransportLimitsTests: XCTestCase {
         // The configured 128 KiB is raised to twice the client's maximum frame size (256 KiB):
         // room for one more largest message while the client holds credit back (PROTOCOL.md 9.3).
         let effectiveMaximum = 2 * 131_072
-        let request = Wire.ImageRequest(
+        let request = try Wire.ImageRequest(
             assetIdentifier: server.assets[0], targetSize: .maximum,
             options: ImageRequestOptions(deliveryMode: .highQualityFormat, resizeMode: .none, version: .original))
         connection.send(Frame(.call, stream: 1, payload: Wire.CallStart(method: PhotoLibraryMethods.requestImage.path).encoded()))

@@ -9,7 +9,7 @@ final class ImageMessageTests: XCTestCase {
     func testImageRequestWithEveryOption() throws {
         let options = ImageRequestOptions(
             deliveryMode: .fastFormat, resizeMode: .none, version: .original, normalizedCropRect: NormalizedRect(x: 0.1, y: 0.2, width: 0.3, height: 0.4))
-        let request = Wire.ImageRequest(
+        let request = try Wire.ImageRequest(
             assetIdentifier: "A1B2C3D4-E5F6-4711-8899-AABBCCDDEEFF/L0/001", targetSize: PixelSize(width: 256, height: 128),
             contentMode: .aspectFill, options: options, wantsProgress: true, requestID: 42, bypassCache: true)
         let decoded = try Wire.ImageRequest(decoding: request.encoded())
