@@ -69,7 +69,7 @@ public struct ImageManager: Sendable {
         let id = Self.requestIDs.next()
         let images = try await requestImage(
             forAssetIdentifier: identifier, targetSize: targetSize, contentMode: contentMode, options: options,
-            progress: progress, requestID: id)
+            progress: progress, requestID: id, cancellableByID: true)
         return ImageRequestHandle(id: id, images: images)
     }
 
@@ -148,26 +148,30 @@ public struct ImageManager: Sendable {
     ) async throws -> AsyncThrowingStream<DeliveredImage, any Error> {
         try await requestImage(
             forAssetIdentifier: identifier, targetSize: targetSize, contentMode: contentMode, options: options,
-            progress: progress, requestID: Self.requestIDs.next())
+            progress: progress, requestID: Self.requestIDs.next(), cancellableByID: false)
     }
 
+    /// The request as a stream of images; with `cancellableByID` (its id is handed to the
+    /// application) it is kept in ``ClientConnection/imageRequests`` while it runs, for
+    /// ``cancelImageRequest(_:)``.
     private func requestImage(
         forAssetIdentifier identifier: String, targetSize: PixelSize, contentMode: ContentMode,
-        options: ImageRequestOptions, progress: (@Sendable (ImageRequestProgress) -> Void)?, requestID: ImageRequestID
+        options: ImageRequestOptions, progress: (@Sendable (ImageRequestProgress) -> Void)?, requestID: ImageRequestID,
+        cancellableByID: Bool
     ) async throws -> AsyncThrowingStream<DeliveredImage, any Error> {
         let request = try imageRequest(identifier, targetSize, contentMode, options, wantsProgress: progress != nil, requestID: requestID)
         let (images, continuation) = AsyncThrowingStream<DeliveredImage, any Error>.makeStream()
         let call = ClientStream(method: PhotoLibraryMethods.requestImage.info)
         let requests = connection.imageRequests
-        requests.add(requestID, call)
-        do {
-            _ = try await connection.open(
-                PhotoLibraryMethods.requestImage.info, request: request.encodedDirectly(), timeout: nil,
-                consumer: ImageAssembler(delivery: .every(continuation), progress: progress, ended: { requests.remove(requestID) }), stream: call)
-        } catch {
-            requests.remove(requestID)
-            throw error
+        var ended: (@Sendable () -> Void)?
+        if cancellableByID {
+            requests.add(requestID, call)
+            ended = { requests.remove(requestID) }
         }
+        // A request that fails to open ends through its consumer too, which forgets it.
+        _ = try await connection.open(
+            PhotoLibraryMethods.requestImage.info, request: request.encodedDirectly(), timeout: nil,
+            consumer: ImageAssembler(delivery: .every(continuation), progress: progress, ended: ended), stream: call)
         continuation.onTermination = { [connection] termination in
             if case .cancelled = termination { connection.cancel(call) }
         }

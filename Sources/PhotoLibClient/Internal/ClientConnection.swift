@@ -302,7 +302,7 @@ final class ClientConnection: @unchecked Sendable {
             // for a place, in order, instead of a CALL the server would refuse.
             stream.attach(responses)
             if stream.isEnded {
-                opened?.resume(throwing: stream.outcome ?? PhotoLibError(.cancelled, "\(stream.method.name) was cancelled"))
+                opened?.resume(throwing: stream.notOpenedError)
                 return
             }
             waitingCalls.append(WaitingCalls.Call(
@@ -328,7 +328,7 @@ final class ClientConnection: @unchecked Sendable {
         _ stream: ClientStream, _ responses: ClientStream.Responses, requests: some Collection<[UInt8]>, endStream: Bool, timeout: Double?
     ) throws(PhotoLibError) {
         stream.attach(responses)
-        if stream.isEnded { throw stream.outcome ?? PhotoLibError(.cancelled, "\(stream.method.name) was cancelled") }
+        if stream.isEnded { throw stream.notOpenedError }
         switch phase {
         case .closed(let error):
             throw error
@@ -415,7 +415,7 @@ final class ClientConnection: @unchecked Sendable {
     func cancel(_ id: UInt32) {
         queue.async {
             guard let stream = self.streams[id] else { return }
-            self.end(stream, PhotoLibError(.cancelled, "\(stream.method.name) was cancelled"), reason: "cancelled by the client")
+            self.end(stream, ClientStream.cancelled(stream.method), reason: "cancelled by the client")
             self.flush()
         }
     }
@@ -424,7 +424,7 @@ final class ClientConnection: @unchecked Sendable {
     /// with `cancelled` (a call cancelled before it opens never opens).
     func cancel(_ stream: ClientStream) {
         queue.async {
-            self.end(stream, PhotoLibError(.cancelled, "\(stream.method.name) was cancelled"), reason: "cancelled by the client")
+            self.end(stream, ClientStream.cancelled(stream.method), reason: "cancelled by the client")
             // A call cancelled while it waited for a place leaves the line at once.
             if stream.id == 0 && !self.waitingCalls.isEmpty { self.failWaitingCalls(now: DispatchTime.now().uptimeNanoseconds) }
             self.flush()
@@ -620,7 +620,7 @@ final class ClientConnection: @unchecked Sendable {
         var isOpen: Bool { if case .open = phase { return true } else { return false } }
         while streams.count < maxOpenCalls || !isOpen, let call = waitingCalls.next() {
             if call.stream.isEnded {
-                call.opened?.resume(throwing: call.stream.outcome ?? PhotoLibError(.cancelled, "\(call.stream.method.name) was cancelled"))
+                call.opened?.resume(throwing: call.stream.notOpenedError)
                 continue
             }
             // The deadline counts from the request: what is left of it when it opens.
@@ -640,7 +640,7 @@ final class ClientConnection: @unchecked Sendable {
     private func failWaitingCalls(now: UInt64) {
         let (expired, ended) = waitingCalls.removeExpiredOrEnded(now: now)
         for call in ended {
-            call.opened?.resume(throwing: call.stream.outcome ?? PhotoLibError(.cancelled, "\(call.stream.method.name) was cancelled"))
+            call.opened?.resume(throwing: call.stream.notOpenedError)
         }
         for call in expired {
             let error = PhotoLibError(

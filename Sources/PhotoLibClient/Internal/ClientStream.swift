@@ -48,6 +48,15 @@ final class ClientStream: @unchecked Sendable {
     /// Why the call ended (`nil`: it ended well, or has not ended).
     @exclusivity(unchecked) private(set) var outcome: PhotoLibError?
 
+    /// The error a call that was cancelled (or ended otherwise) before it opened answers
+    /// whoever waits for it to open.
+    var notOpenedError: PhotoLibError { outcome ?? Self.cancelled(method) }
+
+    /// `cancelled` for a call of `method`: "RequestImage was cancelled".
+    static func cancelled(_ method: MethodInfo) -> PhotoLibError {
+        PhotoLibError(.cancelled, "\(method.name) was cancelled")
+    }
+
     /// Counts the resume of a task that waits for the call's end (see
     /// ``ClientConnection/consume(_:request:timeout:_:)``), when one does.
     private let resumes: ResumedTasks?

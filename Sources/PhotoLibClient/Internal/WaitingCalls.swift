@@ -4,8 +4,10 @@ import PhotoLibCore
 /// Calls waiting for a place among the calls the server lets a connection have open at once
 /// (`Welcome.max_concurrent_streams`, 100 by default): a connection opens them in order as
 /// calls end, instead of sending a CALL the server would refuse with `RESOURCE_EXHAUSTED`.
-/// Many tasks may each ask for an image (PhotoKit has no such limit); what waits is one
-/// entry per waiting call, which the application's own suspended tasks bound.
+/// Many tasks may each ask for an image (PhotoKit has no such limit). What waits is one entry
+/// per call the application made and the server has not taken yet (a suspended task's, or a
+/// result-handler request's, with its encoded request): the application's own requests bound
+/// it, in its own memory; nothing of the server's grows with it.
 ///
 /// A call waits at most its deadline (a unary call's `callTimeout`): one that passes it while
 /// waiting fails `DEADLINE_EXCEEDED`, saying it never got a place, and the rest of its deadline
