@@ -11,21 +11,7 @@ enum WholeFile {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw LibraryFileError.make(errno: errno, what) }
         defer { close(fd) }
-        var failure: Int32 = 0
-        let bytes = [UInt8](unsafeUninitializedCapacity: max(0, count)) { buffer, filled in
-            filled = 0
-            while filled < count {
-                let n = Glibc.read(fd, buffer.baseAddress! + filled, count - filled)
-                if n > 0 {
-                    filled += n
-                } else if n < 0 && errno == EINTR {
-                    continue
-                } else {
-                    failure = n < 0 ? errno : 0
-                    return
-                }
-            }
-        }
+        let (bytes, failure) = readUpTo(max(0, count), from: fd)
         if failure != 0 { throw PhotoLibError(.dataLoss, "cannot read \(what): \(SystemError.text(failure))") }
         return bytes
     }
@@ -48,13 +34,24 @@ enum WholeFile {
             throw tooLarge?(size)
                 ?? PhotoLibError(.resourceExhausted, "\(what) is \(size) bytes, over the \(limit)-byte limit", reason: .invalidImage)
         }
+        let (bytes, failure) = readUpTo(size, from: fd)
+        guard bytes.count == size else {
+            let reason = failure == 0 ? "it shrank from \(size) to \(bytes.count) bytes while being read" : SystemError.text(failure)
+            throw PhotoLibError(.dataLoss, "cannot read \(what): \(reason)")
+        }
+        return bytes
+    }
+
+    /// Up to `count` bytes read from `fd` by one `read` loop straight into the array (fewer at
+    /// the end of the file), and the `errno` that stopped it early (0: none, or the end).
+    private static func readUpTo(_ count: Int, from fd: Int32) -> (bytes: [UInt8], failure: Int32) {
         var failure: Int32 = 0
-        let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
-            count = 0
-            while count < size {
-                let n = Glibc.read(fd, buffer.baseAddress! + count, size - count)
+        let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, filled in
+            filled = 0
+            while filled < count {
+                let n = Glibc.read(fd, buffer.baseAddress! + filled, count - filled)
                 if n > 0 {
-                    count += n
+                    filled += n
                 } else if n < 0 && errno == EINTR {
                     continue
                 } else {
@@ -63,10 +60,6 @@ enum WholeFile {
                 }
             }
         }
-        guard bytes.count == size else {
-            let reason = failure == 0 ? "it shrank from \(size) to \(bytes.count) bytes while being read" : SystemError.text(failure)
-            throw PhotoLibError(.dataLoss, "cannot read \(what): \(reason)")
-        }
-        return bytes
+        return (bytes, failure)
     }
 }
