@@ -248,16 +248,16 @@ final class ChangeBatch {
             self.linkedFiles.append(relativePath)
         }
         let identifier = placement.identifier
+        // Bytes of an asset already there that this client may not name?
+        var unnamable = false
+        if case .existing = placement { unnamable = addsOnly ? true : try !SelectionScope(limitedTo).contains(identifier, in: database) }
         switch placement {
-        case .existing where addsOnly:
-            // Bytes already in the library: an add-only client is not told which asset.
-            if let label = create.placeholder { unnamedPlaceholders.insert(label) }
-            return
-        case .existing where try !SelectionScope(limitedTo).contains(identifier, in: database):
-            // Bytes of an asset a limited client was not given: holding a copy gives it
-            // neither that asset's metadata and albums nor the right to change it (nor was it
-            // restored from Recently Deleted: see `placeOriginal`). As for an add-only client,
-            // nothing is created and the asset is not named; `RequestMoreAssets` asks for it.
+        case .existing where unnamable:
+            // Bytes already in the library that this client may not name: an add-only client
+            // names no asset that was there before, and a limited client's copy of an asset it
+            // was not given gives it neither that asset's metadata and albums nor the right to
+            // change it (nor was it restored from Recently Deleted: see `placeOriginal`).
+            // Nothing is created; a limited client asks for it with `RequestMoreAssets`.
             if let label = create.placeholder { unnamedPlaceholders.insert(label) }
             return
         case .inserted:
