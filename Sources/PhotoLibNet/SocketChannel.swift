@@ -256,45 +256,26 @@ public final class SocketChannel: @unchecked Sendable {
         sendPending()
     }
 
-    /// On ``queue``, outside a read turn: reads what the socket holds already, at most `limit`
-    /// bytes, and delivers it as a read turn would (its writes leave at the end). For a
-    /// decision that must not miss input that arrived but has not been read yet, because the
-    /// loop's turn for it has not come (the server's choice of a connection that sent no
-    /// HELLO, in a burst of connections accepted before their first read). Uses a buffer of
-    /// its own (the loop's is only for the loop's thread), allocated for the call. Returns
-    /// whether anything was delivered.
+    /// On ``queue``, outside a read turn: runs the read turn the loop would run, now: reads what
+    /// the socket holds already and delivers it (its writes leave at the end). For a decision
+    /// that must not miss input that arrived but has not been read yet, because the loop's
+    /// turn for it has not come (the server's choice of a connection that sent no HELLO, in a
+    /// burst of connections accepted before their first read). Reads in chunks of
+    /// `chunkSize` bytes into a buffer of its own, allocated for the call (the loop's is only
+    /// for the loop's thread). Returns whether anything happened (bytes, EOF or an error).
     @discardableResult
-    public func readWaiting(limit: Int) -> Bool {
-        guard started, !closed, !readingPaused, !inTurn, limit > 0 else { return false }
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: limit, alignment: 16)
+    public func readWaiting(chunkSize: Int) -> Bool {
+        guard started, !closed, !readingPaused, !inTurn, chunkSize > 0 else { return false }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 16)
         defer { buffer.deallocate() }
-        var filled = 0
-        var ended: SocketError??
-        while filled < limit {
-            let count = Glibc.read(fd, buffer.baseAddress! + filled, limit - filled)
-            if count > 0 {
-                filled += count
-                continue
-            }
-            if count == 0 {
-                ended = .some(nil)
-                break
-            }
-            let code = errno
-            if code == EINTR { continue }
-            if code != EAGAIN && code != EWOULDBLOCK {
-                ended = .some(SocketError(call: "read", errno: code, context: peer?.description ?? ""))
-            }
-            break
-        }
-        if filled > 0 {
-            turn {
-                let bytes = UnsafeRawBufferPointer(rebasing: buffer[0..<filled])
-                if let onReadInPlace { onReadInPlace(bytes) } else { onRead(Array(bytes)) }
-            }
-        }
-        if let ended, !closed { close(error: ended) }
-        return filled > 0
+        inTurn = true
+        shared.withLock { $0.running = true }
+        let progressed = readAvailable(into: buffer)
+        endSharedTurn()
+        inTurn = false
+        sendPending()
+        updateInterest()
+        return progressed
     }
 
     /// Sends what turns held back (``holdsWrites``), if they did: joins the turn running

@@ -107,7 +107,7 @@ final class ServerConnection: @unchecked Sendable {
         // Its HELLO may be in the socket already, not read yet: in a burst, connections are
         // accepted faster than their first read turns come. Read it first; only a connection
         // whose HELLO has not arrived whole is closed (PROTOCOL.md 2).
-        channel.readWaiting(limit: WireLimits.maxHelloSize + Frame.headerSize)
+        channel.readWaiting(chunkSize: WireLimits.maxHelloSize + Frame.headerSize)
         guard machine.isAwaitingHandshake, !channel.isClosed else { return }
         holdsHandshakeSlot = false
         fail(error)
