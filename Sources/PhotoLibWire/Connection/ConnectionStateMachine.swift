@@ -1080,12 +1080,12 @@ public struct ConnectionStateMachine: Sendable {
         switch phase {
         case .handshaking, .answeringHello:
             let waited = now &- openedAt, limit = Self.nanoseconds(configuration.handshakeTimeout)
-            if configuration.role == .server ? waited > limit : waited >= limit {
-                if configuration.role == .server {
-                    let error = PhotoLibError(.deadlineExceeded, "no HELLO within \(configuration.handshakeTimeout) s of connecting")
-                    fail(error)
-                    return [.closed(error)]
-                }
+            if configuration.role == .server && waited > limit {
+                let error = PhotoLibError(.deadlineExceeded, "no HELLO within \(configuration.handshakeTimeout) s of connecting")
+                fail(error)
+                return [.closed(error)]
+            }
+            if configuration.role == .client && waited >= limit {
                 let error = PhotoLibError(
                     .unavailable,
                     "the server accepted the connection but sent no WELCOME within \(Self.seconds(configuration.handshakeTimeout)) s: it is stopped or overloaded, or the address is not a photolibd")
