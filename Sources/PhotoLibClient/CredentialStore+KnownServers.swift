@@ -23,11 +23,7 @@ extension CredentialStore {
     @discardableResult
     public func save(_ grant: ClientGrant, for server: String, verifiedBy tls: ClientTLS?) throws -> TLSFingerprint? {
         // The trust first: a stored token never waits in the store without the TLS it needs.
-        if let tls, try knownServer(server) != tls {
-            var all = try loadKnownServers()
-            all[server] = tls.pinnedFingerprint?.description ?? Self.certificateAuthorityEntry
-            try Self.writePrivately(all, to: knownServersPath)
-        }
+        if let tls { try setEntry(tls.pinnedFingerprint?.description ?? Self.certificateAuthorityEntry, for: server) }
         try save(grant, for: server)
         return tls?.pinnedFingerprint
     }
@@ -53,8 +49,15 @@ extension CredentialStore {
 
     /// Pins `fingerprint` for `server`, replacing an earlier pin (or a trust in the authorities).
     public func pin(_ fingerprint: TLSFingerprint, for server: String) throws {
+        try setEntry(fingerprint.description, for: server)
+    }
+
+    /// Stores `entry` (`SHA256:…` or ``certificateAuthorityEntry``) for `server`; the file is
+    /// written only when that changes it.
+    private func setEntry(_ entry: String, for server: String) throws {
         var all = try loadKnownServers()
-        all[server] = fingerprint.description
+        guard all[server] != entry else { return }
+        all[server] = entry
         try Self.writePrivately(all, to: knownServersPath)
     }
 
