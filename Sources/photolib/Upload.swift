@@ -71,8 +71,9 @@ extension PhotoLibCommand {
                             reason: error.reason)
                     } catch {
                         var message = (error as? PhotoLibError)?.message ?? "\(error)"
-                        if let album, let error = error as? PhotoLibError, error.code == .permissionDenied, error.message.contains("add-only") {
-                            // The batch's album request is what an add-only client may not make.
+                        if let album, let error = error as? PhotoLibError, error.code == .permissionDenied, error.failedRequestIndex == group.count {
+                            // The batch's album request, after one create per file, is what was
+                            // refused: an add-only client may only create assets.
                             message = "an add-only client may add photos but not put them in albums: upload without --album \(album) (nothing was added)"
                         }
                         for file in group {
